@@ -1,0 +1,37 @@
+/* .npy files (NumPy format 1.0/2.0/3.0), little-endian, C order.
+ * dtypes: '<f8' f64, '<f4' f32, '<f2' f16, and bf16 as '<V2' or '|V2' (raw little-endian bfloat16
+ * bits, which is how ml_dtypes' bfloat16 arrays are saved by np.save). Anything else is an error.
+ * In memory the values are doubles (exact for every supported dtype). */
+#ifndef RESNORM_NPY_H
+#define RESNORM_NPY_H
+
+#include <stddef.h>
+
+#include "dtype.h"
+
+#define RN_MAX_DIMS 8
+
+typedef struct {
+    rn_dtype dtype;
+    int ndim;                  /* 0 (scalar) .. RN_MAX_DIMS */
+    size_t shape[RN_MAX_DIMS];
+    size_t count;              /* product of shape (1 for a scalar) */
+    double *data;              /* count values */
+} rn_array;
+
+/* Read path into *out. On any problem (missing file, bad magic, malformed or lying header,
+   unsupported dtype, Fortran order, truncated or overlong data, size overflow) returns -1 and writes
+   a one-line message that names the file and the problem into err[errlen]; *out is left empty. */
+int npy_read(const char *path, rn_array *out, char *err, size_t errlen);
+/* Parse an in-memory .npy image (the reader behind npy_read; what the fuzzer drives). name is used
+   in messages. */
+int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
+              size_t errlen);
+/* Write a to path atomically: a temporary file in the same directory, then rename. Values must be
+   representable in a->dtype. Returns 0, or -1 with a message. */
+int npy_write(const char *path, const rn_array *a, char *err, size_t errlen);
+
+int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape);
+void rn_array_free(rn_array *a);
+
+#endif

@@ -1,0 +1,38 @@
+/* The four floating-point formats resnorm reads, writes and rounds to.
+ * In memory every value is held in a double: f32, f16 and bf16 values are exactly representable
+ * in binary64, so a double array "of dtype d" is one whose every element is a value of format d. */
+#ifndef RESNORM_DTYPE_H
+#define RESNORM_DTYPE_H
+
+#include <stdint.h>
+#include <mpfr.h>
+
+typedef enum { RN_F64 = 0, RN_F32 = 1, RN_F16 = 2, RN_BF16 = 3, RN_NDTYPES = 4 } rn_dtype;
+
+const char *rn_dtype_name(rn_dtype d);              /* "f64", "f32", "f16", "bf16" */
+int rn_dtype_from_name(const char *s, rn_dtype *d); /* 0 on success, -1 if unknown */
+int rn_dtype_precision(rn_dtype d);                 /* significand bits: 53, 24, 11, 8 */
+double rn_dtype_unit_roundoff(rn_dtype d);          /* u = 2^-p */
+double rn_dtype_max(rn_dtype d);                    /* largest finite value */
+
+/* Round-to-nearest-even of v to format d, with gradual underflow and overflow to +-Inf, exactly as
+   an IEEE conversion does; NaN stays NaN. The result is a value of format d, held in a double. */
+double rn_round(double v, rn_dtype d);
+/* The same, for an exact value held in an MPFR number of any precision (one rounding). */
+double rn_round_mpfr(mpfr_srcptr v, rn_dtype d);
+/* Spacing of format d at |v| (for |v| in the subnormal range, the subnormal spacing). */
+double rn_ulp(double v, rn_dtype d);
+/* True if v is a value of format d (NaN and +-Inf included). */
+int rn_representable(double v, rn_dtype d);
+
+/* Bit patterns of the 16-bit formats (v must be representable; NaN maps to the quiet NaN). */
+uint16_t rn_f16_bits(double v);
+double rn_f16_value(uint16_t bits);
+uint16_t rn_bf16_bits(double v);
+double rn_bf16_value(uint16_t bits);
+
+/* eps as PyTorch and ONNX use it: its decimal text, rounded once (RN) to format d.
+   Returns 0, or -1 if text is not a finite, non-negative decimal number. */
+int rn_parse_eps(const char *text, rn_dtype d, double *eps);
+
+#endif

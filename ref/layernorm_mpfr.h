@@ -1,0 +1,31 @@
+/* MPFR twin of ref/layernorm.c: the exact real LayerNorm of the given inputs, rounded once.
+ *
+ * Inputs are doubles holding values of the input format; eps is the exact value used (see
+ * rn_parse_eps). Every output element is the exact real result of the formula in
+ * specs/layernorm.h, rounded once (RN-even, with subnormals and overflow as IEEE) to format `out`
+ * and stored in a double. Certified: the result is emitted only when the working-precision
+ * enclosure of the exact value rounds to a single value of `out`; otherwise the precision is raised
+ * (Ziv). Non-finite inputs propagate as documented in ref/layernorm_mpfr.c.
+ *
+ * Shapes: x, y, dy, dx: [rows*n] row-major; gamma, beta, dgamma, dbeta: [n]; mean, rstd: [rows].
+ * dgamma and dbeta are the sums over all rows (starting from zero), rounded once.
+ * Return: 0 on success; RN_TWIN_UNCERTIFIED if some output could not be certified at the maximum
+ * precision (nothing is guessed: the caller must fail); RN_TWIN_NOMEM on allocation failure. */
+#ifndef RESNORM_LAYERNORM_MPFR_H
+#define RESNORM_LAYERNORM_MPFR_H
+
+#include <stddef.h>
+
+#include "dtype.h"
+
+enum { RN_TWIN_OK = 0, RN_TWIN_UNCERTIFIED = 1, RN_TWIN_NOMEM = 2 };
+
+int layernorm_forward_mpfr(double *y, double *mean, double *rstd, const double *x,
+                           const double *gamma, const double *beta, size_t rows, size_t n,
+                           double eps, rn_dtype out);
+
+int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out);
+
+#endif
