@@ -30,6 +30,11 @@ int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *
 /* Write a to path atomically: a temporary file in the same directory, then rename. Values must be
    representable in a->dtype. Returns 0, or -1 with a message. */
 int npy_write(const char *path, const rn_array *a, char *err, size_t errlen);
+/* The first half of npy_write, for callers that publish several files together: write a's complete
+   file to a new temporary file in path's directory and put its name in tmp[tmplen]; the caller
+   then renames it to path (or unlinks it). Returns 0, or -1 with a message and no file left. */
+int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen, char *err,
+                  size_t errlen);
 
 int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape);
 void rn_array_free(rn_array *a);

@@ -1,0 +1,281 @@
+/* resnorm check OP --in ... [--attr ...] --actual NAME=FILE.npy ... [--dtype D] [--json]
+ * Compares another implementation's outputs with the twin's exact values (rounded to f64) under the
+ * per-element a-priori bound of ref/layernorm_bound.c (derivation: specs/error-analysis.md).
+ * Element i passes iff |got_i - want_i| <= bound_i; a NaN want demands a NaN, an infinite want the
+ * same infinity, and a finite want a finite got.  Reference: specs/cli.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "layernorm_bound.h"
+
+#define WORST_MAX 5
+
+typedef struct {
+    size_t i;
+    double got, want, ulps, ratio;
+} worst_t;
+
+typedef struct {
+    size_t count, mismatches;
+    double max_ratio, max_ulps;
+    size_t max_ratio_i;
+    int nworst;
+    worst_t worst[WORST_MAX];
+} summary_t;
+
+void cli_check_help(void)
+{
+    printf(
+        "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
+        "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16] [--json]\n"
+        "\n"
+        "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
+        "against the certified values, element by element, under the a-priori error bound of an\n"
+        "implementation that computes in DTYPE's compute precision (f64 -> f64; f32, f16, bf16 ->\n"
+        "f32) and rounds its outputs to DTYPE (default: the dtype of the first --actual file).\n"
+        "Element i passes iff |got - want| <= bound_i (want: exact result rounded to f64);\n"
+        "NaN must match NaN, +-Inf the same infinity. Tolerance: specs/error-analysis.md.\n"
+        "\n"
+        "ops, inputs and outputs:\n"
+        "  layernorm           x gamma beta  ->  y mean rstd\n"
+        "  layernorm_backward  x gamma dy    ->  dx dgamma dbeta\n"
+        "Output shapes as 'resnorm eval --help' gives them; size-1 dimensions may differ.\n"
+        "\n"
+        "--json prints one JSON object: {op, dtype, compute_dtype, pass, tolerance, outputs:\n"
+        "  {NAME: {file, count, mismatches, max_ratio, max_ulps, max_ratio_index,\n"
+        "          worst: [{index, got, want, err_ulps, err_bound_ratio}]}}}\n"
+        "(non-finite numbers as the strings \"NaN\", \"Infinity\", \"-Infinity\").\n"
+        "\n"
+        "exit: 0 all within tolerance, 1 a mismatch, 2 usage or input error, 3 internal error.\n"
+        "See specs/cli.md.\n");
+}
+
+static void multi_index(size_t i, const rn_array *a, size_t *idx)
+{
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        size_t s = a->shape[d] ? a->shape[d] : 1;
+        idx[d] = i % s;
+        i /= s;
+    }
+}
+
+static void index_str(char *buf, size_t cap, size_t i, const rn_array *a)
+{
+    size_t idx[RN_MAX_DIMS];
+    multi_index(i, a, idx);
+    cli_shape_str(buf, cap, a->ndim, idx);
+    /* "(3,)" -> "[3]" style for indices */
+    size_t L = strlen(buf);
+    if (L >= 2) {
+        buf[0] = '[';
+        if (a->ndim == 1 && L >= 3 && buf[L - 2] == ',') {
+            buf[L - 2] = ']';
+            buf[L - 1] = '\0';
+        } else {
+            buf[L - 1] = ']';
+        }
+    }
+}
+
+static void summarize(const double *got, const double *want, const double *bound, size_t count,
+                      rn_dtype d, summary_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->count = count;
+    for (size_t i = 0; i < count; i++) {
+        double g = got[i], w = want[i], b = bound[i];
+        int ok;
+        double ulps, ratio;
+        if (isnan(w)) {
+            ok = isnan(g);
+            ulps = ratio = ok ? 0 : INFINITY;
+        } else if (isinf(w)) {
+            ok = g == w;
+            ulps = ratio = ok ? 0 : INFINITY;
+        } else if (!isfinite(g)) {
+            ok = 0;
+            ulps = ratio = INFINITY;
+        } else {
+            double e = fabs(g - w);
+            ok = e <= b;
+            ulps = e / rn_ulp(w, d);
+            if (e == 0)
+                ratio = 0;
+            else
+                ratio = e / b; /* b == 0 -> Inf, b == Inf -> 0 */
+        }
+        if (i == 0 || ratio > s->max_ratio) {
+            s->max_ratio = ratio;
+            s->max_ratio_i = i;
+        }
+        if (ulps > s->max_ulps)
+            s->max_ulps = ulps;
+        if (!ok) {
+            s->mismatches++;
+            worst_t wt = {i, g, w, ulps, ratio};
+            /* keep the WORST_MAX largest ratios, first-found first among equals */
+            int pos = s->nworst;
+            while (pos > 0 && s->worst[pos - 1].ratio < ratio)
+                pos--;
+            if (pos < WORST_MAX) {
+                int last = s->nworst < WORST_MAX ? s->nworst : WORST_MAX - 1;
+                for (int j = last; j > pos; j--)
+                    s->worst[j] = s->worst[j - 1];
+                s->worst[pos] = wt;
+                if (s->nworst < WORST_MAX)
+                    s->nworst++;
+            }
+        }
+    }
+}
+
+static json_t *jnum(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
+static json_t *jindex(size_t i, const rn_array *a)
+{
+    size_t idx[RN_MAX_DIMS];
+    multi_index(i, a, idx);
+    json_t *arr = json_array();
+    for (int d = 0; d < a->ndim; d++)
+        json_array_append_new(arr, json_integer((json_int_t)idx[d]));
+    return arr;
+}
+
+static int digits_of(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 17;
+    case RN_F32: return 9;
+    case RN_F16: return 5;
+    default: return 4;
+    }
+}
+
+int cli_check_main(int argc, char **argv)
+{
+    cli_job job;
+    int rc = cli_parse(&job, argc, argv, CLI_ALLOW_ACTUAL);
+    if (rc < 0) {
+        cli_check_help();
+        return RN_EXIT_OK;
+    }
+    if (rc)
+        return rc;
+    rc = cli_load(&job);
+    if (rc) {
+        cli_job_free(&job);
+        return rc;
+    }
+    rn_dtype d = job.have_dtype ? job.dtype : job.act[0].dtype;
+    rn_dtype cd = rn_compute_dtype(d);
+    rn_array want[CLI_MAX_IO] = {{0}}, bound[CLI_MAX_IO] = {{0}};
+    rc = cli_run_twin(&job, RN_F64, want);
+    if (!rc) {
+        rc = cli_run_bound(&job, cd, d, bound);
+        if (rc)
+            for (int k = 0; k < CLI_MAX_IO; k++)
+                rn_array_free(&want[k]);
+    }
+    if (rc) {
+        cli_job_free(&job);
+        return rc;
+    }
+    summary_t sum[CLI_MAX_IO];
+    int pass = 1;
+    for (int m = 0; m < job.nactual; m++) {
+        int k = job.act_index[m];
+        summarize(job.act[m].data, want[k].data, bound[k].data, want[k].count, d, &sum[m]);
+        if (sum[m].mismatches)
+            pass = 0;
+    }
+    if (job.json) {
+        json_t *root = json_object();
+        json_object_set_new(root, "op", json_string(job.op->name));
+        json_object_set_new(root, "dtype", json_string(rn_dtype_name(d)));
+        json_object_set_new(root, "compute_dtype", json_string(rn_dtype_name(cd)));
+        json_object_set_new(root, "pass", json_boolean(pass));
+        json_object_set_new(root, "tolerance", json_string("specs/error-analysis.md"));
+        json_object_set_new(root, "eps", json_real(job.eps));
+        json_object_set_new(root, "axis", json_integer(job.ax));
+        json_t *outs = json_object();
+        for (int m = 0; m < job.nactual; m++) {
+            const summary_t *s = &sum[m];
+            const rn_array *a = &job.act[m];
+            json_t *o = json_object();
+            json_object_set_new(o, "file", json_string(job.act_path[m]));
+            json_object_set_new(o, "count", json_integer((json_int_t)s->count));
+            json_object_set_new(o, "mismatches", json_integer((json_int_t)s->mismatches));
+            json_object_set_new(o, "max_ratio", jnum(s->max_ratio));
+            json_object_set_new(o, "max_ulps", jnum(s->max_ulps));
+            json_object_set_new(o, "max_ratio_index",
+                                s->count ? jindex(s->max_ratio_i, a) : json_null());
+            json_t *w = json_array();
+            for (int j = 0; j < s->nworst; j++) {
+                json_t *e = json_object();
+                json_object_set_new(e, "index", jindex(s->worst[j].i, a));
+                json_object_set_new(e, "got", jnum(s->worst[j].got));
+                json_object_set_new(e, "want", jnum(s->worst[j].want));
+                json_object_set_new(e, "err_ulps", jnum(s->worst[j].ulps));
+                json_object_set_new(e, "err_bound_ratio", jnum(s->worst[j].ratio));
+                json_array_append_new(w, e);
+            }
+            json_object_set_new(o, "worst", w);
+            json_object_set_new(outs, job.op->outputs[job.act_index[m]], o);
+        }
+        json_object_set_new(root, "outputs", outs);
+        size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
+        char *text = json_dumps(root, flags);
+        if (text) {
+            puts(text);
+            free(text);
+        } else {
+            rc = RN_EXIT_INTERNAL;
+        }
+        json_decref(root);
+    } else {
+        printf("check %s: dtype %s, compute dtype %s, eps %.17g, axis %d\n", job.op->name,
+               rn_dtype_name(d), rn_dtype_name(cd), job.eps, job.ax);
+        printf("tolerance: specs/error-analysis.md (per-element a-priori bound, "
+               "ref/layernorm_bound.c)\n");
+        for (int m = 0; m < job.nactual; m++) {
+            const summary_t *s = &sum[m];
+            const rn_array *a = &job.act[m];
+            char ib[160];
+            index_str(ib, sizeof ib, s->max_ratio_i, a);
+            printf("  %-7s %s: %zu elements, %zu mismatches, max err/bound %.3g (at %s), "
+                   "max err %.3g ulp\n", job.op->outputs[job.act_index[m]], job.act_path[m],
+                   s->count, s->mismatches, s->max_ratio, s->count ? ib : "-", s->max_ulps);
+            for (int j = 0; j < s->nworst; j++) {
+                const worst_t *w = &s->worst[j];
+                index_str(ib, sizeof ib, w->i, a);
+                printf("    MISMATCH %s%s: got %.*g, want %.17g, err %.3g ulp, err/bound %.3g\n",
+                       job.op->outputs[job.act_index[m]], ib, digits_of(a->dtype), w->got,
+                       w->want, w->ulps, w->ratio);
+            }
+            if (s->mismatches > (size_t)s->nworst)
+                printf("    ... and %zu more mismatches\n", s->mismatches - (size_t)s->nworst);
+        }
+        printf("%s\n", pass ? "PASS: every element within tolerance"
+                            : "FAIL: some elements are outside the tolerance");
+    }
+    for (int k = 0; k < CLI_MAX_IO; k++) {
+        rn_array_free(&want[k]);
+        rn_array_free(&bound[k]);
+    }
+    cli_job_free(&job);
+    if (rc)
+        return rc;
+    return pass ? RN_EXIT_OK : RN_EXIT_MISMATCH;
+}

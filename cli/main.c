@@ -1,0 +1,108 @@
+/* resnorm: the command-line front end of the verified LayerNorm reference.
+ * Thin: verbs dispatch to cli/eval.c, cli/check.c and cli/golden.c.  Reference: specs/cli.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "golden.h"
+
+static void main_help(void)
+{
+    printf(
+        "usage: resnorm VERB [ARGS]\n"
+        "\n"
+        "A verified numerical reference for LayerNorm: certified, correctly rounded values\n"
+        "(an MPFR twin) and a per-element a-priori tolerance for checking other implementations.\n"
+        "\n"
+        "verbs:\n"
+        "  eval OP ...     compute OP's outputs (certified, rounded once) into .npy files\n"
+        "  check OP ...    check another implementation's .npy outputs against them\n"
+        "  golden ...      generate the golden vectors (golden/)\n"
+        "  help VERB       help on VERB (also: resnorm VERB --help)\n"
+        "\n"
+        "ops: layernorm (x, gamma, beta -> y, mean, rstd),\n"
+        "     layernorm_backward (x, gamma, dy -> dx, dgamma, dbeta)\n"
+        "\n"
+        "examples:\n"
+        "  resnorm eval layernorm --in x=x.npy --in gamma=g.npy --in beta=b.npy \\\n"
+        "      --attr eps=1e-5 --attr axis=-1 --dtype f32 --out out/\n"
+        "  resnorm check layernorm --in x=x.npy --in gamma=g.npy --in beta=b.npy \\\n"
+        "      --actual y=torch_y.npy --dtype f32\n"
+        "\n"
+        "options: --help, -h   this text;   --version   print \"" RN_VERSION_STRING "\"\n"
+        "\n"
+        "exit codes: 0 ok; 1 mismatch (check); 2 usage or input error; 3 internal error\n"
+        "(e.g. the twin could not certify a result).\n"
+        ".npy: <f8 <f4 <f2, and bf16 as raw little-endian bits with descr '|V2' (or '<V2').\n"
+        "Reference: specs/cli.md; tolerance: specs/error-analysis.md.\n");
+}
+
+static int help_verb(const char *verb)
+{
+    if (!strcmp(verb, "eval")) {
+        cli_eval_help();
+        return RN_EXIT_OK;
+    }
+    if (!strcmp(verb, "check")) {
+        cli_check_help();
+        return RN_EXIT_OK;
+    }
+    if (!strcmp(verb, "golden")) {
+        char *args[] = {"golden", "--help", NULL};
+        return golden_main(2, args);
+    }
+    if (!strcmp(verb, "help")) {
+        main_help();
+        return RN_EXIT_OK;
+    }
+    cli_error(NULL, "no help for unknown verb '%s' (verbs: eval, check, golden, help)", verb);
+    return RN_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        main_help();
+        cli_error(NULL, "missing VERB");
+        return RN_EXIT_USAGE;
+    }
+    const char *verb = argv[1];
+    if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
+        main_help();
+        return RN_EXIT_OK;
+    }
+    if (!strcmp(verb, "--version")) {
+        printf("%s\n", RN_VERSION_STRING);
+        return RN_EXIT_OK;
+    }
+    if (!strcmp(verb, "help")) {
+        if (argc == 2) {
+            main_help();
+            return RN_EXIT_OK;
+        }
+        if (argc > 3) {
+            cli_error("help", "expected one VERB");
+            return RN_EXIT_USAGE;
+        }
+        return help_verb(argv[2]);
+    }
+    int rc;
+    if (!strcmp(verb, "eval"))
+        rc = cli_eval_main(argc - 1, argv + 1);
+    else if (!strcmp(verb, "check"))
+        rc = cli_check_main(argc - 1, argv + 1);
+    else if (!strcmp(verb, "golden"))
+        rc = golden_main(argc - 1, argv + 1);
+    else if (verb[0] == '-') {
+        cli_error(NULL, "unknown option '%s' (see 'resnorm --help')", verb);
+        rc = RN_EXIT_USAGE;
+    } else {
+        cli_error(NULL, "unknown verb '%s' (verbs: eval, check, golden, help)", verb);
+        rc = RN_EXIT_USAGE;
+    }
+    if (fflush(stdout) != 0 && rc == RN_EXIT_OK) {
+        cli_error(verb, "cannot write to standard output");
+        rc = RN_EXIT_USAGE;
+    }
+    return rc;
+}

@@ -1,0 +1,624 @@
+/* .npy reader and writer (NumPy format 1.0, 2.0 and 3.0): see cli/npy.h and specs/cli.md.
+ *
+ * The reader is strict: a file is accepted only if it is exactly what np.save writes for a
+ * little-endian, C-order array of a supported dtype:
+ *   "\x93NUMPY" major minor  HEADER_LEN (u16 LE for 1.0, u32 LE for 2.0/3.0)  HEADER  DATA
+ * HEADER is a Python dict literal with exactly the keys 'descr', 'fortran_order', 'shape'
+ * (any order, each once), followed only by blanks up to the end of the header; DATA is exactly
+ * count * itemsize bytes, to the end of the file.  Every rejection says which file and why, in
+ * one line.  Sizes are overflow-checked before anything is allocated, and nothing is allocated
+ * before the data length has been checked against the file, so a lying header cannot make the
+ * reader allocate more than a few times the file's own size.
+ *
+ * bf16: there is no NumPy dtype for bfloat16.  resnorm reads raw little-endian bfloat16 bits
+ * stored as a 2-byte void dtype, descr '|V2' (what np.save writes for np.dtype('V2')) or '<V2'
+ * (what np.save writes for an ml_dtypes.bfloat16 array), and writes '|V2'.
+ *
+ * The writer writes a temporary file in the destination directory (mkstemp), then renames it over
+ * the destination, so a reader never sees a partial file; on failure the temporary is removed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npy.h"
+
+static int fail(char *err, size_t errlen, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, const char *name, const char *fmt, ...)
+{
+    if (err && errlen) {
+        char msg[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        snprintf(err, errlen, "%s: %s", name ? name : "(npy)", msg);
+    }
+    return -1;
+}
+
+static size_t itemsize_of(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 8;
+    case RN_F32: return 4;
+    case RN_F16: return 2;
+    case RN_BF16: return 2;
+    default: return 0;
+    }
+}
+
+int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape)
+{
+    memset(a, 0, sizeof *a);
+    if (ndim < 0 || ndim > RN_MAX_DIMS || (unsigned)dtype >= RN_NDTYPES)
+        return -1;
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] != 0 && count > SIZE_MAX / shape[i])
+            return -1;
+        count *= shape[i];
+        a->shape[i] = shape[i];
+    }
+    if (count > SIZE_MAX / sizeof(double))
+        return -1;
+    double *data = calloc(count ? count : 1, sizeof(double));
+    if (!data) {
+        memset(a, 0, sizeof *a);
+        return -1;
+    }
+    a->dtype = dtype;
+    a->ndim = ndim;
+    a->count = count;
+    a->data = data;
+    return 0;
+}
+
+void rn_array_free(rn_array *a)
+{
+    if (!a)
+        return;
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}
+
+/* ---------------------------------------------------------------- header parsing */
+
+typedef struct {
+    const char *p, *end;
+} cursor;
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static void skip_blanks(cursor *c)
+{
+    while (c->p < c->end && is_blank(*c->p))
+        c->p++;
+}
+
+static int accept(cursor *c, char ch)
+{
+    skip_blanks(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A Python string literal without escapes, quoted with ' or ". Copies up to cap-1 chars. */
+static int parse_str(cursor *c, char *buf, size_t cap)
+{
+    skip_blanks(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return -1;
+    char q = *c->p++;
+    size_t k = 0;
+    while (c->p < c->end && *c->p != q) {
+        if (*c->p == '\\' || *c->p == '\n')
+            return -1;
+        if (k + 1 >= cap)
+            return -1;
+        buf[k++] = *c->p++;
+    }
+    if (c->p >= c->end)
+        return -1;
+    c->p++;
+    buf[k] = '\0';
+    return 0;
+}
+
+static int parse_word(cursor *c, const char *w)
+{
+    skip_blanks(c);
+    size_t n = strlen(w);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, w, n) != 0)
+        return -1;
+    const char *after = c->p + n;
+    if (after < c->end && (isalnum((unsigned char)*after) || *after == '_'))
+        return -1;
+    c->p = after;
+    return 0;
+}
+
+enum { SHAPE_OK = 0, SHAPE_SYNTAX = -1, SHAPE_NEG = -2, SHAPE_BIG = -3, SHAPE_NDIM = -4 };
+
+/* A tuple of non-negative decimal ints: (), (n,), (a, b), (a, b,). */
+static int parse_shape(cursor *c, size_t *shape, int *ndim)
+{
+    if (!accept(c, '('))
+        return SHAPE_SYNTAX;
+    int nd = 0;
+    int need_comma_for_one = 1;
+    for (;;) {
+        skip_blanks(c);
+        if (accept(c, ')'))
+            break;
+        if (c->p < c->end && *c->p == '-')
+            return SHAPE_NEG;
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9')
+            return SHAPE_SYNTAX;
+        if (*c->p == '0' && c->p + 1 < c->end && c->p[1] >= '0' && c->p[1] <= '9')
+            return SHAPE_SYNTAX; /* leading zero: not a Python 3 int literal */
+        size_t v = 0;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            unsigned dgt = (unsigned)(*c->p - '0');
+            if (v > (SIZE_MAX - dgt) / 10)
+                return SHAPE_BIG;
+            v = v * 10 + dgt;
+            c->p++;
+        }
+        if (nd >= RN_MAX_DIMS)
+            return SHAPE_NDIM;
+        shape[nd++] = v;
+        if (accept(c, ',')) {
+            need_comma_for_one = 0;
+            continue;
+        }
+        if (accept(c, ')')) {
+            if (nd == 1 && need_comma_for_one)
+                return SHAPE_SYNTAX; /* "(3)" is an int, not a tuple */
+            break;
+        }
+        return SHAPE_SYNTAX;
+    }
+    *ndim = nd;
+    return SHAPE_OK;
+}
+
+static int parse_descr(const char *s, rn_dtype *d)
+{
+    if (!strcmp(s, "<f8")) *d = RN_F64;
+    else if (!strcmp(s, "<f4")) *d = RN_F32;
+    else if (!strcmp(s, "<f2")) *d = RN_F16;
+    else if (!strcmp(s, "<V2") || !strcmp(s, "|V2")) *d = RN_BF16;
+    else return -1;
+    return 0;
+}
+
+/* Printable form of a descr for messages (it came from the file: keep it short and printable). */
+static void printable(char *dst, size_t cap, const char *s)
+{
+    size_t k = 0;
+    for (; *s && k + 1 < cap; s++)
+        dst[k++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+    dst[k] = '\0';
+}
+
+static int parse_header(const char *name, const char *h, size_t hlen, rn_dtype *dtype, int *ndim,
+                        size_t *shape, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < hlen; i++) {
+        unsigned char ch = (unsigned char)h[i];
+        if (ch >= 0x80 || (ch < 0x20 && !is_blank((char)ch)))
+            return fail(err, errlen, name, "header contains a non-ASCII or control byte (0x%02x at "
+                        "offset %zu of the header)", ch, i);
+    }
+    cursor c = {h, h + hlen};
+    if (!accept(&c, '{'))
+        return fail(err, errlen, name, "header is not a dict literal (no '{')");
+    int have_descr = 0, have_fortran = 0, have_shape = 0;
+    int fortran = 0;
+    for (;;) {
+        if (accept(&c, '}'))
+            break;
+        char key[32];
+        if (parse_str(&c, key, sizeof key) != 0)
+            return fail(err, errlen, name, "header dict: expected a quoted key or '}'");
+        if (!accept(&c, ':'))
+            return fail(err, errlen, name, "header dict: expected ':' after key '%s'", key);
+        if (!strcmp(key, "descr")) {
+            if (have_descr)
+                return fail(err, errlen, name, "header dict: duplicate key 'descr'");
+            have_descr = 1;
+            char val[64], pv[64];
+            skip_blanks(&c);
+            if (c.p < c.end && (*c.p == '[' || *c.p == '{'))
+                return fail(err, errlen, name, "unsupported dtype: structured array (descr is a "
+                            "list); supported: <f8 <f4 <f2 and bf16 as <V2 or |V2");
+            if (parse_str(&c, val, sizeof val) != 0)
+                return fail(err, errlen, name, "header dict: 'descr' is not a plain string");
+            if (parse_descr(val, dtype) != 0) {
+                printable(pv, sizeof pv, val);
+                if (val[0] == '>')
+                    return fail(err, errlen, name, "unsupported dtype '%s': big-endian data (only "
+                                "little-endian is supported)", pv);
+                return fail(err, errlen, name, "unsupported dtype '%s' (supported: <f8 <f4 <f2, "
+                            "and bf16 as <V2 or |V2)", pv);
+            }
+        } else if (!strcmp(key, "fortran_order")) {
+            if (have_fortran)
+                return fail(err, errlen, name, "header dict: duplicate key 'fortran_order'");
+            have_fortran = 1;
+            if (parse_word(&c, "False") == 0)
+                fortran = 0;
+            else if (parse_word(&c, "True") == 0)
+                fortran = 1;
+            else
+                return fail(err, errlen, name, "header dict: 'fortran_order' is not True or False");
+        } else if (!strcmp(key, "shape")) {
+            if (have_shape)
+                return fail(err, errlen, name, "header dict: duplicate key 'shape'");
+            have_shape = 1;
+            int r = parse_shape(&c, shape, ndim);
+            if (r == SHAPE_NEG)
+                return fail(err, errlen, name, "shape has a negative dimension");
+            if (r == SHAPE_BIG)
+                return fail(err, errlen, name, "shape has a dimension too large for size_t");
+            if (r == SHAPE_NDIM)
+                return fail(err, errlen, name, "shape has more than %d dimensions", RN_MAX_DIMS);
+            if (r != SHAPE_OK)
+                return fail(err, errlen, name, "header dict: 'shape' is not a tuple of "
+                            "non-negative integers");
+        } else {
+            char pk[32];
+            printable(pk, sizeof pk, key);
+            return fail(err, errlen, name, "header dict: unexpected key '%s' (allowed: 'descr', "
+                        "'fortran_order', 'shape')", pk);
+        }
+        if (accept(&c, ','))
+            continue;
+        if (accept(&c, '}'))
+            break;
+        return fail(err, errlen, name, "header dict: expected ',' or '}'");
+    }
+    skip_blanks(&c);
+    if (c.p != c.end)
+        return fail(err, errlen, name, "header has text after the dict");
+    if (!have_descr)
+        return fail(err, errlen, name, "header dict: missing key 'descr'");
+    if (!have_fortran)
+        return fail(err, errlen, name, "header dict: missing key 'fortran_order'");
+    if (!have_shape)
+        return fail(err, errlen, name, "header dict: missing key 'shape'");
+    if (fortran)
+        return fail(err, errlen, name, "fortran_order True is not supported (write C-order "
+                    "arrays, e.g. np.ascontiguousarray)");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
+              size_t errlen)
+{
+    static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+    memset(out, 0, sizeof *out);
+    if (!name)
+        name = "(npy)";
+    if (len < 8 || memcmp(buf, magic, 6) != 0)
+        return fail(err, errlen, name, "not a .npy file (bad magic; expected \\x93NUMPY)");
+    unsigned major = buf[6], minor = buf[7];
+    size_t lenbytes;
+    if (major == 1 && minor == 0)
+        lenbytes = 2;
+    else if ((major == 2 || major == 3) && minor == 0)
+        lenbytes = 4;
+    else
+        return fail(err, errlen, name, "unsupported .npy format version %u.%u (supported: 1.0, "
+                    "2.0, 3.0)", major, minor);
+    if (len < 8 + lenbytes)
+        return fail(err, errlen, name, "truncated: file ends inside the header length field");
+    size_t hlen = lenbytes == 2 ? le16(buf + 8) : le32(buf + 8);
+    size_t hstart = 8 + lenbytes;
+    if (hlen > len - hstart)
+        return fail(err, errlen, name, "header length %zu goes beyond the end of the file "
+                    "(%zu bytes)", hlen, len);
+    rn_dtype dtype = RN_F64;
+    int ndim = 0;
+    size_t shape[RN_MAX_DIMS];
+    if (parse_header(name, (const char *)buf + hstart, hlen, &dtype, &ndim, shape, err, errlen))
+        return -1;
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] != 0 && count > SIZE_MAX / shape[i])
+            return fail(err, errlen, name, "shape's element count overflows size_t");
+        count *= shape[i];
+    }
+    size_t isz = itemsize_of(dtype);
+    if (count > SIZE_MAX / isz)
+        return fail(err, errlen, name, "shape's byte count overflows size_t");
+    size_t nbytes = count * isz;
+    size_t have = len - hstart - hlen;
+    if (have < nbytes)
+        return fail(err, errlen, name, "truncated data: header says %zu bytes (%zu elements of "
+                    "%zu bytes), file has %zu", nbytes, count, isz, have);
+    if (have > nbytes)
+        return fail(err, errlen, name, "%zu trailing bytes after the data (header says %zu "
+                    "bytes, file has %zu)", have - nbytes, nbytes, have);
+    if (rn_array_alloc(out, dtype, ndim, shape) != 0)
+        return fail(err, errlen, name, "out of memory for %zu elements", count);
+    const unsigned char *p = buf + hstart + hlen;
+    for (size_t i = 0; i < count; i++, p += isz) {
+        double v;
+        switch (dtype) {
+        case RN_F64: {
+            uint64_t u = le64(p);
+            memcpy(&v, &u, 8);
+            break;
+        }
+        case RN_F32: {
+            uint32_t u = le32(p);
+            float f;
+            memcpy(&f, &u, 4);
+            v = (double)f;
+            break;
+        }
+        case RN_F16: v = rn_f16_value(le16(p)); break;
+        default: v = rn_bf16_value(le16(p)); break;
+        }
+        out->data[i] = v;
+    }
+    return 0;
+}
+
+int npy_read(const char *path, rn_array *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(err, errlen, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return fail(err, errlen, path, "not a regular file");
+    }
+    /* Read to EOF rather than trusting st_size. */
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
+    unsigned char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return fail(err, errlen, path, "out of memory reading the file");
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap > SIZE_MAX / 2) {
+                free(buf);
+                fclose(f);
+                return fail(err, errlen, path, "file too large");
+            }
+            unsigned char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return fail(err, errlen, path, "out of memory reading the file");
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                int e = errno;
+                free(buf);
+                fclose(f);
+                return fail(err, errlen, path, "read error: %s", strerror(e));
+            }
+            break;
+        }
+    }
+    fclose(f);
+    int r = npy_parse(path, buf, len, out, err, errlen);
+    free(buf);
+    return r;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static const char *descr_of(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return "<f8";
+    case RN_F32: return "<f4";
+    case RN_F16: return "<f2";
+    default: return "|V2";
+    }
+}
+
+/* The complete file image of a (header padded as np.save pads it: to a multiple of 64 bytes,
+   ending in '\n'). */
+static unsigned char *npy_image(const char *path, const rn_array *a, size_t *len, char *err,
+                                size_t errlen)
+{
+    if ((unsigned)a->dtype >= RN_NDTYPES || a->ndim < 0 || a->ndim > RN_MAX_DIMS) {
+        fail(err, errlen, path, "invalid array (dtype or ndim)");
+        return NULL;
+    }
+    size_t count = 1;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] != 0 && count > SIZE_MAX / a->shape[i]) {
+            fail(err, errlen, path, "shape's element count overflows size_t");
+            return NULL;
+        }
+        count *= a->shape[i];
+    }
+    if (count != a->count || (count && !a->data)) {
+        fail(err, errlen, path, "invalid array (count %zu does not match its shape)", a->count);
+        return NULL;
+    }
+    char dict[512];
+    int k = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                     descr_of(a->dtype));
+    for (int i = 0; i < a->ndim; i++)
+        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s%zu", i ? ", " : "", a->shape[i]);
+    k += snprintf(dict + k, sizeof dict - (size_t)k, "%s), }", a->ndim == 1 ? "," : "");
+    size_t dlen = (size_t)k;
+    size_t total_hdr = 10 + dlen + 1; /* magic, version, u16 length, dict, '\n' */
+    size_t padded = (total_hdr + 63) / 64 * 64;
+    size_t hlen = padded - 10;
+    size_t isz = itemsize_of(a->dtype);
+    if (count > (SIZE_MAX - padded) / isz) {
+        fail(err, errlen, path, "array too large");
+        return NULL;
+    }
+    *len = padded + count * isz;
+    unsigned char *img = malloc(*len);
+    if (!img) {
+        fail(err, errlen, path, "out of memory");
+        return NULL;
+    }
+    memcpy(img, "\x93NUMPY\x01\x00", 8);
+    img[8] = (unsigned char)(hlen & 0xff);
+    img[9] = (unsigned char)(hlen >> 8);
+    memcpy(img + 10, dict, dlen);
+    memset(img + 10 + dlen, ' ', hlen - dlen - 1);
+    img[padded - 1] = '\n';
+    unsigned char *p = img + padded;
+    for (size_t i = 0; i < count; i++, p += isz) {
+        double v = a->data[i];
+        if (!rn_representable(v, a->dtype)) {
+            free(img);
+            fail(err, errlen, path, "element %zu (%.17g) is not a value of dtype %s", i, v,
+                 rn_dtype_name(a->dtype));
+            return NULL;
+        }
+        uint64_t u;
+        switch (a->dtype) {
+        case RN_F64: memcpy(&u, &v, 8); break;
+        case RN_F32: {
+            float f = (float)v;
+            uint32_t w;
+            memcpy(&w, &f, 4);
+            u = w;
+            break;
+        }
+        case RN_F16: u = rn_f16_bits(v); break;
+        default: u = rn_bf16_bits(v); break;
+        }
+        for (size_t b = 0; b < isz; b++)
+            p[b] = (unsigned char)(u >> (8 * b));
+    }
+    return img;
+}
+
+/* Directory part of path ("." if none). */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    size_t n = (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, path, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen, char *err,
+                  size_t errlen)
+{
+    if (tmplen)
+        tmp[0] = '\0';
+    size_t len;
+    unsigned char *img = npy_image(path, a, &len, err, errlen);
+    if (!img)
+        return -1;
+    char *dir = dir_of(path);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (!dir || (size_t)snprintf(tmp, tmplen, "%s/.%s.tmp.XXXXXX", dir, base) >= tmplen) {
+        free(dir);
+        free(img);
+        if (tmplen)
+            tmp[0] = '\0';
+        return fail(err, errlen, path, "path too long");
+    }
+    free(dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(img);
+        tmp[0] = '\0';
+        return fail(err, errlen, path, "cannot create a temporary file next to it: %s",
+                    strerror(e));
+    }
+    /* mkstemp makes the file 0600; give it the mode an ordinary create would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    size_t off = 0;
+    int e = 0;
+    while (off < len) {
+        ssize_t w = write(fd, img + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            e = errno;
+            break;
+        }
+        off += (size_t)w;
+    }
+    free(img);
+    if (!e && getenv("RESNORM_FSYNC") && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        unlink(tmp);
+        tmp[0] = '\0';
+        return fail(err, errlen, path, "write failed: %s", strerror(e));
+    }
+    return 0;
+}
+
+int npy_write(const char *path, const rn_array *a, char *err, size_t errlen)
+{
+    char tmp[4096];
+    if (npy_write_tmp(path, a, tmp, sizeof tmp, err, errlen) != 0)
+        return -1;
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return fail(err, errlen, path, "cannot rename the temporary file into place: %s",
+                    strerror(e));
+    }
+    return 0;
+}

@@ -1,0 +1,323 @@
+/* A-priori per-element error bounds for LayerNorm forward and backward.
+ * Every formula below is derived, term by term, in specs/error-analysis.md (section numbers in
+ * brackets); this file only evaluates them on the data.
+ *
+ * The exact quantities the bounds need (mean m, variance v, deviations d_i = x_i - m, rstd r,
+ * xhat_i = d_i r, y_i, g_i = dy_i gamma_i, ...) are computed with MPFR at 256 bits and rounded to
+ * binary64; the bound is then evaluated in binary64 and multiplied by EVAL_SLACK, which covers the
+ * relative error of those roundings and of the evaluation itself (fewer than 64 operations, each
+ * within 2^-53: far below 2^-40) [§6]. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <mpfr.h>
+
+#include "layernorm_bound.h"
+#include "layernorm_mpfr.h"
+
+#define EXACT_PREC 256
+#define EVAL_SLACK (1.0 + 0x1p-40)
+
+rn_dtype rn_compute_dtype(rn_dtype out)
+{
+    return out == RN_F64 ? RN_F64 : RN_F32;
+}
+
+/* gamma_k = k u / (1 - k u) [§1]; +Inf once k u >= 1/2, where the analysis says nothing useful. */
+static double gamma_k(double k, double u)
+{
+    double ku = k * u;
+    return ku < 0.5 ? ku / (1.0 - ku) : INFINITY;
+}
+
+/* Largest absolute error of one rounding to the subnormal range of format d: half the smallest
+   subnormal (the eta of fl(a op b) = (a op b)(1 + delta) + eta [§1]). */
+static double underflow_eta(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 0x1p-1074; /* (2^-1075 is not a double: round up) */
+    case RN_F32: return 0x1p-150;
+    case RN_F16: return 0x1p-25;
+    default:     return 0x1p-134; /* bf16 */
+    }
+}
+
+/* The twin's f64 value `want` is exact rounded once to binary64: |want - exact| <= this [§6]. */
+static double want_slack(double mag)
+{
+    return mag * 0x1p-53 + 0x1p-1074;
+}
+
+/* An upper bound on |exact| from its binary64 evaluation `approx` out of terms whose absolute
+   values sum to `terms`: a handful of binary64 roundings, each within 2^-53 of `terms` [§6]. */
+static double mag(double approx, double terms)
+{
+    return fabs(approx) + 0x1p-50 * terms;
+}
+
+/* Rounding of a computed value (magnitude <= mag + err) to the output format when it differs from
+   the compute format [§8]. */
+static double output_rounding(double mag, double err, rn_dtype compute, rn_dtype out)
+{
+    if (out == compute)
+        return 0.0;
+    return rn_dtype_unit_roundoff(out) * (mag + err) + underflow_eta(out);
+}
+
+/* The bound on |got - want| from the bound `err` on |computed - exact| and an upper bound `m` on
+   |exact| [§6, §8]. */
+static double finish(double err, double m, rn_dtype compute, rn_dtype out)
+{
+    double b = (err + output_rounding(m, err, compute, out)) * EVAL_SLACK + want_slack(m);
+    return isnan(b) ? INFINITY : b;
+}
+
+/* Exact statistics of one row, each rounded once to binary64. */
+typedef struct {
+    double mean;     /* m = (1/n) sum x_i */
+    double var;      /* v = (1/n) sum (x_i - m)^2 */
+    double absmean;  /* A = (1/n) sum |x_i| */
+    double absmax;   /* max |x_i| */
+    int finite;      /* all x_i finite */
+} row_stats;
+
+/* d[i] = x_i - m for the row, and its statistics; scratch: n+1 MPFR numbers. */
+static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n, mpfr_t *t,
+                            mpfr_ptr *p)
+{
+    st->finite = 1;
+    st->absmax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            st->finite = 0;
+        if (fabs(x[i]) > st->absmax)
+            st->absmax = fabs(x[i]);
+    }
+    if (!st->finite) {
+        st->mean = st->var = st->absmean = NAN;
+        return;
+    }
+    mpfr_t m, s;
+    mpfr_inits2(EXACT_PREC, m, s, (mpfr_ptr)0);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_d(t[i], fabs(x[i]), MPFR_RNDN);
+        p[i] = t[i];
+    }
+    mpfr_sum(s, p, n, MPFR_RNDN);
+    mpfr_div_ui(s, s, n, MPFR_RNDN);
+    st->absmean = mpfr_get_d(s, MPFR_RNDU);
+    for (size_t i = 0; i < n; i++)
+        mpfr_set_d(t[i], x[i], MPFR_RNDN);
+    mpfr_sum(m, p, n, MPFR_RNDN);
+    mpfr_div_ui(m, m, n, MPFR_RNDN);
+    st->mean = mpfr_get_d(m, MPFR_RNDN);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_sub(t[i], t[i], m, MPFR_RNDN);
+        d[i] = mpfr_get_d(t[i], MPFR_RNDN);
+        mpfr_sqr(t[i], t[i], MPFR_RNDN);
+    }
+    mpfr_sum(s, p, n, MPFR_RNDN);
+    mpfr_div_ui(s, s, n, MPFR_RNDN);
+    st->var = mpfr_get_d(s, MPFR_RNDN);
+    mpfr_clears(m, s, (mpfr_ptr)0);
+}
+
+/* Forward error terms of one row that every element shares [§2, §3]. */
+typedef struct {
+    double err_mean;  /* E_m: |m_hat - m| */
+    double rstd;      /* r */
+    double rel_rstd;  /* R: |r_hat - r| <= R r */
+} row_terms;
+
+static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn_dtype compute)
+{
+    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    row_terms rt;
+    /* [§2] any summation order, then a division or a multiplication by fl(1/n): gamma_{n+1} A;
+       plus 4u max|x| for Welford-style running means; plus the underflow of the division (or of
+       fl(1/n) and the product) when the mean is subnormal. */
+    rt.err_mean = gamma_k((double)n + 1, u) * st->absmean + 4.0 * u * st->absmax + 2.0 * eta;
+    /* [§3] v_hat in [v (1 - g) - n eta, (v + E_m^2)(1 + g) + n eta], g = gamma_{n+4}. */
+    double g = gamma_k((double)n + 4, u);
+    double v_lo = st->var * (1.0 - g) - (double)n * eta;
+    double v_hi = (st->var + rt.err_mean * rt.err_mean) * (1.0 + g) + (double)n * eta;
+    if (v_lo < 0.0)
+        v_lo = 0.0;
+    double s_lo = (v_lo + eps) * (1.0 - u), s_hi = (v_hi + eps) * (1.0 + u);
+    double s = st->var + eps;
+    rt.rstd = 1.0 / sqrt(s);
+    /* [§3] r_hat = s_hat^(-1/2) (1 + delta)/(1 + delta'): 1/sqrt, or an rsqrt within 2 ulps. */
+    double rho_hi = sqrt(s / s_lo) * (1.0 + u) / (1.0 - u);
+    double rho_lo = sqrt(s / s_hi) * (1.0 - u) / (1.0 + u);
+    rt.rel_rstd = fmax(rho_hi - 1.0, 1.0 - rho_lo);
+    /* [§7] overflow of a compute-format intermediate voids the analysis: n max|x|, or the sum of
+       squared deviations (max|x| + |m|)^2 n, beyond half the format's largest value. */
+    double big = rn_dtype_max(compute) / 2;
+    double dev = st->absmax + fabs(st->mean);
+    if ((double)n * st->absmax > big || dev * dev * (double)n > big || !(s_lo > 0.0))
+        rt.rel_rstd = INFINITY;
+    return rt;
+}
+
+/* |xhat_hat_i - xhat_i| for a deviation d_i [§4]. */
+static double err_xhat(double d, const row_terms *rt, double u, double eta)
+{
+    double f = (1.0 + u) * (1.0 + u) * (1.0 + rt->rel_rstd);
+    return rt->rstd * (fabs(d) * (f - 1.0) + rt->err_mean * f) + eta;
+}
+
+static int alloc_scratch(size_t n, double **d, mpfr_t **t, mpfr_ptr **p)
+{
+    *d = malloc((n ? n : 1) * sizeof **d);
+    *t = malloc((n + 1) * sizeof **t);
+    *p = malloc((n + 1) * sizeof **p);
+    if (!*d || !*t || !*p) {
+        free(*d), free(*t), free(*p);
+        return RN_TWIN_NOMEM;
+    }
+    for (size_t i = 0; i <= n; i++)
+        mpfr_init2((*t)[i], EXACT_PREC);
+    return RN_TWIN_OK;
+}
+
+static void free_scratch(size_t n, double *d, mpfr_t *t, mpfr_ptr *p)
+{
+    for (size_t i = 0; i <= n; i++)
+        mpfr_clear(t[i]);
+    free(d), free(t), free(p);
+}
+
+int layernorm_forward_bound(double *by, double *bmean, double *brstd, const double *x,
+                            const double *gamma, const double *beta, size_t rows, size_t n,
+                            double eps, rn_dtype compute, rn_dtype out)
+{
+    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double *d;
+    mpfr_t *t;
+    mpfr_ptr *p;
+    if (alloc_scratch(n, &d, &t, &p))
+        return RN_TWIN_NOMEM;
+    for (size_t r = 0; r < rows; r++) {
+        row_stats st;
+        exact_row_stats(&st, d, x + r * n, n, t, p);
+        if (!st.finite) { /* the exact outputs are NaN/Inf: the checker demands the same class */
+            bmean[r] = brstd[r] = 0.0;
+            for (size_t i = 0; i < n; i++)
+                by[r * n + i] = 0.0;
+            continue;
+        }
+        row_terms rt = forward_row_terms(&st, n, eps, compute);
+        bmean[r] = finish(rt.err_mean, mag(st.mean, st.absmean), compute, out);
+        brstd[r] = finish(rt.rstd * rt.rel_rstd, mag(rt.rstd, rt.rstd), compute, out);
+        for (size_t i = 0; i < n; i++) {
+            double gi = gamma[i], bi = beta[i];
+            if (!isfinite(gi) || !isfinite(bi)) {
+                by[r * n + i] = 0.0;
+                continue;
+            }
+            /* [§4] y_hat = fl(fl(xhat_hat * gamma) + beta); any association of the three
+               products, or an fma, makes no more roundings than this. */
+            double xh = d[i] * rt.rstd;
+            double ym = mag(xh * gi + bi, fabs(xh * gi) + fabs(bi));
+            double T = fabs(gi) * (err_xhat(d[i], &rt, u, eta) * (1.0 + u) + u * fabs(xh)) + eta;
+            double e = T * (1.0 + u) + u * ym;
+            by[r * n + i] = finish(e, ym, compute, out);
+        }
+    }
+    free_scratch(n, d, t, p);
+    return RN_TWIN_OK;
+}
+
+int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const double *dy,
+                             const double *x, const double *gamma, size_t rows, size_t n,
+                             double eps, rn_dtype compute, rn_dtype out)
+{
+    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double *d;
+    mpfr_t *t;
+    mpfr_ptr *p;
+    if (alloc_scratch(n, &d, &t, &p))
+        return RN_TWIN_NOMEM;
+    /* Column accumulators for dgamma, dbeta [§5.3]: sum over rows of the per-row error and of the
+       magnitudes, and whether a non-finite value reached the column: dgamma_i needs every row of
+       x and dy_{r,i} finite, dbeta_i only dy_{r,i}. */
+    double *cg_err = calloc(n ? n : 1, sizeof *cg_err), *cg_mag = calloc(n ? n : 1, sizeof *cg_mag);
+    double *cb_mag = calloc(n ? n : 1, sizeof *cb_mag);
+    int *dg_bad = calloc(n ? n : 1, sizeof *dg_bad), *db_bad = calloc(n ? n : 1, sizeof *db_bad);
+    int rc = RN_TWIN_OK;
+    if (!cg_err || !cg_mag || !cb_mag || !dg_bad || !db_bad) {
+        rc = RN_TWIN_NOMEM;
+        goto done;
+    }
+    double g_rows = gamma_k(rows > 0 ? (double)rows - 1 : 0, u);
+    for (size_t r = 0; r < rows; r++) {
+        const double *xr = x + r * n, *dyr = dy + r * n;
+        row_stats st;
+        exact_row_stats(&st, d, xr, n, t, p);
+        /* dx of the row needs x, dy and gamma finite everywhere in the row (gbar, hbar mix them). */
+        int row_bad = !st.finite;
+        for (size_t i = 0; i < n; i++) {
+            cb_mag[i] += fabs(dyr[i]);
+            if (!isfinite(dyr[i]))
+                row_bad = db_bad[i] = dg_bad[i] = 1;
+            if (!st.finite)
+                dg_bad[i] = 1;
+            if (!isfinite(gamma[i]))
+                row_bad = 1;
+        }
+        if (row_bad) {
+            for (size_t i = 0; i < n; i++)
+                bdx[r * n + i] = 0.0;
+            if (!st.finite)
+                continue;
+        }
+        row_terms rt = forward_row_terms(&st, n, eps, compute);
+        /* [§5.1] the two row means: gbar = mean(g), hbar = mean(g xhat), and their errors. */
+        double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0;
+        for (size_t i = 0; i < n; i++) {
+            double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
+            double dxh = err_xhat(d[i], &rt, u, eta);
+            G1 += fabs(g);
+            gbar += g;
+            H1 += fabs(g * xh);
+            hbar += g * xh;
+            eps_h += fabs(g) * ((1.0 + u) * (1.0 + u) * (fabs(xh) + dxh) - fabs(xh)) + eta;
+        }
+        G1 /= n, H1 /= n, eps_h /= n;
+        /* gbar, hbar are binary64 sums of n terms: magnitudes within gamma_n of G1, H1 [§6]. */
+        double gbar_m = fabs(gbar / n) + gamma_k((double)n + 1, 0x1p-53) * G1;
+        double hbar_m = fabs(hbar / n) + gamma_k((double)n + 1, 0x1p-53) * H1;
+        double gn = gamma_k((double)n + 2, u);
+        double e_gbar = gn * G1 + eta;
+        double e_hbar = eps_h * (1.0 + gn) + gn * H1 + eta;
+        for (size_t i = 0; i < n; i++) {
+            double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
+            double dxh = err_xhat(d[i], &rt, u, eta);
+            /* [§5.2] t_i = xhat_i hbar; q_i = g_i - gbar - t_i; dx_i = q_i r. */
+            double e_t = dxh * hbar_m + (fabs(xh) + dxh) * e_hbar
+                         + u * (fabs(xh) + dxh) * (hbar_m + e_hbar) + eta;
+            double mag_q = fabs(g) + gbar_m + fabs(xh) * hbar_m;
+            double e_q = u * fabs(g) + eta + e_gbar + e_t;
+            e_q += 2.0 * u * (mag_q + e_q);
+            double qm = mag(g - gbar / n - xh * (hbar / n), mag_q) + gbar_m - fabs(gbar / n)
+                        + fabs(xh) * (hbar_m - fabs(hbar / n));
+            double e_dx = rt.rstd * e_q * (1.0 + rt.rel_rstd) * (1.0 + u)
+                          + qm * rt.rstd * (rt.rel_rstd * (1.0 + u) + u) + eta;
+            if (!row_bad)
+                bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
+            /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
+            cg_err[i] += fabs(dyr[i]) * ((1.0 + u) * (dxh + fabs(xh)) - fabs(xh)) + eta;
+            cg_mag[i] += fabs(dyr[i] * xh);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        double e_g = cg_err[i] * (1.0 + g_rows) + g_rows * cg_mag[i];
+        /* |exact| <= the sum of the magnitudes: a safe (if loose) magnitude for the roundings. */
+        bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, cg_mag[i] * (1.0 + 0x1p-50), compute, out);
+        bdbeta[i] = db_bad[i] ? 0.0 : finish(g_rows * cb_mag[i], cb_mag[i], compute, out);
+    }
+done:
+    free(cg_err), free(cg_mag), free(cb_mag), free(dg_bad), free(db_bad);
+    free_scratch(n, d, t, p);
+    return rc;
+}

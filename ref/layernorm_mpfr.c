@@ -1,0 +1,688 @@
+/* MPFR twin of ref/layernorm.c: LayerNorm forward and backward, each output the exact real value
+ * of the formula in specs/layernorm.h, rounded once to the requested format, certified.
+ *
+ * ---- How the exact value is reached ----
+ * For one row (n elements, all values dyadic rationals), everything except one square root is
+ * computed EXACTLY in MPFR (precision chosen from the operands' exponent span, see exact_prec):
+ *   S    = sum_i x_i                          mean  = S / n
+ *   D_i  = n x_i - S                          x_i - mean = D_i / n
+ *   Q    = n sum_i x_i^2 - S^2 + n^2 eps      var + eps = Q / n^2   (Q >= 0: Cauchy-Schwarz)
+ *   rstd = n / sqrt(Q)                        xhat_i = D_i / sqrt(Q)
+ *   y_i  = (D_i gamma_i) / sqrt(Q) + beta_i
+ * Backward, with g_i = dy_i gamma_i, G = sum_i g_i, H = sum_i g_i D_i (exact):
+ *   mean(g) = G / n,  mean(g xhat) = H / (n sqrt(Q)),
+ *   dx_i = rstd (g_i - mean(g) - xhat_i mean(g xhat)) = N_i / (Q sqrt(Q)),
+ *          N_i = n Q g_i - Q G - D_i H                                      (exact)
+ *   dgamma_j = sum_r dy_rj D_rj / sqrt(Q_r),    dbeta_j = sum_r dy_rj        (over all rows)
+ * (Algebra: multiply dx_i's bracket by n Q / (n Q); each identity is a rewriting of
+ * specs/layernorm.h with x_i - mean = D_i / n and var + eps = Q / n^2.)
+ * So every output is  num / (c sqrt(Q)) + b  (or num / n, or a sum of such terms, or an exact sum)
+ * with num, c, b, Q exact.
+ *
+ * ---- Certification (Ziv) ----
+ * At working precision p = 64, 128, ..., 65536 bits the one inexact quantity is enclosed with
+ * directed rounding: sqrt(Q) in [RNDD, RNDU], then num / den and + b with outward rounding (interval
+ * arithmetic; sums of enclosures with mpfr_sum RNDD / RNDU).  If both ends of the enclosure round
+ * (rn_round_mpfr: RN-even, subnormals, overflow) to the same value of the format, that value is the
+ * correctly rounded exact result, since rounding is monotone.  Otherwise p is doubled.  Exact cases
+ * terminate: when sqrt(Q) and the quotient are dyadic they are exact at some p (MPFR's RNDD and RNDU
+ * then agree), the enclosure has width 0, and it rounds to one value (this is how y_i == beta_i, a
+ * zero-variance row, or n = 1 are recognised).  A value that is not dyadic is not a midpoint of any
+ * format, so a narrow enough enclosure certifies it.  Only a sum over rows of several irrational
+ * terms that happens to be a midpoint could fail: then RN_TWIN_UNCERTIFIED, never a guess.
+ *
+ * ---- Signed zeros ----
+ * An exact zero result is emitted as +0 (the reals have one zero).  A non-zero result that rounds
+ * to zero keeps its sign (-0 for a tiny negative value), as IEEE rounding does.
+ *
+ * ---- NaN and Inf (what an IEEE kernel computing the two-pass formula gives) ----
+ * The twin follows IEEE special-value arithmetic applied to the exact (finite) intermediates:
+ *  - A row of x containing a NaN, or both +Inf and -Inf: mean = NaN.  Containing +Inf (resp. -Inf)
+ *    and no NaN: mean = +Inf (resp. -Inf).  In both cases rstd = NaN (x_i - mean is NaN for the
+ *    infinite element, so the variance is NaN) and every y of the row is NaN.  Backward: every dx of
+ *    the row is NaN, and every dgamma_j is NaN (dy_rj * xhat_rj with xhat = NaN); dbeta unaffected.
+ *  - eps = 0 and a constant row (var + eps = 0): rstd = +Inf, xhat = 0 * Inf = NaN, so y, dx and
+ *    dgamma are NaN as above; mean is exact.
+ *  - gamma_j or beta_j non-finite (finite row): y_rj = t * gamma_j + beta_j in IEEE special
+ *    arithmetic with t = (x_rj - mean) rstd exact: t = 0 times +-Inf is NaN, t != 0 times +-Inf is
+ *    +-Inf with the product's sign, Inf + (-Inf) is NaN, NaN propagates.  Column j is poisoned; the
+ *    other columns are exact.
+ *  - Backward, finite row: if some g_j = dy_j gamma_j is non-finite (Inf * 0 is NaN), mean(g) is
+ *    non-finite and the whole row's dx is evaluated in IEEE special arithmetic
+ *    dx_i = ((g_i - mean(g)) - xhat_i mean(g xhat)) rstd, giving +-Inf or NaN per element.
+ *    dgamma_j = sum_r dy_rj xhat_rj and dbeta_j = sum_r dy_rj with a non-finite term are evaluated
+ *    likewise (+Inf + -Inf = NaN, in any order).
+ *  - eps must be finite and >= 0 (rn_parse_eps guarantees it); otherwise every output that depends on
+ *    eps (rstd, y, dx, dgamma) is NaN.
+ * Exact arithmetic never overflows: finite inputs give the exact real result, which rounds to +-Inf
+ * only if it exceeds the output format's range (an IEEE kernel may overflow earlier; that is its
+ * error, not the reference's).
+ */
+#include "layernorm_mpfr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P0 64      /* first working precision (bits) */
+#define NLEV 11    /* P0 << 10 = 65536: the last precision tried */
+
+/* ------------------------------------------------------------------------------------------------
+ * Exact arithmetic on dyadic numbers: the result precision is chosen so that no rounding occurs.
+ */
+
+/* Bits sufficient to hold sum_j t_j exactly: from the top of the largest term (plus carries) down to
+   the last bit of the smallest one. */
+static mpfr_prec_t exact_prec(mpfr_srcptr const *t, size_t k)
+{
+    int any = 0;
+    mpfr_exp_t hi = 0, lo = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (mpfr_zero_p(t[j]))
+            continue;
+        mpfr_exp_t e = mpfr_get_exp(t[j]), l = e - (mpfr_exp_t)mpfr_get_prec(t[j]);
+        if (!any || e > hi)
+            hi = e;
+        if (!any || l < lo)
+            lo = l;
+        any = 1;
+    }
+    if (!any)
+        return MPFR_PREC_MIN;
+    mpfr_prec_t carries = 1;
+    for (size_t m = k; m > 1; m = (m + 1) / 2)
+        carries++;
+    return (mpfr_prec_t)(hi - lo) + carries;
+}
+
+/* r = sum_j t[j], exactly.  r must not be one of the t[j]. */
+static void sum_exact(mpfr_t r, mpfr_ptr *t, size_t k)
+{
+    mpfr_set_prec(r, exact_prec((mpfr_srcptr const *)t, k));
+    if (k == 0) {
+        mpfr_set_zero(r, 1);
+        return;
+    }
+    int inex = mpfr_sum(r, (const mpfr_ptr *)t, k, MPFR_RNDN);
+    (void)inex; /* 0 by construction */
+    if (mpfr_zero_p(r))
+        mpfr_set_zero(r, 1);
+}
+
+/* r = a * b, exactly (r distinct from a and b). */
+static void mul_exact(mpfr_t r, mpfr_srcptr a, mpfr_srcptr b)
+{
+    mpfr_set_prec(r, mpfr_get_prec(a) + mpfr_get_prec(b));
+    mpfr_mul(r, a, b, MPFR_RNDN);
+}
+
+static void mul_ui_exact(mpfr_t r, mpfr_srcptr a, unsigned long m)
+{
+    mpfr_set_prec(r, mpfr_get_prec(a) + 64);
+    mpfr_mul_ui(r, a, m, MPFR_RNDN);
+}
+
+/* r = a - b, exactly (r distinct from a and b). */
+static void sub_exact(mpfr_t r, mpfr_srcptr a, mpfr_srcptr b)
+{
+    mpfr_srcptr t[2] = {a, b};
+    mpfr_set_prec(r, exact_prec(t, 2));
+    mpfr_sub(r, a, b, MPFR_RNDN);
+    if (mpfr_zero_p(r))
+        mpfr_set_zero(r, 1);
+}
+
+static void set_d(mpfr_t r, double v)
+{
+    mpfr_set_prec(r, 53);
+    mpfr_set_d(r, v, MPFR_RNDN);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Enclosures and their certified rounding.
+ */
+
+/* sqrt(Q) enclosed at each precision level, computed on first use. */
+typedef struct {
+    mpfr_t Q;                     /* exact, >= 0 */
+    mpfr_t lo[NLEV], hi[NLEV];    /* sqrt(Q) in [lo[k], hi[k]] at precision P0 << k */
+    unsigned have;                /* bit k: level k computed */
+} sqrt_cache;
+
+static void sq_init(sqrt_cache *s)
+{
+    mpfr_init2(s->Q, MPFR_PREC_MIN);
+    s->have = 0;
+}
+
+static void sq_reset(sqrt_cache *s)
+{
+    for (int k = 0; k < NLEV; k++)
+        if (s->have & (1u << k)) {
+            mpfr_clear(s->lo[k]);
+            mpfr_clear(s->hi[k]);
+        }
+    s->have = 0;
+}
+
+static void sq_clear(sqrt_cache *s)
+{
+    sq_reset(s);
+    mpfr_clear(s->Q);
+}
+
+static void sq_get(sqrt_cache *s, int k, mpfr_srcptr *lo, mpfr_srcptr *hi)
+{
+    if (!(s->have & (1u << k))) {
+        mpfr_init2(s->lo[k], (mpfr_prec_t)P0 << k);
+        mpfr_init2(s->hi[k], (mpfr_prec_t)P0 << k);
+        mpfr_sqrt(s->lo[k], s->Q, MPFR_RNDD);
+        mpfr_sqrt(s->hi[k], s->Q, MPFR_RNDU);
+        s->have |= 1u << k;
+    }
+    *lo = s->lo[k];
+    *hi = s->hi[k];
+}
+
+typedef struct {
+    mpfr_t dl, dh;  /* denominator enclosure */
+    mpfr_t lo, hi;  /* result enclosure */
+} work;
+
+static void work_init(work *w)
+{
+    mpfr_inits2(P0, w->dl, w->dh, w->lo, w->hi, (mpfr_ptr)0);
+}
+
+static void work_clear(work *w)
+{
+    mpfr_clears(w->dl, w->dh, w->lo, w->hi, (mpfr_ptr)0);
+}
+
+/* [lo, hi] := an enclosure of num / (c sqrt(Q)) + b at precision level k.
+   sq == NULL: the denominator is c alone (exact).  c == NULL: 1.  b == NULL: 0.
+   num, c, b, Q exact; c > 0, Q > 0. */
+static void enclose_quot(mpfr_t lo, mpfr_t hi, work *w, mpfr_srcptr num, sqrt_cache *sq,
+                         mpfr_srcptr c, mpfr_srcptr b, int k)
+{
+    mpfr_prec_t p = (mpfr_prec_t)P0 << k;
+    mpfr_set_prec(lo, p);
+    mpfr_set_prec(hi, p);
+    mpfr_srcptr dl, dh;
+    if (sq) {
+        sq_get(sq, k, &dl, &dh);
+        if (c) {
+            mpfr_set_prec(w->dl, p);
+            mpfr_set_prec(w->dh, p);
+            mpfr_mul(w->dl, c, dl, MPFR_RNDD);
+            mpfr_mul(w->dh, c, dh, MPFR_RNDU);
+            dl = w->dl;
+            dh = w->dh;
+        }
+    } else {
+        dl = dh = c;
+    }
+    if (mpfr_sgn(num) >= 0) { /* num / d decreasing in d */
+        mpfr_div(lo, num, dh, MPFR_RNDD);
+        mpfr_div(hi, num, dl, MPFR_RNDU);
+    } else {
+        mpfr_div(lo, num, dl, MPFR_RNDD);
+        mpfr_div(hi, num, dh, MPFR_RNDU);
+    }
+    if (b) {
+        mpfr_add(lo, lo, b, MPFR_RNDD);
+        mpfr_add(hi, hi, b, MPFR_RNDU);
+    }
+}
+
+/* If both ends of [lo, hi] round to the same value of `out`, store it and return 1. */
+static int certify(double *res, mpfr_t lo, mpfr_t hi, rn_dtype out)
+{
+    if (mpfr_zero_p(lo))
+        mpfr_set_zero(lo, 1); /* an exact zero is +0 (RNDD may have produced -0) */
+    if (mpfr_zero_p(hi))
+        mpfr_set_zero(hi, 1);
+    double a = rn_round_mpfr(lo, out), b = rn_round_mpfr(hi, out);
+    if (memcmp(&a, &b, sizeof a) != 0)
+        return 0;
+    *res = a;
+    return 1;
+}
+
+/* Certified rounding of num / (c sqrt(Q)) + b (see enclose_quot). */
+static int ziv_quot(double *res, work *w, mpfr_srcptr num, sqrt_cache *sq, mpfr_srcptr c,
+                    mpfr_srcptr b, rn_dtype out)
+{
+    for (int k = 0; k < NLEV; k++) {
+        enclose_quot(w->lo, w->hi, w, num, sq, c, b, k);
+        if (certify(res, w->lo, w->hi, out))
+            return RN_TWIN_OK;
+    }
+    return RN_TWIN_UNCERTIFIED;
+}
+
+/* An exact value, rounded once. */
+static double round_exact(mpfr_t v, rn_dtype out)
+{
+    if (mpfr_zero_p(v))
+        mpfr_set_zero(v, 1);
+    return rn_round_mpfr(v, out);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * IEEE special values: the class of a quantity when some input is NaN or +-Inf.
+ */
+typedef enum { E_FIN, E_PINF, E_NINF, E_NAN } ecls;
+typedef struct {
+    ecls c;
+    int s; /* for E_FIN: sign -1, 0, +1, or 2 when not known (never multiplied by an Inf) */
+} ext;
+
+static ext ext_d(double v)
+{
+    if (isnan(v))
+        return (ext){E_NAN, 0};
+    if (isinf(v))
+        return (ext){v > 0 ? E_PINF : E_NINF, 0};
+    return (ext){E_FIN, v > 0 ? 1 : v < 0 ? -1 : 0};
+}
+
+static ext ext_fin(int s) { return (ext){E_FIN, s}; }
+
+static ext ext_add(ext a, ext b)
+{
+    if (a.c == E_NAN || b.c == E_NAN)
+        return (ext){E_NAN, 0};
+    if (a.c != E_FIN && b.c != E_FIN)
+        return a.c == b.c ? a : (ext){E_NAN, 0};
+    if (a.c != E_FIN)
+        return a;
+    if (b.c != E_FIN)
+        return b;
+    return (ext){E_FIN, a.s == b.s ? a.s : (a.s == 0 ? b.s : (b.s == 0 ? a.s : 2))};
+}
+
+static ext ext_neg(ext a)
+{
+    if (a.c == E_PINF)
+        return (ext){E_NINF, 0};
+    if (a.c == E_NINF)
+        return (ext){E_PINF, 0};
+    if (a.c == E_FIN && a.s != 2)
+        a.s = -a.s;
+    return a;
+}
+
+static ext ext_mul(ext a, ext b)
+{
+    if (a.c == E_NAN || b.c == E_NAN)
+        return (ext){E_NAN, 0};
+    if (a.c == E_FIN && b.c == E_FIN)
+        return (ext){E_FIN, (a.s == 2 || b.s == 2) ? 2 : a.s * b.s};
+    int sa = a.c == E_PINF ? 1 : a.c == E_NINF ? -1 : a.s;
+    int sb = b.c == E_PINF ? 1 : b.c == E_NINF ? -1 : b.s;
+    if (sa == 0 || sb == 0 || sa == 2 || sb == 2) /* 0 * Inf (an unknown sign cannot occur) */
+        return (ext){E_NAN, 0};
+    return (ext){sa * sb > 0 ? E_PINF : E_NINF, 0};
+}
+
+static double ext_value(ext a)
+{
+    switch (a.c) {
+    case E_PINF: return INFINITY;
+    case E_NINF: return -INFINITY;
+    default: return NAN; /* E_FIN never reaches an output on the special-value paths */
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Per-row state shared by forward and backward.
+ */
+typedef struct {
+    size_t n;
+    mpfr_t *xv;          /* [n] the row's x, exact (53 bits) */
+    mpfr_t *t;           /* [n] scratch terms */
+    mpfr_ptr *tp;        /* [n] pointers into xv or t for mpfr_sum */
+    mpfr_t *D;           /* [n] D_i = n x_i - S */
+    mpfr_t S, nmp, tmp, tmp2, tmp3;
+    work w;
+} rowws;
+
+static int rowws_init(rowws *r, size_t n)
+{
+    r->n = n;
+    r->xv = malloc(n * sizeof *r->xv);
+    r->t = malloc(n * sizeof *r->t);
+    r->D = malloc(n * sizeof *r->D);
+    r->tp = malloc((n < 3 ? 3 : n) * sizeof *r->tp);
+    if (!r->xv || !r->t || !r->D || !r->tp) {
+        free(r->xv), free(r->t), free(r->D), free(r->tp);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        mpfr_init2(r->xv[i], 53);
+        mpfr_init2(r->t[i], 53);
+        mpfr_init2(r->D[i], 53);
+    }
+    mpfr_inits2(64, r->S, r->nmp, r->tmp, r->tmp2, r->tmp3, (mpfr_ptr)0);
+    mpfr_set_ui(r->nmp, (unsigned long)n, MPFR_RNDN);
+    work_init(&r->w);
+    return 0;
+}
+
+static void rowws_clear(rowws *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        mpfr_clear(r->xv[i]);
+        mpfr_clear(r->t[i]);
+        mpfr_clear(r->D[i]);
+    }
+    free(r->xv), free(r->t), free(r->D), free(r->tp);
+    mpfr_clears(r->S, r->nmp, r->tmp, r->tmp2, r->tmp3, (mpfr_ptr)0);
+    work_clear(&r->w);
+}
+
+/* Class of the row sum of x: E_FIN if every x_i is finite. */
+static ext row_class(const double *x, size_t n)
+{
+    ext s = ext_fin(0);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            s = ext_add(s, ext_d(x[i]));
+    return s;
+}
+
+/* For a row of finite x: S, D_i and Q (into sq->Q), all exact. */
+static void row_exact(rowws *r, sqrt_cache *sq, const double *x, double eps)
+{
+    size_t n = r->n;
+    for (size_t i = 0; i < n; i++) {
+        set_d(r->xv[i], x[i]);
+        r->tp[i] = r->xv[i];
+    }
+    sum_exact(r->S, r->tp, n);                        /* S = sum x_i */
+    for (size_t i = 0; i < n; i++) {
+        mul_ui_exact(r->tmp, r->xv[i], (unsigned long)n);
+        sub_exact(r->D[i], r->tmp, r->S);             /* D_i = n x_i - S */
+        mul_exact(r->t[i], r->xv[i], r->xv[i]);       /* x_i^2 */
+        r->tp[i] = r->t[i];
+    }
+    sum_exact(r->tmp, r->tp, n);                      /* sum x_i^2 */
+    mul_ui_exact(r->tmp2, r->tmp, (unsigned long)n);  /* n sum x_i^2 */
+    mul_exact(r->tmp, r->S, r->S);
+    mpfr_neg(r->tmp, r->tmp, MPFR_RNDN);              /* -S^2 */
+    set_d(r->tmp3, eps);
+    mul_ui_exact(r->t[0], r->tmp3, (unsigned long)n);
+    mul_ui_exact(r->tmp3, r->t[0], (unsigned long)n); /* n^2 eps */
+    mpfr_ptr q[3] = {r->tmp2, r->tmp, r->tmp3};
+    sq_reset(sq);
+    sum_exact(sq->Q, q, 3);                           /* Q = n sum x^2 - S^2 + n^2 eps */
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Forward.
+ */
+
+static int layernorm_row_forward_mpfr(double *y, double *mean, double *rstd, const double *x,
+                                      const double *gamma, const double *beta, double eps,
+                                      rn_dtype out, rowws *r, sqrt_cache *sq)
+{
+    size_t n = r->n;
+    ext xs = row_class(x, n);
+    if (xs.c != E_FIN) { /* non-finite x: mean is the class of the sum; rstd, y are NaN */
+        *mean = ext_value(xs);
+        *rstd = NAN;
+        for (size_t i = 0; i < n; i++)
+            y[i] = NAN;
+        return RN_TWIN_OK;
+    }
+    row_exact(r, sq, x, eps);
+    int rc = ziv_quot(mean, &r->w, r->S, NULL, r->nmp, NULL, out); /* mean = S / n */
+    if (rc)
+        return rc;
+
+    int qs = mpfr_sgn(sq->Q);
+    if (!(isfinite(eps) && eps >= 0) || qs <= 0) {
+        /* bad eps: NaN; var + eps == 0: rstd = 1/sqrt(0) = +Inf and xhat = 0 * Inf = NaN */
+        *rstd = (isfinite(eps) && eps >= 0) ? INFINITY : NAN;
+        for (size_t i = 0; i < n; i++)
+            y[i] = NAN;
+        return RN_TWIN_OK;
+    }
+    rc = ziv_quot(rstd, &r->w, r->nmp, sq, NULL, NULL, out); /* rstd = n / sqrt(Q) */
+    if (rc)
+        return rc;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(gamma[i]) || !isfinite(beta[i])) { /* y = t gamma + beta, t exact finite */
+            ext t = ext_fin(mpfr_sgn(r->D[i]));
+            y[i] = ext_value(ext_add(ext_mul(t, ext_d(gamma[i])), ext_d(beta[i])));
+            continue;
+        }
+        set_d(r->tmp3, gamma[i]);
+        mul_exact(r->tmp, r->D[i], r->tmp3); /* B_i = D_i gamma_i */
+        set_d(r->tmp2, beta[i]);
+        rc = ziv_quot(&y[i], &r->w, r->tmp, sq, NULL, r->tmp2, out); /* y = B_i/sqrt(Q) + beta */
+        if (rc)
+            return rc;
+    }
+    return RN_TWIN_OK;
+}
+
+int layernorm_forward_mpfr(double *y, double *mean, double *rstd, const double *x,
+                           const double *gamma, const double *beta, size_t rows, size_t n,
+                           double eps, rn_dtype out)
+{
+    if (n == 0)
+        return RN_TWIN_OK;
+    rowws r;
+    sqrt_cache sq;
+    if (rowws_init(&r, n))
+        return RN_TWIN_NOMEM;
+    sq_init(&sq);
+    int rc = RN_TWIN_OK;
+    for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
+        rc = layernorm_row_forward_mpfr(y + k * n, mean + k, rstd + k, x + k * n, gamma, beta, eps,
+                                        out, &r, &sq);
+    sq_clear(&sq);
+    rowws_clear(&r);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Backward.
+ */
+
+/* Per row, what the column sums (dgamma) need afterwards. */
+typedef struct {
+    int bad;          /* xhat is NaN for the whole row (non-finite x, or var + eps == 0, or bad eps) */
+    mpfr_t S;         /* exact */
+    sqrt_cache sq;    /* Q and sqrt(Q) */
+} rowsave;
+
+/* dx for one row: exact path when every g_i is finite, IEEE special arithmetic otherwise. */
+static int layernorm_row_backward_mpfr(double *dx, const double *dy, const double *x,
+                                       const double *gamma, double eps, rn_dtype out, rowws *r,
+                                       rowsave *sv)
+{
+    size_t n = r->n;
+    sv->bad = 0;
+    if (row_class(x, n).c != E_FIN) {
+        sv->bad = 1;
+    } else {
+        row_exact(r, &sv->sq, x, eps);
+        mpfr_set_prec(sv->S, mpfr_get_prec(r->S));
+        mpfr_set(sv->S, r->S, MPFR_RNDN);
+        if (!(isfinite(eps) && eps >= 0) || mpfr_sgn(sv->sq.Q) <= 0)
+            sv->bad = 1;
+    }
+    if (sv->bad) { /* xhat = NaN: dx = (... - NaN * mean_gx) * rstd = NaN */
+        for (size_t i = 0; i < n; i++)
+            dx[i] = NAN;
+        return RN_TWIN_OK;
+    }
+
+    int gfinite = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(dy[i]) || !isfinite(gamma[i]))
+            gfinite = 0;
+    if (!gfinite) {
+        /* IEEE special arithmetic: g_i = dy_i gamma_i, mean_g = sum g / n, xhat_i finite with the
+           sign of D_i, mean_gx = sum g xhat / n, dx_i = ((g_i - mean_g) - xhat_i mean_gx) rstd,
+           rstd finite > 0 (division by n and multiplication by rstd keep the class). */
+        ext sg = ext_fin(0), sgx = ext_fin(0);
+        for (size_t i = 0; i < n; i++) {
+            ext g = ext_mul(ext_d(dy[i]), ext_d(gamma[i]));
+            sg = ext_add(sg, g);
+            sgx = ext_add(sgx, ext_mul(g, ext_fin(mpfr_sgn(r->D[i]))));
+        }
+        for (size_t i = 0; i < n; i++) {
+            ext g = ext_mul(ext_d(dy[i]), ext_d(gamma[i]));
+            ext xh = ext_fin(mpfr_sgn(r->D[i]));
+            ext v = ext_add(ext_add(g, ext_neg(sg)), ext_neg(ext_mul(xh, sgx)));
+            dx[i] = ext_value(v);
+        }
+        return RN_TWIN_OK;
+    }
+
+    /* Exact path: g_i (in t), G, H = sum g_i D_i, then N_i = n Q g_i - Q G - D_i H. */
+    mpfr_t G, H, nQ, QG, a, b;
+    mpfr_inits2(64, G, H, nQ, QG, a, b, (mpfr_ptr)0);
+    for (size_t i = 0; i < n; i++) {
+        set_d(r->tmp, dy[i]);
+        set_d(r->tmp2, gamma[i]);
+        mul_exact(r->t[i], r->tmp, r->tmp2); /* g_i, exact in 106 bits */
+        r->tp[i] = r->t[i];
+    }
+    sum_exact(G, r->tp, n);
+    mpfr_t *gD = malloc(n * sizeof *gD);
+    mpfr_ptr *gp = malloc(n * sizeof *gp);
+    int rc = RN_TWIN_OK;
+    if (!gD || !gp) {
+        rc = RN_TWIN_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        mpfr_init2(gD[i], 2);
+        mul_exact(gD[i], r->t[i], r->D[i]);
+        gp[i] = gD[i];
+    }
+    sum_exact(H, gp, n);
+    for (size_t i = 0; i < n; i++)
+        mpfr_clear(gD[i]);
+    mul_ui_exact(nQ, sv->sq.Q, (unsigned long)n);
+    mul_exact(QG, sv->sq.Q, G);
+    mpfr_neg(QG, QG, MPFR_RNDN);
+    for (size_t i = 0; i < n && rc == RN_TWIN_OK; i++) {
+        mul_exact(a, nQ, r->t[i]);         /* n Q g_i */
+        mul_exact(b, r->D[i], H);
+        mpfr_neg(b, b, MPFR_RNDN);         /* -D_i H */
+        mpfr_ptr terms[3] = {a, QG, b};
+        sum_exact(r->tmp3, terms, 3);      /* N_i */
+        rc = ziv_quot(&dx[i], &r->w, r->tmp3, &sv->sq, sv->sq.Q, NULL, out); /* N_i / (Q sqrt Q) */
+    }
+done:
+    free(gD);
+    free(gp);
+    mpfr_clears(G, H, nQ, QG, a, b, (mpfr_ptr)0);
+    return rc;
+}
+
+int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out)
+{
+    if (n == 0)
+        return RN_TWIN_OK;
+    rowws r;
+    if (rowws_init(&r, n))
+        return RN_TWIN_NOMEM;
+    rowsave *sv = calloc(rows ? rows : 1, sizeof *sv);
+    mpfr_t *lo = malloc((rows ? rows : 1) * sizeof *lo), *hi = malloc((rows ? rows : 1) * sizeof *hi);
+    mpfr_ptr *lp = malloc((rows ? rows : 1) * sizeof *lp), *hp = malloc((rows ? rows : 1) * sizeof *hp);
+    if (!sv || !lo || !hi || !lp || !hp) {
+        free(sv), free(lo), free(hi), free(lp), free(hp);
+        rowws_clear(&r);
+        return RN_TWIN_NOMEM;
+    }
+    for (size_t k = 0; k < rows; k++) {
+        mpfr_init2(sv[k].S, 2);
+        sq_init(&sv[k].sq);
+        mpfr_inits2(P0, lo[k], hi[k], (mpfr_ptr)0);
+        lp[k] = lo[k];
+        hp[k] = hi[k];
+    }
+    int rc = RN_TWIN_OK;
+    int anybad = 0;
+    for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++) {
+        rc = layernorm_row_backward_mpfr(dx + k * n, dy + k * n, x + k * n, gamma, eps, out, &r,
+                                         &sv[k]);
+        anybad |= sv[k].bad;
+    }
+
+    /* Column sums over all rows, from zero. */
+    mpfr_t slo, shi;
+    mpfr_inits2(P0, slo, shi, (mpfr_ptr)0);
+    for (size_t j = 0; j < n && rc == RN_TWIN_OK; j++) {
+        /* dbeta_j = sum_r dy_rj: exact, rounded once */
+        ext cls = ext_fin(0);
+        for (size_t k = 0; k < rows; k++)
+            cls = ext_add(cls, ext_d(dy[k * n + j]));
+        if (cls.c != E_FIN) {
+            dbeta[j] = ext_value(cls);
+        } else {
+            for (size_t k = 0; k < rows; k++) {
+                set_d(lo[k], dy[k * n + j]);
+                lp[k] = lo[k];
+            }
+            sum_exact(slo, lp, rows);
+            dbeta[j] = round_exact(slo, out);
+        }
+
+        /* dgamma_j = sum_r dy_rj xhat_rj = sum_r dy_rj D_rj / sqrt(Q_r) */
+        if (anybad) {
+            dgamma[j] = NAN;
+            continue;
+        }
+        ext gc = ext_fin(0);
+        for (size_t k = 0; k < rows; k++) {
+            double v = x[k * n + j];
+            set_d(r.tmp, v);
+            mul_ui_exact(r.tmp2, r.tmp, (unsigned long)n);
+            sub_exact(r.tmp3, r.tmp2, sv[k].S); /* D_rj */
+            gc = ext_add(gc, ext_mul(ext_d(dy[k * n + j]), ext_fin(mpfr_sgn(r.tmp3))));
+        }
+        if (gc.c != E_FIN) {
+            dgamma[j] = ext_value(gc);
+            continue;
+        }
+        int done = 0;
+        for (int lev = 0; lev < NLEV && !done; lev++) {
+            for (size_t k = 0; k < rows; k++) {
+                set_d(r.tmp, x[k * n + j]);
+                mul_ui_exact(r.tmp2, r.tmp, (unsigned long)n);
+                sub_exact(r.tmp3, r.tmp2, sv[k].S);   /* D_rj */
+                set_d(r.tmp, dy[k * n + j]);
+                mul_exact(r.tmp2, r.tmp, r.tmp3);     /* dy_rj D_rj */
+                enclose_quot(lo[k], hi[k], &r.w, r.tmp2, &sv[k].sq, NULL, NULL, lev);
+            }
+            mpfr_set_prec(slo, (mpfr_prec_t)P0 << lev);
+            mpfr_set_prec(shi, (mpfr_prec_t)P0 << lev);
+            mpfr_sum(slo, (const mpfr_ptr *)lp, rows, MPFR_RNDD);
+            mpfr_sum(shi, (const mpfr_ptr *)hp, rows, MPFR_RNDU);
+            done = certify(&dgamma[j], slo, shi, out);
+        }
+        if (!done)
+            rc = RN_TWIN_UNCERTIFIED;
+    }
+    mpfr_clears(slo, shi, (mpfr_ptr)0);
+
+    for (size_t k = 0; k < rows; k++) {
+        mpfr_clear(sv[k].S);
+        sq_clear(&sv[k].sq);
+        mpfr_clears(lo[k], hi[k], (mpfr_ptr)0);
+    }
+    free(sv), free(lo), free(hi), free(lp), free(hp);
+    rowws_clear(&r);
+    return rc;
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""PyTorch as a real client of `resnorm check` (run by `make check` when Debian's python3-torch is
+importable; otherwise it says so and exits 0 with a SKIPPED line, never silently).
+
+1. torch.nn.functional.layer_norm and torch.native_layer_norm (y, mean, rstd) in float32 on every
+   f32-input golden LayerNorm case, and their backward (autograd: dx, dgamma, dbeta): every case
+   must pass `resnorm check` (exit 0).
+2. Known-bad variants, each written the way the bug is usually written, must each fail (exit 1) on
+   at least one case: unbiased variance, eps outside the sqrt, one-pass E[x^2]-E[x]^2, missing
+   beta, and an output rounded to bf16 while f32 is promised.
+Prints a table and '<passed> passed, <failed> failed'."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:  # pragma: no cover - depends on the machine
+    print(f"SKIPPED: PyTorch client test needs Debian's python3-torch ({e})")
+    sys.exit(0)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESNORM = os.environ.get("RESNORM", os.path.join(ROOT, "build", "resnorm"))
+
+
+def load(path):
+    return torch.from_numpy(np.load(os.path.join(ROOT, path)).astype(np.float32))
+
+
+def norm_dims(x, axis):
+    axis = axis % x.dim()
+    return tuple(x.shape[axis:]), tuple(range(axis, x.dim()))
+
+
+def torch_ln(x, g, b, eps, axis):
+    shape, _ = norm_dims(x, axis)
+    y, mean, rstd = torch.native_layer_norm(x, shape, g.reshape(shape), b.reshape(shape), eps)
+    return {"y": y, "mean": mean, "rstd": rstd}
+
+
+def variant(kind):
+    """A buggy LayerNorm forward returning y only."""
+    def f(x, g, b, eps, axis):
+        shape, dims = norm_dims(x, axis)
+        g, b = g.reshape(shape), b.reshape(shape)
+        m = x.mean(dim=dims, keepdim=True)
+        if kind == "unbiased_variance":
+            y = (x - m) / torch.sqrt(x.var(dim=dims, unbiased=True, keepdim=True) + eps) * g + b
+        elif kind == "eps_outside_sqrt":
+            y = (x - m) / (x.var(dim=dims, unbiased=False, keepdim=True).sqrt() + eps) * g + b
+        elif kind == "one_pass_variance":
+            v = (x * x).mean(dim=dims, keepdim=True) - m * m
+            y = (x - m) / torch.sqrt(v.clamp_min(0) + eps) * g + b
+        elif kind == "missing_beta":
+            y = torch.nn.functional.layer_norm(x, shape, g, None, eps)
+        elif kind == "bf16_rounded_output":
+            y = torch.nn.functional.layer_norm(x, shape, g, b, eps).bfloat16().float()
+        return {"y": y}
+    return f
+
+
+def torch_ln_backward(x, g, dy, eps, axis):
+    shape, _ = norm_dims(x, axis)
+    x = x.clone().requires_grad_(True)
+    g = g.reshape(shape).clone().requires_grad_(True)
+    b = torch.zeros(shape, requires_grad=True)
+    y = torch.nn.functional.layer_norm(x, shape, g, b, eps)
+    y.backward(dy)
+    return {"dx": x.grad, "dgamma": g.grad, "dbeta": b.grad}
+
+
+def check(case, outputs, tmp):
+    args = [RESNORM, "check", case["op"]]
+    for name, path in case["inputs"].items():
+        args += ["--in", f"{name}={os.path.join(ROOT, path)}"]
+    for k, v in case["attrs"].items():
+        args += ["--attr", f"{k}={v}"]
+    for name, t in outputs.items():
+        want_shape = np.load(os.path.join(ROOT, case["expected"]["f32"][name])).shape
+        p = os.path.join(tmp, f"{name}.npy")
+        np.save(p, t.detach().numpy().astype(np.float32).reshape(want_shape))
+        args += ["--actual", f"{name}={p}"]
+    r = subprocess.run(args + ["--dtype", "f32"], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise SystemExit(f"resnorm check exited {r.returncode} on {case['id']}: {r.stderr}")
+    return r.returncode
+
+
+def main():
+    with open(os.path.join(ROOT, "golden", "manifest.json")) as f:
+        cases = [c for c in json.load(f)["cases"] if c["input_dtype"] == "f32"]
+    fwd = [c for c in cases if c["op"] == "layernorm"]
+    bwd = [c for c in cases if c["op"] == "layernorm_backward"]
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        def run(cs, fn, names):
+            bad = []
+            for c in cs:
+                ins = {k: load(p) for k, p in c["inputs"].items()}
+                eps = float(np.float32(c["attrs"]["eps"]))
+                axis = int(c["attrs"]["axis"])
+                if "beta" in names:
+                    outs = fn(ins["x"], ins["gamma"], ins["beta"], eps, axis)
+                else:
+                    outs = fn(ins["x"], ins["gamma"], ins["dy"], eps, axis)
+                if check(c, outs, tmp) != 0:
+                    bad.append(c["id"])
+            return bad
+
+        rows = []
+        bad = run(fwd, torch_ln, ("x", "gamma", "beta"))
+        rows.append(("torch.native_layer_norm f32", "pass all", len(fwd), len(bad), not bad))
+        bad = run(bwd, torch_ln_backward, ("x", "gamma", "dy"))
+        rows.append(("torch layer_norm backward f32", "pass all", len(bwd), len(bad), not bad))
+        for kind in ("unbiased_variance", "eps_outside_sqrt", "one_pass_variance", "missing_beta",
+                     "bf16_rounded_output"):
+            bad = run(fwd, variant(kind), ("x", "gamma", "beta"))
+            rows.append((kind, "fail some", len(fwd), len(bad), bool(bad)))
+    print(f"{'implementation':34} {'expect':10} {'cases':>5} {'failing':>7}  verdict")
+    for name, expect, n, nbad, ok in rows:
+        print(f"{name:34} {expect:10} {n:5} {nbad:7}  {'ok' if ok else 'WRONG'}")
+        passed += ok
+        failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
