@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 
 DEB_PACKAGES := gcc make libmpfr-dev libgmp-dev libjansson-dev libssl-dev libcriterion-dev \
-                frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev
+                frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev python3-torch python3-numpy
 
 CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
@@ -22,7 +22,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit asan fuzz-smoke fuzz prove golden golden-check bench clean
+.PHONY: all deps build check unit pytorch-check asan fuzz-smoke fuzz prove golden golden-check bench clean
 
 all: deps
 	$(MAKE) build
@@ -57,6 +57,7 @@ $(B)/tests/%: tests/%.c $(B)/libresnorm.a $(RESNORM) $(wildcard tests/*.h)
 # ---- tests ----
 check: deps
 	$(MAKE) unit
+	$(MAKE) pytorch-check
 	$(MAKE) golden-check
 	$(MAKE) prove
 	$(MAKE) asan
@@ -66,6 +67,10 @@ check: deps
 # Each Criterion binary prints its own synthesis line; RESNORM tells the CLI tests which binary to run.
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; RESNORM=$(RESNORM) $$t --jobs 2; done
+
+# PyTorch (Debian's python3-torch) as a real client of 'resnorm check'; prints SKIPPED if absent.
+pytorch-check: build
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_check.py
 
 asan:
 	$(MAKE) B=build/asan CC=gcc \

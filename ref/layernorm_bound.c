@@ -78,6 +78,7 @@ typedef struct {
     double var;      /* v = (1/n) sum (x_i - m)^2 */
     double absmean;  /* A = (1/n) sum |x_i| */
     double absmax;   /* max |x_i| */
+    double absdev;   /* max |x_i - m| */
     int finite;      /* all x_i finite */
 } row_stats;
 
@@ -86,7 +87,7 @@ static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n,
                             mpfr_ptr *p)
 {
     st->finite = 1;
-    st->absmax = 0.0;
+    st->absmax = st->absdev = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(x[i]))
             st->finite = 0;
@@ -114,6 +115,7 @@ static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n,
     for (size_t i = 0; i < n; i++) {
         mpfr_sub(t[i], t[i], m, MPFR_RNDN);
         d[i] = mpfr_get_d(t[i], MPFR_RNDN);
+        st->absdev = fmax(st->absdev, fabs(d[i]) * (1.0 + 0x1p-52));
         mpfr_sqr(t[i], t[i], MPFR_RNDN);
     }
     mpfr_sum(s, p, n, MPFR_RNDN);
@@ -137,10 +139,14 @@ static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn
        plus 4u max|x| for Welford-style running means; plus the underflow of the division (or of
        fl(1/n) and the product) when the mean is subnormal. */
     rt.err_mean = gamma_k((double)n + 1, u) * st->absmean + 4.0 * u * st->absmax + 2.0 * eta;
-    /* [§3] v_hat in [v (1 - g) - n eta, (v + E_m^2)(1 + g) + n eta], g = gamma_{n+4}. */
+    /* [§3] two-pass: v_hat in [v (1 - g) - n eta, (v + E_m^2)(1 + g) + n eta], g = gamma_{n+4};
+       Welford / Chan merges add W = c_n max|d| E_W + E_W^2 either way [§3.1]. */
     double g = gamma_k((double)n + 4, u);
-    double v_lo = st->var * (1.0 - g) - (double)n * eta;
-    double v_hi = (st->var + rt.err_mean * rt.err_mean) * (1.0 + g) + (double)n * eta;
+    double e_w = (gamma_k((double)n + 1, u) + 4.0 * u) * st->absmax + 2.0 * eta;
+    double c_n = fmax(4.0, ceil(log2((double)n)));
+    double w = c_n * st->absdev * e_w + e_w * e_w;
+    double v_lo = st->var * (1.0 - g) - w - (double)n * eta;
+    double v_hi = (st->var + rt.err_mean * rt.err_mean) * (1.0 + g) + w + (double)n * eta;
     if (v_lo < 0.0)
         v_lo = 0.0;
     double s_lo = (v_lo + eps) * (1.0 - u), s_hi = (v_hi + eps) * (1.0 + u);
