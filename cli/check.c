@@ -172,6 +172,23 @@ static int digits_of(rn_dtype d)
     }
 }
 
+/* The bound assumes the implementation computes on exactly these inputs: an f64 input that the
+   compute dtype cannot hold would be rounded first, an error the analysis does not cover. */
+static int inputs_exact_in(const cli_job *job, rn_dtype cd)
+{
+    for (int k = 0; k < job->op->ninputs; k++)
+        for (size_t i = 0; i < job->in[k].count; i++)
+            if (!rn_representable(job->in[k].data[i], cd)) {
+                cli_error(job->verb, "input %s: %s: element %zu (%.17g) is not a %s value, and an "
+                          "implementation computing in %s would see it rounded; round the inputs "
+                          "to %s first (specs/error-analysis.md §0)", job->op->inputs[k],
+                          job->in_path[k], i, job->in[k].data[i], rn_dtype_name(cd),
+                          rn_dtype_name(cd), rn_dtype_name(cd));
+                return RN_EXIT_USAGE;
+            }
+    return 0;
+}
+
 int cli_check_main(int argc, char **argv)
 {
     cli_job job;
@@ -189,6 +206,11 @@ int cli_check_main(int argc, char **argv)
     }
     rn_dtype d = job.have_dtype ? job.dtype : job.act[0].dtype;
     rn_dtype cd = rn_compute_dtype(d);
+    rc = inputs_exact_in(&job, cd);
+    if (rc) {
+        cli_job_free(&job);
+        return rc;
+    }
     rn_array want[CLI_MAX_IO] = {{0}}, bound[CLI_MAX_IO] = {{0}};
     rc = cli_run_twin(&job, RN_F64, want);
     if (!rc) {

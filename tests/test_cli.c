@@ -601,3 +601,20 @@ Test(cli, help_and_version)
     cr_assert_eq(run("--bogus"), 2);
     cr_assert_eq(run("%s", ""), 2);
 }
+
+/* check's bound assumes the implementation sees exactly the inputs: an f64 x that f32 cannot hold
+   (0.1 is not a binary32 value) with --dtype f32 is refused, naming the file. */
+Test(cli, check_refuses_inputs_the_compute_dtype_cannot_hold)
+{
+    size_t s2[] = {2};
+    double x[] = {0.1, 0.7}, g[] = {1, 1}, b[] = {0, 0}, y[] = {-1, 1};
+    put("x.npy", RN_F64, 1, s2, x);
+    put("g.npy", RN_F64, 1, s2, g);
+    put("b.npy", RN_F64, 1, s2, b);
+    put("y.npy", RN_F32, 1, s2, y);
+    int rc = run("check layernorm --in x=%s --in gamma=%s --in beta=%s --actual y=%s --dtype f32",
+                 P("x.npy"), P("g.npy"), P("b.npy"), P("y.npy"));
+    cr_assert_eq(rc, 2, "exit %d: %s", rc, err_text);
+    cr_assert_not_null(strstr(err_text, P("x.npy")), "message lacks the file: %s", err_text);
+    cr_assert_not_null(strstr(err_text, "not a f32 value"), "%s", err_text);
+}
