@@ -145,22 +145,33 @@ static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn
     double e_w = (gamma_k((double)n + 1, u) + 4.0 * u) * st->absmax + 2.0 * eta;
     double c_n = fmax(4.0, ceil(log2((double)n)));
     double w = c_n * st->absdev * e_w + e_w * e_w;
-    double v_lo = st->var * (1.0 - g) - w - (double)n * eta;
-    double v_hi = (st->var + rt.err_mean * rt.err_mean) * (1.0 + g) + w + (double)n * eta;
-    if (v_lo < 0.0)
-        v_lo = 0.0;
-    double s_lo = (v_lo + eps) * (1.0 - u), s_hi = (v_hi + eps) * (1.0 + u);
+    /* The distances dv_lo = v - v_lo and dv_hi = v_hi - v as sums of non-negative terms, so that
+       their binary64 evaluation is accurate to a few ulps even when they are tiny [§6]. */
+    double dv_lo = st->var * g + w + (double)n * eta;
+    double dv_hi = st->var * g + rt.err_mean * rt.err_mean * (1.0 + g) + w + (double)n * eta;
+    int lo_clamped = dv_lo >= st->var; /* v_hat may be 0 */
+    if (lo_clamped)
+        dv_lo = st->var;
     double s = st->var + eps;
     rt.rstd = 1.0 / sqrt(s);
-    /* [§3] r_hat = s_hat^(-1/2) (1 + delta)/(1 + delta'): 1/sqrt, or an rsqrt within 2 ulps. */
-    double rho_hi = sqrt(s / s_lo) * (1.0 + u) / (1.0 - u);
-    double rho_lo = sqrt(s / s_hi) * (1.0 - u) / (1.0 + u);
-    rt.rel_rstd = fmax(rho_hi - 1.0, 1.0 - rho_lo);
+    /* [§3] s_hat in [s_lo, s_hi] = [(v_lo + eps)(1 - u), (v_hi + eps)(1 + u)];
+       r_hat = s_hat^(-1/2) (1 + theta), |theta| <= 4u: 1/sqrt (two roundings, 2u + u^2), or an
+       rsqrt within 2 ulps (2 ulps <= 4u relative).
+       rho_hi - 1 = a + 4u + 4u a with a = sqrt(s/s_lo) - 1 = q/(1 + sqrt(1 + q)),
+       q = (s - s_lo)/s_lo;  1 - rho_lo = (b + 4u)/sqrt(1 + q') with b = sqrt(1 + q') - 1,
+       q' = (s_hi - s)/s.  All terms non-negative. */
+    double s_lo = (s - dv_lo) * (1.0 - u);
+    double q = (dv_lo + u * (s - dv_lo)) / s_lo;
+    double a = q / (1.0 + sqrt(1.0 + q));
+    double qp = (dv_hi + u * (s + dv_hi)) / s;
+    double b = qp / (1.0 + sqrt(1.0 + qp));
+    double four_u = 4.0 * u;
+    rt.rel_rstd = fmax(a + four_u + four_u * a, (b + four_u) / sqrt(1.0 + qp));
     /* [§7] overflow of a compute-format intermediate voids the analysis: n max|x|, or the sum of
        squared deviations (max|x| + |m|)^2 n, beyond half the format's largest value. */
     double big = rn_dtype_max(compute) / 2;
     double dev = st->absmax + fabs(st->mean);
-    if ((double)n * st->absmax > big || dev * dev * (double)n > big || !(s_lo > 0.0))
+    if ((double)n * st->absmax > big || dev * dev * (double)n > big || !(s_lo > 0.0) || isnan(q))
         rt.rel_rstd = INFINITY;
     return rt;
 }
@@ -169,7 +180,8 @@ static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn
 static double err_xhat(double d, const row_terms *rt, double u, double eta)
 {
     double f = (1.0 + u) * (1.0 + u) * (1.0 + rt->rel_rstd);
-    return rt->rstd * (fabs(d) * (f - 1.0) + rt->err_mean * f) + eta;
+    double f_minus_1 = 2.0 * u + u * u + rt->rel_rstd * (1.0 + u) * (1.0 + u); /* no cancellation */
+    return rt->rstd * (fabs(d) * f_minus_1 + rt->err_mean * f) + eta;
 }
 
 static int alloc_scratch(size_t n, double **d, mpfr_t **t, mpfr_ptr **p)
@@ -287,7 +299,7 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
             gbar += g;
             H1 += fabs(g * xh);
             hbar += g * xh;
-            eps_h += fabs(g) * ((1.0 + u) * (1.0 + u) * (fabs(xh) + dxh) - fabs(xh)) + eta;
+            eps_h += fabs(g) * ((2.0 * u + u * u) * fabs(xh) + (1.0 + u) * (1.0 + u) * dxh) + eta;
         }
         G1 /= n, H1 /= n, eps_h /= n;
         /* gbar, hbar are binary64 sums of n terms: magnitudes within gamma_n of G1, H1 [§6]. */
@@ -312,7 +324,7 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
             if (!row_bad)
                 bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
             /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
-            cg_err[i] += fabs(dyr[i]) * ((1.0 + u) * (dxh + fabs(xh)) - fabs(xh)) + eta;
+            cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh) + eta;
             cg_mag[i] += fabs(dyr[i] * xh);
         }
     }

@@ -1,0 +1,651 @@
+/* MPFR twin of ref/rmsnorm.c: RMSNorm forward and backward, each output the exact real value of the
+ * formula in specs/rmsnorm.h, rounded once to the requested format, certified.
+ *
+ * ---- How the exact value is reached ----
+ * For one row (n elements, all values dyadic rationals), everything except one square root is
+ * computed EXACTLY in MPFR (precision chosen from the operands' exponent span, see exact_prec):
+ *   P    = sum_i x_i^2                       w_i = gamma_i  or  1 + gamma_i   (exact)
+ *   Q    = n P + n^2 eps                      ms + eps = Q / n^2   (Q >= 0)
+ *   rstd = n / sqrt(Q)                        xhat_i = n x_i / sqrt(Q)
+ *   y_i  = (n x_i w_i) / sqrt(Q)
+ * Backward, with g_i = dy_i w_i and H = sum_j g_j x_j (exact):
+ *   mean(g xhat) = H / sqrt(Q),
+ *   dx_i = rstd (g_i - xhat_i mean(g xhat)) = N_i / (Q sqrt(Q)),   N_i = n Q g_i - n^2 x_i H
+ *   dgamma_j = sum_r n dy_rj x_rj / sqrt(Q_r)                        (over all rows)
+ * (Each identity is a rewriting of specs/rmsnorm.h with sqrt(ms + eps) = sqrt(Q) / n.)
+ * So every output is  num / (c sqrt(Q))  (or a sum over rows of such terms) with num, c, Q exact.
+ *
+ * ---- Certification (Ziv), as in ref/layernorm_mpfr.c ----
+ * At working precision p = 64, 128, ..., 65536 bits, sqrt(Q) is enclosed in [RNDD, RNDU], then the
+ * quotient with outward rounding (sums over rows of enclosures with mpfr_sum RNDD / RNDU).  If both
+ * ends round (rn_round_mpfr: RN-even, subnormals, overflow) to the same value of the format, that is
+ * the correctly rounded exact result (rounding is monotone); otherwise p is doubled.  Exact cases
+ * terminate: when sqrt(Q) and the quotient are dyadic they are exact at some p, the enclosure has
+ * width 0 and rounds to one value.  This is how a constant row with eps = 0 (Q = n^2 c^2,
+ * y_i = sign(c) w_i exactly), n = 1 with eps = 0 (y = sign(x) w), a zero row with eps > 0 (y = 0
+ * exactly) or a perfect-square Q (x = [3, 4, 0, 0], eps = 0: rstd = 2/5) are recognised.  A
+ * non-dyadic value is not a midpoint of any format, so a narrow enough enclosure certifies it; only
+ * a sum over rows of irrational terms that happens to be a midpoint could fail: then
+ * RN_TWIN_UNCERTIFIED, never a guess.
+ *
+ * ---- Signed zeros ----
+ * An exact zero result is emitted as +0 (the reals have one zero).  A non-zero result that rounds
+ * to zero keeps its sign (-0 for a tiny negative value), as IEEE rounding does.
+ *
+ * ---- NaN, Inf and 0/0 (what an IEEE kernel computing the formula gives) ----
+ * IEEE special-value arithmetic applied to the exact (finite) intermediates, in the order of
+ * specs/rmsnorm.h (sum of squares, rstd = 1/sqrt(ms + eps), xhat = x rstd, y = xhat w):
+ *  - A row of x containing a NaN: sum x^2 is NaN, rstd = NaN, every y and dx of the row is NaN,
+ *    and xhat = NaN poisons every dgamma_j (dy_rj xhat_rj = NaN).
+ *  - A row containing +-Inf and no NaN: sum x^2 = +Inf (squares are >= 0: no Inf - Inf), so
+ *    rstd = 1/sqrt(+Inf) = +0 (emitted +0).  xhat_i = x_i * 0 = 0 for finite x_i, NaN for the
+ *    infinite ones; y_i = xhat_i w_i = 0 (emitted +0) for finite x_i and finite w_i, NaN otherwise.
+ *    Backward: mean(g xhat) is NaN (the infinite element), so every dx of the row is NaN; the row's
+ *    term of dgamma_j is dy_rj * 0 = 0 for finite x_rj and dy_rj (exactly nothing added), NaN
+ *    otherwise.
+ *  - The 0/0: an all-zero row with eps = 0 (ms + eps = 0): rstd = 1/sqrt(0) = +Inf and
+ *    xhat = 0 * Inf = NaN, so y, dx and the row's dgamma terms are NaN.  (There is no limit to take:
+ *    y = x/|x| depends on the direction of approach.)  With eps > 0 a zero row is ordinary:
+ *    rstd = 1/sqrt(eps), y = 0 exactly (+0), dx_i = rstd g_i.
+ *  - gamma_j non-finite (finite row): w_j = gamma_j or 1 + gamma_j is non-finite of the same class;
+ *    y_rj = xhat_rj w_j with xhat exact finite: 0 * Inf = NaN, t != 0 times +-Inf is +-Inf with the
+ *    product's sign, NaN propagates.  Column j is poisoned; the other columns are exact.
+ *  - Backward, finite row: if some g_j = dy_j w_j is non-finite (Inf * 0 is NaN), mean(g xhat) is
+ *    non-finite and the whole row's dx is evaluated in IEEE special arithmetic
+ *    dx_i = (g_i - xhat_i mean(g xhat)) rstd (rstd finite > 0 keeps the class).  dgamma_j with a
+ *    non-finite term is evaluated likewise (+Inf + -Inf = NaN, in any order).
+ *  - eps must be finite and >= 0 (rn_parse_eps guarantees it); otherwise rstd, y, dx and dgamma
+ *    are NaN.
+ * Exact arithmetic never overflows: finite inputs give the exact real result, which rounds to +-Inf
+ * only if it exceeds the output format's range (an IEEE kernel whose sum of squares overflows gets
+ * rstd = 0 instead; that is its error, not the reference's, and the bound says so: +Inf).
+ *
+ * The exact-arithmetic and enclosure helpers are the ones of ref/layernorm_mpfr.c (static there;
+ * repeated here so that each twin reads on its own).
+ */
+#include "rmsnorm_mpfr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P0 64      /* first working precision (bits) */
+#define NLEV 11    /* P0 << 10 = 65536: the last precision tried */
+
+/* ------------------------------------------------------------------------------------------------
+ * Exact arithmetic on dyadic numbers: the result precision is chosen so that no rounding occurs.
+ */
+
+/* Bits sufficient to hold sum_j t_j exactly: from the top of the largest term (plus carries) down to
+   the last bit of the smallest one. */
+static mpfr_prec_t exact_prec(mpfr_srcptr const *t, size_t k)
+{
+    int any = 0;
+    mpfr_exp_t hi = 0, lo = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (mpfr_zero_p(t[j]))
+            continue;
+        mpfr_exp_t e = mpfr_get_exp(t[j]), l = e - (mpfr_exp_t)mpfr_get_prec(t[j]);
+        if (!any || e > hi)
+            hi = e;
+        if (!any || l < lo)
+            lo = l;
+        any = 1;
+    }
+    if (!any)
+        return MPFR_PREC_MIN;
+    mpfr_prec_t carries = 1;
+    for (size_t m = k; m > 1; m = (m + 1) / 2)
+        carries++;
+    return (mpfr_prec_t)(hi - lo) + carries;
+}
+
+/* r = sum_j t[j], exactly.  r must not be one of the t[j]. */
+static void sum_exact(mpfr_t r, mpfr_ptr *t, size_t k)
+{
+    mpfr_set_prec(r, exact_prec((mpfr_srcptr const *)t, k));
+    if (k == 0) {
+        mpfr_set_zero(r, 1);
+        return;
+    }
+    mpfr_sum(r, (const mpfr_ptr *)t, k, MPFR_RNDN); /* exact by construction */
+    if (mpfr_zero_p(r))
+        mpfr_set_zero(r, 1);
+}
+
+/* r = a * b, exactly (r distinct from a and b). */
+static void mul_exact(mpfr_t r, mpfr_srcptr a, mpfr_srcptr b)
+{
+    mpfr_set_prec(r, mpfr_get_prec(a) + mpfr_get_prec(b));
+    mpfr_mul(r, a, b, MPFR_RNDN);
+}
+
+static void mul_ui_exact(mpfr_t r, mpfr_srcptr a, unsigned long m)
+{
+    mpfr_set_prec(r, mpfr_get_prec(a) + 64);
+    mpfr_mul_ui(r, a, m, MPFR_RNDN);
+}
+
+/* r = a + b, exactly (r distinct from a and b). */
+static void add_exact(mpfr_t r, mpfr_srcptr a, mpfr_srcptr b)
+{
+    mpfr_srcptr t[2] = {a, b};
+    mpfr_set_prec(r, exact_prec(t, 2));
+    mpfr_add(r, a, b, MPFR_RNDN);
+    if (mpfr_zero_p(r))
+        mpfr_set_zero(r, 1);
+}
+
+static void set_d(mpfr_t r, double v)
+{
+    mpfr_set_prec(r, 53);
+    mpfr_set_d(r, v, MPFR_RNDN);
+}
+
+/* w = gamma (offset 0) or 1 + gamma (offset 1), exactly; tmp is scratch. */
+static void weight_exact(mpfr_t w, double gamma, int offset, mpfr_t tmp)
+{
+    if (!offset) {
+        set_d(w, gamma);
+        return;
+    }
+    set_d(tmp, gamma);
+    mpfr_t one;
+    mpfr_init2(one, 2);
+    mpfr_set_ui(one, 1, MPFR_RNDN);
+    add_exact(w, one, tmp);
+    mpfr_clear(one);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Enclosures and their certified rounding.
+ */
+
+/* sqrt(Q) enclosed at each precision level, computed on first use. */
+typedef struct {
+    mpfr_t Q;                     /* exact, >= 0 */
+    mpfr_t lo[NLEV], hi[NLEV];    /* sqrt(Q) in [lo[k], hi[k]] at precision P0 << k */
+    unsigned have;                /* bit k: level k computed */
+} sqrt_cache;
+
+static void sq_init(sqrt_cache *s)
+{
+    mpfr_init2(s->Q, MPFR_PREC_MIN);
+    s->have = 0;
+}
+
+static void sq_reset(sqrt_cache *s)
+{
+    for (int k = 0; k < NLEV; k++)
+        if (s->have & (1u << k)) {
+            mpfr_clear(s->lo[k]);
+            mpfr_clear(s->hi[k]);
+        }
+    s->have = 0;
+}
+
+static void sq_clear(sqrt_cache *s)
+{
+    sq_reset(s);
+    mpfr_clear(s->Q);
+}
+
+static void sq_get(sqrt_cache *s, int k, mpfr_srcptr *lo, mpfr_srcptr *hi)
+{
+    if (!(s->have & (1u << k))) {
+        mpfr_init2(s->lo[k], (mpfr_prec_t)P0 << k);
+        mpfr_init2(s->hi[k], (mpfr_prec_t)P0 << k);
+        mpfr_sqrt(s->lo[k], s->Q, MPFR_RNDD);
+        mpfr_sqrt(s->hi[k], s->Q, MPFR_RNDU);
+        s->have |= 1u << k;
+    }
+    *lo = s->lo[k];
+    *hi = s->hi[k];
+}
+
+typedef struct {
+    mpfr_t dl, dh;  /* denominator enclosure */
+    mpfr_t lo, hi;  /* result enclosure */
+} work;
+
+static void work_init(work *w)
+{
+    mpfr_inits2(P0, w->dl, w->dh, w->lo, w->hi, (mpfr_ptr)0);
+}
+
+static void work_clear(work *w)
+{
+    mpfr_clears(w->dl, w->dh, w->lo, w->hi, (mpfr_ptr)0);
+}
+
+/* [lo, hi] := an enclosure of num / (c sqrt(Q)) at precision level k.  c == NULL: 1.
+   num, c, Q exact; c > 0, Q > 0. */
+static void enclose_quot(mpfr_t lo, mpfr_t hi, work *w, mpfr_srcptr num, sqrt_cache *sq,
+                         mpfr_srcptr c, int k)
+{
+    mpfr_prec_t p = (mpfr_prec_t)P0 << k;
+    mpfr_set_prec(lo, p);
+    mpfr_set_prec(hi, p);
+    mpfr_srcptr dl, dh;
+    sq_get(sq, k, &dl, &dh);
+    if (c) {
+        mpfr_set_prec(w->dl, p);
+        mpfr_set_prec(w->dh, p);
+        mpfr_mul(w->dl, c, dl, MPFR_RNDD);
+        mpfr_mul(w->dh, c, dh, MPFR_RNDU);
+        dl = w->dl;
+        dh = w->dh;
+    }
+    if (mpfr_sgn(num) >= 0) { /* num / d decreasing in d */
+        mpfr_div(lo, num, dh, MPFR_RNDD);
+        mpfr_div(hi, num, dl, MPFR_RNDU);
+    } else {
+        mpfr_div(lo, num, dl, MPFR_RNDD);
+        mpfr_div(hi, num, dh, MPFR_RNDU);
+    }
+}
+
+/* If both ends of [lo, hi] round to the same value of `out`, store it and return 1. */
+static int certify(double *res, mpfr_t lo, mpfr_t hi, rn_dtype out)
+{
+    if (mpfr_zero_p(lo))
+        mpfr_set_zero(lo, 1); /* an exact zero is +0 (RNDD may have produced -0) */
+    if (mpfr_zero_p(hi))
+        mpfr_set_zero(hi, 1);
+    double a = rn_round_mpfr(lo, out), b = rn_round_mpfr(hi, out);
+    if (memcmp(&a, &b, sizeof a) != 0)
+        return 0;
+    *res = a;
+    return 1;
+}
+
+/* Certified rounding of num / (c sqrt(Q)). */
+static int ziv_quot(double *res, work *w, mpfr_srcptr num, sqrt_cache *sq, mpfr_srcptr c,
+                    rn_dtype out)
+{
+    for (int k = 0; k < NLEV; k++) {
+        enclose_quot(w->lo, w->hi, w, num, sq, c, k);
+        if (certify(res, w->lo, w->hi, out))
+            return RN_TWIN_OK;
+    }
+    return RN_TWIN_UNCERTIFIED;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * IEEE special values: the class of a quantity when some input is NaN or +-Inf.
+ */
+typedef enum { E_FIN, E_PINF, E_NINF, E_NAN } ecls;
+typedef struct {
+    ecls c;
+    int s; /* for E_FIN: sign -1, 0, +1, or 2 when not known (never multiplied by an Inf) */
+} ext;
+
+static ext ext_d(double v)
+{
+    if (isnan(v))
+        return (ext){E_NAN, 0};
+    if (isinf(v))
+        return (ext){v > 0 ? E_PINF : E_NINF, 0};
+    return (ext){E_FIN, v > 0 ? 1 : v < 0 ? -1 : 0};
+}
+
+static ext ext_fin(int s) { return (ext){E_FIN, s}; }
+static ext ext_nan(void) { return (ext){E_NAN, 0}; }
+
+static ext ext_add(ext a, ext b)
+{
+    if (a.c == E_NAN || b.c == E_NAN)
+        return ext_nan();
+    if (a.c != E_FIN && b.c != E_FIN)
+        return a.c == b.c ? a : ext_nan();
+    if (a.c != E_FIN)
+        return a;
+    if (b.c != E_FIN)
+        return b;
+    return (ext){E_FIN, a.s == b.s ? a.s : (a.s == 0 ? b.s : (b.s == 0 ? a.s : 2))};
+}
+
+static ext ext_neg(ext a)
+{
+    if (a.c == E_PINF)
+        return (ext){E_NINF, 0};
+    if (a.c == E_NINF)
+        return (ext){E_PINF, 0};
+    if (a.c == E_FIN && a.s != 2)
+        a.s = -a.s;
+    return a;
+}
+
+static ext ext_mul(ext a, ext b)
+{
+    if (a.c == E_NAN || b.c == E_NAN)
+        return ext_nan();
+    if (a.c == E_FIN && b.c == E_FIN)
+        return (ext){E_FIN, (a.s == 2 || b.s == 2) ? 2 : a.s * b.s};
+    int sa = a.c == E_PINF ? 1 : a.c == E_NINF ? -1 : a.s;
+    int sb = b.c == E_PINF ? 1 : b.c == E_NINF ? -1 : b.s;
+    if (sa == 0 || sb == 0 || sa == 2 || sb == 2) /* 0 * Inf (an unknown sign cannot occur) */
+        return ext_nan();
+    return (ext){sa * sb > 0 ? E_PINF : E_NINF, 0};
+}
+
+/* w = gamma or 1 + gamma, as a class (1 + Inf = Inf, 1 + NaN = NaN). */
+static ext ext_w(double gamma, int offset)
+{
+    ext g = ext_d(gamma);
+    return offset ? ext_add(ext_fin(1), g) : g;
+}
+
+static double ext_value(ext a)
+{
+    switch (a.c) {
+    case E_PINF: return INFINITY;
+    case E_NINF: return -INFINITY;
+    case E_FIN:  return 0.0; /* only an exact zero reaches an output this way */
+    default:     return NAN;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Per-row state.
+ */
+
+/* What a row is, for the special-value rules above. */
+typedef enum {
+    ROW_OK,     /* finite x, valid eps, Q > 0: the exact path */
+    ROW_NAN,    /* NaN in x, or invalid eps: rstd = NaN, xhat = NaN everywhere */
+    ROW_INF,    /* +-Inf in x, no NaN: rstd = +0, xhat = 0 (finite x_i) or NaN (infinite x_i) */
+    ROW_ZERO    /* all-zero x, eps = 0: rstd = +Inf, xhat = NaN everywhere */
+} row_kind;
+
+/* The class of xhat_i in a row of kind k (k != ROW_OK). */
+static ext xhat_class(row_kind k, double xi)
+{
+    if (k == ROW_INF && isfinite(xi))
+        return ext_fin(0);
+    return ext_nan();
+}
+
+typedef struct {
+    size_t n;
+    mpfr_t *xv;          /* [n] the row's x, exact (53 bits) */
+    mpfr_t *t;           /* [n] scratch terms */
+    mpfr_ptr *tp;        /* [n] pointers into t for mpfr_sum */
+    mpfr_t nmp, tmp, tmp2, tmp3, wv;
+    work w;
+} rowws;
+
+static int rowws_init(rowws *r, size_t n)
+{
+    r->n = n;
+    r->xv = malloc(n * sizeof *r->xv);
+    r->t = malloc(n * sizeof *r->t);
+    r->tp = malloc((n < 3 ? 3 : n) * sizeof *r->tp);
+    if (!r->xv || !r->t || !r->tp) {
+        free(r->xv), free(r->t), free(r->tp);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        mpfr_init2(r->xv[i], 53);
+        mpfr_init2(r->t[i], 53);
+    }
+    mpfr_inits2(64, r->nmp, r->tmp, r->tmp2, r->tmp3, r->wv, (mpfr_ptr)0);
+    mpfr_set_ui(r->nmp, (unsigned long)n, MPFR_RNDN);
+    work_init(&r->w);
+    return 0;
+}
+
+static void rowws_clear(rowws *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        mpfr_clear(r->xv[i]);
+        mpfr_clear(r->t[i]);
+    }
+    free(r->xv), free(r->t), free(r->tp);
+    mpfr_clears(r->nmp, r->tmp, r->tmp2, r->tmp3, r->wv, (mpfr_ptr)0);
+    work_clear(&r->w);
+}
+
+/* Classify the row and, for a row of finite x with valid eps, compute x (exact) and
+   Q = n sum x_i^2 + n^2 eps (into sq->Q, exact). */
+static row_kind row_exact(rowws *r, sqrt_cache *sq, const double *x, double eps)
+{
+    size_t n = r->n;
+    int has_nan = 0, has_inf = 0;
+    for (size_t i = 0; i < n; i++) {
+        has_nan |= isnan(x[i]);
+        has_inf |= isinf(x[i]);
+    }
+    if (has_nan || !(isfinite(eps) && eps >= 0))
+        return ROW_NAN;
+    if (has_inf)
+        return ROW_INF;
+    for (size_t i = 0; i < n; i++) {
+        set_d(r->xv[i], x[i]);
+        mul_exact(r->t[i], r->xv[i], r->xv[i]);      /* x_i^2 */
+        r->tp[i] = r->t[i];
+    }
+    sum_exact(r->tmp, r->tp, n);                     /* P = sum x_i^2 */
+    mul_ui_exact(r->tmp2, r->tmp, (unsigned long)n); /* n P */
+    set_d(r->tmp3, eps);
+    mul_ui_exact(r->tmp, r->tmp3, (unsigned long)n);
+    mul_ui_exact(r->tmp3, r->tmp, (unsigned long)n); /* n^2 eps */
+    mpfr_ptr q[2] = {r->tmp2, r->tmp3};
+    sq_reset(sq);
+    sum_exact(sq->Q, q, 2);                          /* Q */
+    return mpfr_sgn(sq->Q) > 0 ? ROW_OK : ROW_ZERO;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Forward.
+ */
+
+static int rmsnorm_row_forward_mpfr(double *y, double *rstd, const double *x, const double *gamma,
+                                    double eps, int offset, rn_dtype out, rowws *r,
+                                    sqrt_cache *sq)
+{
+    size_t n = r->n;
+    row_kind k = row_exact(r, sq, x, eps);
+    if (k != ROW_OK) {
+        *rstd = k == ROW_NAN ? NAN : k == ROW_INF ? 0.0 : INFINITY;
+        for (size_t i = 0; i < n; i++)
+            y[i] = ext_value(ext_mul(xhat_class(k, x[i]), ext_w(gamma[i], offset)));
+        return RN_TWIN_OK;
+    }
+    int rc = ziv_quot(rstd, &r->w, r->nmp, sq, NULL, out); /* rstd = n / sqrt(Q) */
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(gamma[i])) { /* y = xhat w, xhat exact finite with the sign of x */
+            y[i] = ext_value(ext_mul(ext_d(x[i]), ext_w(gamma[i], offset)));
+            continue;
+        }
+        weight_exact(r->wv, gamma[i], offset, r->tmp3);
+        mul_exact(r->tmp, r->xv[i], r->wv);                  /* x_i w_i */
+        mul_ui_exact(r->tmp2, r->tmp, (unsigned long)n);     /* n x_i w_i */
+        rc = ziv_quot(&y[i], &r->w, r->tmp2, sq, NULL, out); /* y = n x w / sqrt(Q) */
+        if (rc)
+            return rc;
+    }
+    return RN_TWIN_OK;
+}
+
+int rmsnorm_forward_mpfr(double *y, double *rstd, const double *x, const double *gamma,
+                         size_t rows, size_t n, double eps, int offset, rn_dtype out)
+{
+    if (n == 0)
+        return RN_TWIN_OK;
+    rowws r;
+    sqrt_cache sq;
+    if (rowws_init(&r, n))
+        return RN_TWIN_NOMEM;
+    sq_init(&sq);
+    int rc = RN_TWIN_OK;
+    for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
+        rc = rmsnorm_row_forward_mpfr(y + k * n, rstd + k, x + k * n, gamma, eps, offset, out, &r,
+                                      &sq);
+    sq_clear(&sq);
+    rowws_clear(&r);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Backward.
+ */
+
+/* dx for one row: exact path when the row is ROW_OK and every g_i is finite; IEEE special
+   arithmetic otherwise.  *kind receives the row's kind (the column sums need it). */
+static int rmsnorm_row_backward_mpfr(double *dx, const double *dy, const double *x,
+                                     const double *gamma, double eps, int offset, rn_dtype out,
+                                     rowws *r, sqrt_cache *sq, row_kind *kind)
+{
+    size_t n = r->n;
+    row_kind k = row_exact(r, sq, x, eps);
+    *kind = k;
+    if (k != ROW_OK) { /* xhat is NaN somewhere in the row, so mean(g xhat) and every dx are NaN */
+        for (size_t i = 0; i < n; i++)
+            dx[i] = NAN;
+        return RN_TWIN_OK;
+    }
+
+    int gfinite = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(dy[i]) || !isfinite(gamma[i]))
+            gfinite = 0;
+    if (!gfinite) {
+        /* IEEE special arithmetic: g_i = dy_i w_i, xhat_i finite with the sign of x_i,
+           mean_gx = sum g xhat / n, dx_i = (g_i - xhat_i mean_gx) rstd, rstd finite > 0. */
+        ext sgx = ext_fin(0);
+        for (size_t i = 0; i < n; i++)
+            sgx = ext_add(sgx, ext_mul(ext_mul(ext_d(dy[i]), ext_w(gamma[i], offset)),
+                                       ext_d(x[i])));
+        for (size_t i = 0; i < n; i++) {
+            ext g = ext_mul(ext_d(dy[i]), ext_w(gamma[i], offset));
+            ext v = ext_add(g, ext_neg(ext_mul(ext_d(x[i]), sgx)));
+            dx[i] = v.c == E_FIN ? NAN : ext_value(v); /* E_FIN cannot occur: sgx is non-finite */
+        }
+        return RN_TWIN_OK;
+    }
+
+    /* Exact path: g_i (in t), H = sum g_i x_i, then N_i = n Q g_i - n^2 x_i H. */
+    mpfr_t H, nQ, nnH, a, b, gx;
+    mpfr_inits2(64, H, nQ, nnH, a, b, gx, (mpfr_ptr)0);
+    mpfr_t *gX = malloc(n * sizeof *gX);
+    mpfr_ptr *gp = malloc(n * sizeof *gp);
+    int rc = RN_TWIN_OK;
+    if (!gX || !gp) {
+        rc = RN_TWIN_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        weight_exact(r->wv, gamma[i], offset, r->tmp3);
+        set_d(r->tmp, dy[i]);
+        mul_exact(r->t[i], r->tmp, r->wv); /* g_i */
+        mpfr_init2(gX[i], 2);
+        mul_exact(gX[i], r->t[i], r->xv[i]);
+        gp[i] = gX[i];
+    }
+    sum_exact(H, gp, n);
+    for (size_t i = 0; i < n; i++)
+        mpfr_clear(gX[i]);
+    mul_ui_exact(nQ, sq->Q, (unsigned long)n);
+    mul_ui_exact(a, H, (unsigned long)n);
+    mul_ui_exact(nnH, a, (unsigned long)n);
+    mpfr_neg(nnH, nnH, MPFR_RNDN);         /* -n^2 H */
+    for (size_t i = 0; i < n && rc == RN_TWIN_OK; i++) {
+        mul_exact(a, nQ, r->t[i]);         /* n Q g_i */
+        mul_exact(b, r->xv[i], nnH);       /* -n^2 x_i H */
+        mpfr_ptr terms[2] = {a, b};
+        sum_exact(gx, terms, 2);           /* N_i */
+        rc = ziv_quot(&dx[i], &r->w, gx, sq, sq->Q, out); /* N_i / (Q sqrt Q) */
+    }
+done:
+    free(gX);
+    free(gp);
+    mpfr_clears(H, nQ, nnH, a, b, gx, (mpfr_ptr)0);
+    return rc;
+}
+
+int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out)
+{
+    if (n == 0)
+        return RN_TWIN_OK;
+    rowws r;
+    if (rowws_init(&r, n))
+        return RN_TWIN_NOMEM;
+    size_t R = rows ? rows : 1;
+    sqrt_cache *sq = malloc(R * sizeof *sq);
+    row_kind *kind = malloc(R * sizeof *kind);
+    mpfr_t *lo = malloc(R * sizeof *lo), *hi = malloc(R * sizeof *hi);
+    mpfr_ptr *lp = malloc(R * sizeof *lp), *hp = malloc(R * sizeof *hp);
+    if (!sq || !kind || !lo || !hi || !lp || !hp) {
+        free(sq), free(kind), free(lo), free(hi), free(lp), free(hp);
+        rowws_clear(&r);
+        return RN_TWIN_NOMEM;
+    }
+    for (size_t k = 0; k < rows; k++) {
+        sq_init(&sq[k]);
+        mpfr_inits2(P0, lo[k], hi[k], (mpfr_ptr)0);
+    }
+    int rc = RN_TWIN_OK;
+    for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
+        rc = rmsnorm_row_backward_mpfr(dx + k * n, dy + k * n, x + k * n, gamma, eps, offset, out,
+                                       &r, &sq[k], &kind[k]);
+
+    /* dgamma_j = sum_r dy_rj xhat_rj = sum_r n dy_rj x_rj / sqrt(Q_r), over all rows, from zero. */
+    mpfr_t slo, shi;
+    mpfr_inits2(P0, slo, shi, (mpfr_ptr)0);
+    for (size_t j = 0; j < n && rc == RN_TWIN_OK; j++) {
+        ext gc = ext_fin(0);
+        size_t m = 0; /* rows with a non-zero exact term */
+        for (size_t k = 0; k < rows; k++) {
+            double xv = x[k * n + j], d = dy[k * n + j];
+            ext xh = kind[k] == ROW_OK ? ext_d(xv) : xhat_class(kind[k], xv);
+            ext term = ext_mul(ext_d(d), xh);
+            gc = ext_add(gc, term);
+            if (kind[k] == ROW_OK && term.c == E_FIN && term.s != 0)
+                lp[m] = lo[k], hp[m] = hi[k], m++;
+        }
+        if (gc.c != E_FIN) {
+            dgamma[j] = ext_value(gc);
+            continue;
+        }
+        if (m == 0) {
+            dgamma[j] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        int done = 0;
+        for (int lev = 0; lev < NLEV && !done; lev++) {
+            size_t q = 0;
+            for (size_t k = 0; k < rows; k++) {
+                double xv = x[k * n + j], d = dy[k * n + j];
+                if (kind[k] != ROW_OK || xv == 0 || d == 0 || !isfinite(d))
+                    continue;
+                set_d(r.tmp, xv);
+                set_d(r.tmp2, d);
+                mul_exact(r.tmp3, r.tmp, r.tmp2);
+                mul_ui_exact(r.tmp, r.tmp3, (unsigned long)n); /* n dy_rj x_rj */
+                enclose_quot(lp[q], hp[q], &r.w, r.tmp, &sq[k], NULL, lev);
+                q++;
+            }
+            mpfr_set_prec(slo, (mpfr_prec_t)P0 << lev);
+            mpfr_set_prec(shi, (mpfr_prec_t)P0 << lev);
+            mpfr_sum(slo, (const mpfr_ptr *)lp, m, MPFR_RNDD);
+            mpfr_sum(shi, (const mpfr_ptr *)hp, m, MPFR_RNDU);
+            done = certify(&dgamma[j], slo, shi, out);
+        }
+        if (!done)
+            rc = RN_TWIN_UNCERTIFIED;
+    }
+    mpfr_clears(slo, shi, (mpfr_ptr)0);
+
+    for (size_t k = 0; k < rows; k++) {
+        sq_clear(&sq[k]);
+        mpfr_clears(lo[k], hi[k], (mpfr_ptr)0);
+    }
+    free(sq), free(kind), free(lo), free(hi), free(lp), free(hp);
+    rowws_clear(&r);
+    return rc;
+}
