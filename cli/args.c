@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,23 +12,45 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "layernorm_bound.h"
-#include "layernorm_mpfr.h"
+#include "layernorm_mpfr.h" /* RN_TWIN_* */
 
-const cli_op cli_ops[] = {
-    {"layernorm", "LayerNorm forward (ONNX LayerNormalization): y, mean, rstd",
-     3, {"x", "gamma", "beta"}, 3, {"y", "mean", "rstd"}},
-    {"layernorm_backward", "LayerNorm backward: dx, and dgamma, dbeta summed over all rows",
-     3, {"x", "gamma", "dy"}, 3, {"dx", "dgamma", "dbeta"}},
+/* The registry: one entry per op, in the order help texts list them. */
+const cli_op *const cli_ops[] = {
+    &cli_op_layernorm,
+    &cli_op_layernorm_backward,
+    &cli_op_residual,
+    &cli_op_residual_backward,
+    &cli_op_skip_layernorm,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
+
+/* The families, in the order their golden cases appear in the manifest. */
+const cli_family *const cli_families[] = {
+    &cli_family_layernorm,
+    &cli_family_residual,
+    &cli_family_skip_layernorm,
+};
+const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 
 const cli_op *cli_find_op(const char *name)
 {
     for (int i = 0; i < cli_nops; i++)
-        if (!strcmp(cli_ops[i].name, name))
-            return &cli_ops[i];
+        if (!strcmp(cli_ops[i]->name, name))
+            return cli_ops[i];
     return NULL;
+}
+
+int cli_attr_index(const cli_op *op, const char *name)
+{
+    for (int a = 0; a < op->nattrs; a++)
+        if (!strcmp(op->attrs[a].name, name))
+            return a;
+    return -1;
+}
+
+const char *cli_attr_text(const cli_job *job, int a)
+{
+    return job->attr_text[a] ? job->attr_text[a] : job->op->attrs[a].def;
 }
 
 void cli_error(const char *verb, const char *fmt, ...)
@@ -87,6 +108,84 @@ static int is_opt(const char *a, const char *opt)
     return !strncmp(a, opt, ol) && (a[ol] == '\0' || a[ol] == '=');
 }
 
+/* The op named on the command line, found before the options are interpreted (attributes are
+   the op's): the first argument that is neither an option nor an option's value.  NULL if there is
+   none or it names no op (the main loop then reports it). */
+static const cli_op *prescan_op(int argc, char **argv, int allow)
+{
+    static const struct {
+        const char *opt;
+        int need;
+    } valued[] = {{"--in", 0}, {"--attr", 0}, {"--dtype", 0}, {"--actual", CLI_ALLOW_ACTUAL},
+                  {"--out", CLI_ALLOW_OUT}};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int takes = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            if (is_opt(a, valued[k].opt) && (!valued[k].need || (allow & valued[k].need))) {
+                takes = a[strlen(valued[k].opt)] != '=';
+                break;
+            }
+        if (takes) {
+            i++;
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            continue;
+        return cli_find_op(a);
+    }
+    return NULL;
+}
+
+/* --attr NAME=VALUE for op (known): record it; 0 or an exit code after a message. */
+static int parse_attr(cli_job *job, const cli_op *op, const char *v)
+{
+    const char *verb = job->verb;
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v) {
+        cli_error(verb, "--attr '%s': expected NAME=VALUE", v);
+        return RN_EXIT_USAGE;
+    }
+    size_t nl = (size_t)(eq - v);
+    const char *val = eq + 1;
+    int a = -1;
+    for (int k = 0; k < op->nattrs; k++)
+        if (strlen(op->attrs[k].name) == nl && !strncmp(v, op->attrs[k].name, nl))
+            a = k;
+    if (a < 0) {
+        char known[256];
+        const char *names[CLI_MAX_ATTRS];
+        for (int k = 0; k < op->nattrs; k++)
+            names[k] = op->attrs[k].name;
+        list_names(known, sizeof known, names, op->nattrs);
+        if (op->nattrs)
+            cli_error(verb, "unknown attribute '%.*s' (known: %s)", (int)nl, v, known);
+        else
+            cli_error(verb, "unknown attribute '%.*s' (%s has no attributes)", (int)nl, v,
+                      op->name);
+        return RN_EXIT_USAGE;
+    }
+    const cli_attr *at = &op->attrs[a];
+    if (job->attr_text[a]) {
+        cli_error(verb, "attribute %s given twice", at->name);
+        return RN_EXIT_USAGE;
+    }
+    if (at->kind == CLI_ATTR_INT) {
+        char *end;
+        errno = 0;
+        long iv = strtol(val, &end, 10);
+        int start_ok = isdigit((unsigned char)*val) || *val == '-' || *val == '+';
+        if (!start_ok || *end != '\0' || errno || iv < at->min || iv > at->max) {
+            cli_error(verb, "attribute %s: '%s' is not a valid integer %s", at->name, val,
+                      at->name);
+            return RN_EXIT_USAGE;
+        }
+        job->attr_int[a] = iv;
+    }
+    job->attr_text[a] = val;
+    return 0;
+}
+
 int cli_parse(cli_job *job, int argc, char **argv, int allow)
 {
     const char *verb = argv[0];
@@ -94,12 +193,17 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
     job->verb = verb;
     for (int k = 0; k < CLI_MAX_IO; k++)
         job->act_index[k] = -1;
-    /* The op first (it names the valid inputs and outputs); help wins anywhere. */
+    /* The op first (it names the valid inputs, attributes and outputs); help wins anywhere. */
     const char *opname = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return -1;
     }
+    const cli_op *pre = prescan_op(argc, argv, allow);
+    if (pre)
+        for (int a = 0; a < pre->nattrs; a++)
+            if (pre->attrs[a].kind == CLI_ATTR_INT)
+                job->attr_int[a] = strtol(pre->attrs[a].def, NULL, 10);
     /* Collect --in / --actual pairs to resolve after the op is known. */
     const char *ins[64], *acts[64];
     int nins = 0, nacts = 0;
@@ -125,38 +229,10 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
         } else if (is_opt(a, "--attr")) {
             if (!(v = opt_value(verb, argc, argv, &i, "--attr")))
                 return RN_EXIT_USAGE;
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v) {
-                cli_error(verb, "--attr '%s': expected NAME=VALUE", v);
-                return RN_EXIT_USAGE;
-            }
-            size_t nl = (size_t)(eq - v);
-            const char *val = eq + 1;
-            if (nl == 3 && !strncmp(v, "eps", 3)) {
-                if (job->eps_text) {
-                    cli_error(verb, "attribute eps given twice");
-                    return RN_EXIT_USAGE;
-                }
-                job->eps_text = val;
-            } else if (nl == 4 && !strncmp(v, "axis", 4)) {
-                if (job->have_axis) {
-                    cli_error(verb, "attribute axis given twice");
-                    return RN_EXIT_USAGE;
-                }
-                char *end;
-                errno = 0;
-                long ax = strtol(val, &end, 10);
-                int start_ok = isdigit((unsigned char)*val) || *val == '-' || *val == '+';
-                if (!start_ok || *end != '\0' || errno || ax < -RN_MAX_DIMS || ax > RN_MAX_DIMS) {
-                    cli_error(verb, "attribute axis: '%s' is not a valid integer axis", val);
-                    return RN_EXIT_USAGE;
-                }
-                job->have_axis = 1;
-                job->axis = ax;
-            } else {
-                cli_error(verb, "unknown attribute '%.*s' (known: eps, axis)", (int)nl, v);
-                return RN_EXIT_USAGE;
-            }
+            /* Without a known op the op is reported below; the attribute cannot be judged. */
+            int rc = pre ? parse_attr(job, pre, v) : 0;
+            if (rc)
+                return rc;
         } else if (is_opt(a, "--dtype")) {
             if (!(v = opt_value(verb, argc, argv, &i, "--dtype")))
                 return RN_EXIT_USAGE;
@@ -199,16 +275,16 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
     }
     const cli_op *op = cli_find_op(opname);
     if (!op) {
-        char known[256] = "";
+        char known[512] = "";
         size_t k = 0;
-        for (int i = 0; i < cli_nops; i++)
+        for (int i = 0; i < cli_nops && k < sizeof known; i++)
             k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "",
-                                  cli_ops[i].name);
+                                  cli_ops[i]->name);
         cli_error(verb, "unknown op '%s' (known: %s)", opname, known);
         return RN_EXIT_USAGE;
     }
     job->op = op;
-    char names[128];
+    char names[256];
     for (int j = 0; j < nins; j++) {
         const char *eq = strchr(ins[j], '=');
         if (!eq || eq == ins[j] || !eq[1]) {
@@ -229,7 +305,7 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
         job->in_path[k] = eq + 1;
     }
     for (int k = 0; k < op->ninputs; k++)
-        if (!job->in_path[k]) {
+        if (!job->in_path[k] && !op->optional[k]) {
             cli_error(verb, "missing required input '%s' (--in %s=FILE.npy)", op->inputs[k],
                       op->inputs[k]);
             return RN_EXIT_USAGE;
@@ -275,7 +351,7 @@ void cli_job_free(cli_job *job)
     }
 }
 
-static int same_shape(int na, const size_t *a, int nb, const size_t *b)
+int cli_same_shape(int na, const size_t *a, int nb, const size_t *b)
 {
     if (na != nb)
         return 0;
@@ -296,24 +372,12 @@ static int same_squeezed(int na, const size_t *a, int nb, const size_t *b)
     for (int i = 0; i < nb; i++)
         if (b[i] != 1)
             sb[kb++] = b[i];
-    return same_shape(ka, sa, kb, sb);
+    return cli_same_shape(ka, sa, kb, sb);
 }
 
 void cli_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)
 {
-    const rn_array *x = &job->in[0];
-    const char *name = job->op->outputs[k];
-    *ndim = x->ndim;
-    if (!strcmp(name, "mean") || !strcmp(name, "rstd")) {
-        for (int i = 0; i < x->ndim; i++)
-            shape[i] = i < job->ax ? x->shape[i] : 1;
-    } else if (!strcmp(name, "dgamma") || !strcmp(name, "dbeta")) {
-        *ndim = x->ndim - job->ax;
-        for (int i = job->ax; i < x->ndim; i++)
-            shape[i - job->ax] = x->shape[i];
-    } else { /* y, dx */
-        memcpy(shape, x->shape, sizeof(size_t) * (size_t)x->ndim);
-    }
+    job->op->output_shape(job, k, ndim, shape);
 }
 
 int cli_load(cli_job *job)
@@ -322,64 +386,13 @@ int cli_load(cli_job *job)
     const cli_op *op = job->op;
     char err[512], s1[160], s2[160];
     for (int k = 0; k < op->ninputs; k++)
-        if (npy_read(job->in_path[k], &job->in[k], err, sizeof err) != 0) {
+        if (job->in_path[k] && npy_read(job->in_path[k], &job->in[k], err, sizeof err) != 0) {
             cli_error(verb, "input %s: %s", op->inputs[k], err);
             return RN_EXIT_USAGE;
         }
-    const rn_array *x = &job->in[0];
-    if (x->ndim == 0) {
-        cli_error(verb, "input x (%s): a scalar; LayerNorm needs at least one dimension",
-                  job->in_path[0]);
-        return RN_EXIT_USAGE;
-    }
-    long axis = job->have_axis ? job->axis : -1;
-    if (axis < -(long)x->ndim || axis >= (long)x->ndim) {
-        cli_error(verb, "attribute axis=%ld out of range for x (%s) of %d dimensions (valid: "
-                  "%d..%d)", axis, job->in_path[0], x->ndim, -x->ndim, x->ndim - 1);
-        return RN_EXIT_USAGE;
-    }
-    job->ax = (int)(axis < 0 ? axis + x->ndim : axis);
-    job->rows = 1;
-    job->n = 1;
-    for (int i = 0; i < x->ndim; i++) {
-        if (i < job->ax)
-            job->rows *= x->shape[i];
-        else
-            job->n *= x->shape[i];
-    }
-    if (job->n == 0) {
-        cli_error(verb, "input x (%s): nothing to normalize (x.shape[axis:] has a zero dimension)",
-                  job->in_path[0]);
-        return RN_EXIT_USAGE;
-    }
-    int pnd = x->ndim - job->ax;
-    const size_t *pshape = x->shape + job->ax;
-    for (int k = 1; k < op->ninputs; k++) {
-        const rn_array *a = &job->in[k];
-        const char *nm = op->inputs[k];
-        int ok;
-        if (!strcmp(nm, "dy")) {
-            ok = same_shape(a->ndim, a->shape, x->ndim, x->shape);
-            cli_shape_str(s2, sizeof s2, x->ndim, x->shape);
-        } else {
-            ok = same_shape(a->ndim, a->shape, pnd, pshape) ||
-                 (a->ndim == 1 && a->shape[0] == job->n);
-            cli_shape_str(s2, sizeof s2, pnd, pshape);
-        }
-        if (!ok) {
-            cli_shape_str(s1, sizeof s1, a->ndim, a->shape);
-            cli_error(verb, "input %s (%s): shape %s does not match %s %s", nm, job->in_path[k],
-                      s1, !strcmp(nm, "dy") ? "x.shape" : "x.shape[axis:]", s2);
-            return RN_EXIT_USAGE;
-        }
-    }
-    const char *eps_text = job->eps_text ? job->eps_text : "1e-5";
-    if (rn_parse_eps(eps_text, x->dtype, &job->eps) != 0 || !(job->eps >= 0) ||
-        !isfinite(job->eps)) {
-        cli_error(verb, "attribute eps: '%s' is not a finite, non-negative decimal number",
-                  eps_text);
-        return RN_EXIT_USAGE;
-    }
+    int rc = op->prepare(job);
+    if (rc)
+        return rc;
     for (int m = 0; m < job->nactual; m++) {
         int k = job->act_index[m];
         if (npy_read(job->act_path[m], &job->act[m], err, sizeof err) != 0) {
@@ -438,13 +451,10 @@ int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs)
     int r = alloc_outputs(job, out, outs);
     if (r)
         return r;
-    const double *x = job->in[0].data, *g = job->in[1].data, *b = job->in[2].data;
-    if (!strcmp(job->op->name, "layernorm"))
-        r = layernorm_forward_mpfr(outs[0].data, outs[1].data, outs[2].data, x, g, b, job->rows,
-                                   job->n, job->eps, out);
-    else
-        r = layernorm_backward_mpfr(outs[0].data, outs[1].data, outs[2].data, b, x, g,
-                                    job->rows, job->n, job->eps, out);
+    double *p[CLI_MAX_IO];
+    for (int k = 0; k < job->op->noutputs; k++)
+        p[k] = outs[k].data;
+    r = job->op->twin(job, out, p);
     return twin_status(job, r, "certified twin", outs);
 }
 
@@ -453,13 +463,10 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
     int r = alloc_outputs(job, RN_F64, bounds);
     if (r)
         return r;
-    const double *x = job->in[0].data, *g = job->in[1].data, *b = job->in[2].data;
-    if (!strcmp(job->op->name, "layernorm"))
-        r = layernorm_forward_bound(bounds[0].data, bounds[1].data, bounds[2].data, x, g, b,
-                                    job->rows, job->n, job->eps, compute, out);
-    else
-        r = layernorm_backward_bound(bounds[0].data, bounds[1].data, bounds[2].data, b, x, g,
-                                     job->rows, job->n, job->eps, compute, out);
+    double *p[CLI_MAX_IO];
+    for (int k = 0; k < job->op->noutputs; k++)
+        p[k] = bounds[k].data;
+    r = job->op->bound(job, compute, out, p);
     return twin_status(job, r, "error bound", bounds);
 }
 

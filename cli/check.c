@@ -1,6 +1,7 @@
 /* resnorm check OP --in ... [--attr ...] --actual NAME=FILE.npy ... [--dtype D] [--json]
  * Compares another implementation's outputs with the twin's exact values (rounded to f64) under the
- * per-element a-priori bound of ref/layernorm_bound.c (derivation: specs/error-analysis.md).
+ * per-element a-priori bound of the op (registry: cli/cli.h; for LayerNorm ref/layernorm_bound.c,
+ * derivation specs/error-analysis.md).
  * Element i passes iff |got_i - want_i| <= bound_i; a NaN want demands a NaN, an infinite want the
  * same infinity or a NaN (an infinity minus itself inside a running mean is a legitimate way to
  * get there), and a finite want a finite got -- except where the analysis is void (bound +Inf,
@@ -46,9 +47,21 @@ void cli_check_help(void)
         "(overflow in the compute dtype) an element is reported as unconstrained, not failed.\n"
         "Tolerance: specs/error-analysis.md.\n"
         "\n"
-        "ops, inputs and outputs:\n"
-        "  layernorm           x gamma beta  ->  y mean rstd\n"
-        "  layernorm_backward  x gamma dy    ->  dx dgamma dbeta\n"
+        "ops, inputs and outputs:\n");
+    for (int i = 0; i < cli_nops; i++) {
+        const cli_op *op = cli_ops[i];
+        char ins[256];
+        size_t k = 0;
+        ins[0] = '\0';
+        for (int j = 0; j < op->ninputs && k < sizeof ins; j++)
+            k += (size_t)snprintf(ins + k, sizeof ins - k, op->optional[j] ? "%s[%s]" : "%s%s",
+                                  j ? " " : "", op->inputs[j]);
+        printf("  %-20s%-*s->  ", op->name, (int)k + 2 > 14 ? (int)k + 2 : 14, ins);
+        for (int j = 0; j < op->noutputs; j++)
+            printf("%s%s", j ? " " : "", op->outputs[j]);
+        printf("\n");
+    }
+    printf(
         "Output shapes as 'resnorm eval --help' gives them; size-1 dimensions may differ.\n"
         "\n"
         "--json prints one JSON object: {op, dtype, compute_dtype, pass, tolerance, outputs:\n"
@@ -237,9 +250,12 @@ int cli_check_main(int argc, char **argv)
         json_object_set_new(root, "dtype", json_string(rn_dtype_name(d)));
         json_object_set_new(root, "compute_dtype", json_string(rn_dtype_name(cd)));
         json_object_set_new(root, "pass", json_boolean(pass));
-        json_object_set_new(root, "tolerance", json_string("specs/error-analysis.md"));
-        json_object_set_new(root, "eps", json_real(job.eps));
-        json_object_set_new(root, "axis", json_integer(job.ax));
+        json_object_set_new(root, "tolerance", json_string(job.op->tolerance_doc));
+        for (int a = 0; a < job.op->nattrs; a++) /* effective values: eps as used, axis >= 0 */
+            json_object_set_new(root, job.op->attrs[a].name,
+                                job.op->attrs[a].kind == CLI_ATTR_INT
+                                    ? json_integer((json_int_t)job.attr_value[a])
+                                    : json_real(job.attr_value[a]));
         json_t *outs = json_object();
         for (int m = 0; m < job.nactual; m++) {
             const summary_t *s = &sum[m];
@@ -277,10 +293,17 @@ int cli_check_main(int argc, char **argv)
         }
         json_decref(root);
     } else {
-        printf("check %s: dtype %s, compute dtype %s, eps %.17g, axis %d\n", job.op->name,
-               rn_dtype_name(d), rn_dtype_name(cd), job.eps, job.ax);
-        printf("tolerance: specs/error-analysis.md (per-element a-priori bound, "
-               "ref/layernorm_bound.c)\n");
+        printf("check %s: dtype %s, compute dtype %s", job.op->name, rn_dtype_name(d),
+               rn_dtype_name(cd));
+        for (int a = 0; a < job.op->nattrs; a++) {
+            if (job.op->attrs[a].kind == CLI_ATTR_INT)
+                printf(", %s %ld", job.op->attrs[a].name, (long)job.attr_value[a]);
+            else
+                printf(", %s %.17g", job.op->attrs[a].name, job.attr_value[a]);
+        }
+        printf("\n");
+        printf("tolerance: %s (per-element a-priori bound, %s)\n", job.op->tolerance_doc,
+               job.op->bound_src);
         for (int m = 0; m < job.nactual; m++) {
             const summary_t *s = &sum[m];
             const rn_array *a = &job.act[m];
@@ -297,8 +320,8 @@ int cli_check_main(int argc, char **argv)
                        w->want, w->ulps, w->ratio);
             }
             if (s->unconstrained)
-                printf("    %zu elements unconstrained: the analysis is void there (overflow in "
-                       "the compute dtype, specs/error-analysis.md §7)\n", s->unconstrained);
+                printf("    %zu elements unconstrained: the analysis is void there (%s)\n",
+                       s->unconstrained, job.op->void_note);
             if (s->mismatches > (size_t)s->nworst)
                 printf("    ... and %zu more mismatches\n", s->mismatches - (size_t)s->nworst);
         }

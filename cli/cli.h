@@ -1,5 +1,16 @@
-/* Internals of the `resnorm` command shared by cli/main.c, cli/args.c, cli/eval.c, cli/check.c.
- * The command's user interface is documented in specs/cli.md; keep the two in step. */
+/* Internals of the `resnorm` command shared by cli/main.c, cli/args.c, cli/eval.c, cli/check.c and
+ * the op families (cli/op_<family>.c).  The command's user interface is documented in specs/cli.md;
+ * keep the two in step.
+ *
+ * The op registry.  An op family plugs in with one table entry (cli_op) per op: its name, inputs
+ * (each required or optional), attributes (name, default text, kind), outputs, and four adaptors:
+ *   prepare       validates the loaded inputs' shapes and the attributes, derives the row view;
+ *   output_shape  the shape of each output, from the loaded inputs;
+ *   twin          the certified MPFR twin, rounded once to a dtype;
+ *   bound         the a-priori error bound of a correct implementation (for `check`).
+ * The family (cli_family) holds what its ops share: the attribute help of `eval --help` and the
+ * golden cases (its generator, cli/golden.h).  The generic machinery (parsing, loading, publishing,
+ * the checker's report) never names an op. */
 #ifndef RESNORM_CLI_H
 #define RESNORM_CLI_H
 
@@ -12,31 +23,78 @@
 /* Exit codes (specs/cli.md). */
 enum { RN_EXIT_OK = 0, RN_EXIT_MISMATCH = 1, RN_EXIT_USAGE = 2, RN_EXIT_INTERNAL = 3 };
 
-#define CLI_MAX_IO 4
+#define CLI_MAX_IO 8
+#define CLI_MAX_ATTRS 4
 
-/* An op as the CLI sees it: named inputs (all required), named outputs. */
+typedef struct cli_job cli_job;
+struct golden_ctx;
+
+/* Attribute kinds: decimal TEXT (eps: kept as text, rounded by the family to the input dtype) and
+   INT (axis, offset: a base-10 integer within [min, max]). */
+typedef enum { CLI_ATTR_DECIMAL, CLI_ATTR_INT } cli_attr_kind;
+
+typedef struct {
+    const char *name;
+    const char *def;           /* default, as text */
+    cli_attr_kind kind;
+    long min, max;             /* CLI_ATTR_INT: accepted range at parse time */
+} cli_attr;
+
+typedef struct {
+    const char *name;          /* "layernorm": golden/<name>/..., ids "<op>/<case>" */
+    /* Paragraph of `resnorm eval --help` on the family's attributes and shapes ("" if none). */
+    const char *eval_help;
+    /* Generates the family's golden cases (files and manifest entries); 0 or -1 (message printed). */
+    int (*golden)(struct golden_ctx *G);
+    /* Flags the family's golden cases use, described once in the manifest's notes (NULL-ended
+       pairs flag, text; a flag already described by an earlier family is not repeated). */
+    const char *const (*flags)[2];
+} cli_family;
+
 typedef struct {
     const char *name;
     const char *summary;
+    const cli_family *family;
     int ninputs;
     const char *inputs[CLI_MAX_IO];
+    int optional[CLI_MAX_IO];  /* 1: the input may be omitted (its array is then empty) */
+    int nattrs;
+    cli_attr attrs[CLI_MAX_ATTRS];
     int noutputs;
     const char *outputs[CLI_MAX_IO];
+    const char *tolerance_doc; /* where the bound is derived: "specs/error-analysis.md" */
+    const char *bound_src;     /* the code that evaluates it: "ref/layernorm_bound.c" */
+    const char *void_note;     /* where the bound is +Inf (unconstrained), and why */
+    /* Check the loaded inputs (shapes) and attributes, set job->rows, n, ax, eps and the
+       effective attribute values; 0 or an exit code after a message. */
+    int (*prepare)(cli_job *job);
+    void (*output_shape)(const cli_job *job, int k, int *ndim, size_t *shape);
+    /* Certified outputs rounded once to `out`, into outs[k] (count elements each, allocated by the
+       caller with output_shape); returns RN_TWIN_* (ref/layernorm_mpfr.h). */
+    int (*twin)(const cli_job *job, rn_dtype out, double *const *outs);
+    /* Per-element bound on |got - want| for an implementation computing in `compute` and rounding
+       its outputs to `out` (want: exact rounded to f64); returns RN_TWIN_*. */
+    int (*bound)(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *bounds);
 } cli_op;
 
-const cli_op *cli_find_op(const char *name);
-extern const cli_op cli_ops[];
+/* The registry (cli/args.c): every op, in help order. */
+extern const cli_op *const cli_ops[];
 extern const int cli_nops;
+const cli_op *cli_find_op(const char *name);
+/* The families, in golden order (each once). */
+extern const cli_family *const cli_families[];
+extern const int cli_nfamilies;
 
 /* One parsed and loaded command line of `eval` or `check`. */
-typedef struct {
+struct cli_job {
     const char *verb;          /* "eval" or "check": for messages */
     const cli_op *op;
-    const char *in_path[CLI_MAX_IO];
+    const char *in_path[CLI_MAX_IO]; /* NULL: an optional input not given */
     rn_array in[CLI_MAX_IO];   /* in the order of op->inputs */
-    const char *eps_text;      /* NULL: default "1e-5" */
-    int have_axis;
-    long axis;                 /* as given (may be negative) */
+    const char *attr_text[CLI_MAX_ATTRS]; /* as given; NULL: not given (default applies) */
+    long attr_int[CLI_MAX_ATTRS];        /* CLI_ATTR_INT: as given, or the parsed default */
+    /* set by prepare: the effective value of each attribute, as the checker reports it */
+    double attr_value[CLI_MAX_ATTRS];
     int have_dtype;
     rn_dtype dtype;
     const char *out_dir;       /* eval */
@@ -45,11 +103,16 @@ typedef struct {
     int act_index[CLI_MAX_IO]; /* output index of each --actual, in command-line order */
     const char *act_path[CLI_MAX_IO];
     rn_array act[CLI_MAX_IO];
-    /* derived by cli_load */
-    int ax;                    /* normalized axis, 0 <= ax < ndim(x) */
+    /* derived by prepare */
+    int ax;                    /* normalized axis, 0 <= ax < ndim(x) (row view of input 0) */
     size_t rows, n;
     double eps;
-} cli_job;
+};
+
+/* Index of attribute `name` of job's op, or -1. */
+int cli_attr_index(const cli_op *op, const char *name);
+/* The attribute's text: as given, or its default. */
+const char *cli_attr_text(const cli_job *job, int a);
 
 /* Parse argv (argv[0] is the verb, argv[1..] its arguments). allow: which verb-specific options
    are valid. Returns 0 on success, -1 if help was requested (printed), or an exit code > 0 after
@@ -61,12 +124,15 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow);
 int cli_load(cli_job *job);
 void cli_job_free(cli_job *job);
 
+/* Shape helpers for the families' prepare. */
+int cli_same_shape(int na, const size_t *a, int nb, const size_t *b);
+
 /* The shape output k of job's op has (eval writes it). */
 void cli_output_shape(const cli_job *job, int k, int *ndim, size_t *shape);
 /* Run the certified twin into outs[0..noutputs) (allocated here) rounded to `out`.
    Returns 0 or an exit code after printing a message. */
 int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs);
-/* Run the lead's a-priori bound for (compute, out) into bounds[0..noutputs) (allocated here). */
+/* Run the op's a-priori bound for (compute, out) into bounds[0..noutputs) (allocated here). */
 int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *bounds);
 
 /* Write files dir/<names[k]>.npy for k < n together: all or nothing (creates dir if missing).
@@ -83,5 +149,16 @@ int cli_eval_main(int argc, char **argv);
 int cli_check_main(int argc, char **argv);
 void cli_eval_help(void);
 void cli_check_help(void);
+
+/* The families (cli/op_<family>.c). */
+extern const cli_family cli_family_layernorm;
+extern const cli_op cli_op_layernorm, cli_op_layernorm_backward;
+/* LayerNorm's shape checks and output shapes, shared by the families built on it. */
+int cli_ln_prepare(cli_job *job);
+void cli_ln_output_shape(const cli_job *job, int k, int *ndim, size_t *shape);
+extern const cli_family cli_family_residual;
+extern const cli_op cli_op_residual, cli_op_residual_backward;
+extern const cli_family cli_family_skip_layernorm;
+extern const cli_op cli_op_skip_layernorm;
 
 #endif

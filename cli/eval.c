@@ -1,9 +1,28 @@
 /* resnorm eval OP --in NAME=FILE.npy ... [--attr eps=..] [--attr axis=..] [--dtype D] --out DIR
- * Runs the certified MPFR twin (ref/layernorm_mpfr.c) and writes one .npy per output of the op into
- * DIR, all or nothing.  Reference: specs/cli.md. */
+ * Runs the op's certified MPFR twin (ref/<family>_mpfr.c, reached through the registry of
+ * cli/cli.h) and writes one .npy per output of the op into DIR, all or nothing.
+ * Reference: specs/cli.md. */
 #include <stdio.h>
 
 #include "cli.h"
+
+/* "  layernorm           --in x= --in gamma= --in beta=    ->  y.npy mean.npy rstd.npy" */
+static void print_op_row(const cli_op *op)
+{
+    char ins[256];
+    size_t k = 0;
+    ins[0] = '\0';
+    for (int i = 0; i < op->ninputs && k < sizeof ins; i++)
+        k += (size_t)snprintf(ins + k, sizeof ins - k, op->optional[i] ? "%s[--in %s=]" : "%s--in %s=",
+                              i ? " " : "", op->inputs[i]);
+    if (k + 2 > 34) /* a long input list: the outputs go on the next line, aligned */
+        printf("  %-20s%s\n  %-20s%-34s->  ", op->name, ins, "", "");
+    else
+        printf("  %-20s%-34s->  ", op->name, ins);
+    for (int i = 0; i < op->noutputs; i++)
+        printf("%s%s.npy", i ? " " : "", op->outputs[i]);
+    printf("\n");
+}
 
 void cli_eval_help(void)
 {
@@ -15,16 +34,14 @@ void cli_eval_help(void)
         "result, rounded once to DTYPE (default: the dtype of x). Writes DIR/<output>.npy for\n"
         "every output of OP (DIR is created if missing); nothing is written unless all are.\n"
         "\n"
-        "ops:\n"
-        "  layernorm           --in x= --in gamma= --in beta=    ->  y.npy mean.npy rstd.npy\n"
-        "  layernorm_backward  --in x= --in gamma= --in dy=      ->  dx.npy dgamma.npy dbeta.npy\n"
-        "\n"
-        "attributes (ONNX LayerNormalization):\n"
-        "  axis=INT   normalize over dims axis..ndim-1 (negative counts from the end; default -1).\n"
-        "             gamma, beta: shape x.shape[axis:] (or 1-D of that size); dy: shape of x.\n"
-        "             mean, rstd: x.shape[:axis] + [1]*(ndim-axis); dgamma, dbeta: x.shape[axis:],\n"
-        "             summed over all rows.\n"
-        "  eps=TEXT   decimal text, rounded once to the dtype of x (default 1e-5).\n"
+        "ops:\n");
+    for (int i = 0; i < cli_nops; i++)
+        print_op_row(cli_ops[i]);
+    /* each family's paragraph on attributes and shapes, once */
+    for (int f = 0; f < cli_nfamilies; f++)
+        if (cli_families[f]->eval_help && *cli_families[f]->eval_help)
+            printf("\n%s", cli_families[f]->eval_help);
+    printf(
         "\n"
         ".npy dtypes: <f8 <f4 <f2, and bf16 as raw little-endian bits with descr '|V2' (or '<V2').\n"
         "exit: 0 ok, 2 usage or input error, 3 internal error (e.g. the twin could not certify).\n"

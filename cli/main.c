@@ -6,6 +6,21 @@
 #include "cli.h"
 #include "golden.h"
 
+/* "ops: layernorm (x, gamma, beta -> y, mean, rstd),\n     layernorm_backward (...)\n" */
+static void print_ops(void)
+{
+    for (int i = 0; i < cli_nops; i++) {
+        const cli_op *op = cli_ops[i];
+        printf("%s%s (", i ? "     " : "ops: ", op->name);
+        for (int j = 0; j < op->ninputs; j++)
+            printf(op->optional[j] ? "%s[%s]" : "%s%s", j ? ", " : "", op->inputs[j]);
+        printf(" ->");
+        for (int j = 0; j < op->noutputs; j++)
+            printf("%s %s", j ? "," : "", op->outputs[j]);
+        printf(")%s\n", i + 1 < cli_nops ? "," : "");
+    }
+}
+
 static void main_help(void)
 {
     printf(
@@ -19,9 +34,9 @@ static void main_help(void)
         "  check OP ...    check another implementation's .npy outputs against them\n"
         "  golden ...      generate the golden vectors (golden/)\n"
         "  help VERB       help on VERB (also: resnorm VERB --help)\n"
-        "\n"
-        "ops: layernorm (x, gamma, beta -> y, mean, rstd),\n"
-        "     layernorm_backward (x, gamma, dy -> dx, dgamma, dbeta)\n"
+        "\n");
+    print_ops();
+    printf(
         "\n"
         "examples:\n"
         "  resnorm eval layernorm --in x=x.npy --in gamma=g.npy --in beta=b.npy \\\n"

@@ -346,6 +346,7 @@ typedef struct {
     mpfr_t *D;           /* [n] D_i = n x_i - S */
     mpfr_t S, nmp, tmp, tmp2, tmp3;
     work w;
+    mpfr_srcptr const *xs; /* NULL, or the row's exact inputs (layernorm_forward_mpfr_exact) */
 } rowws;
 
 static int rowws_init(rowws *r, size_t n)
@@ -367,6 +368,7 @@ static int rowws_init(rowws *r, size_t n)
     mpfr_inits2(64, r->S, r->nmp, r->tmp, r->tmp2, r->tmp3, (mpfr_ptr)0);
     mpfr_set_ui(r->nmp, (unsigned long)n, MPFR_RNDN);
     work_init(&r->w);
+    r->xs = NULL;
     return 0;
 }
 
@@ -397,7 +399,12 @@ static void row_exact(rowws *r, sqrt_cache *sq, const double *x, double eps)
 {
     size_t n = r->n;
     for (size_t i = 0; i < n; i++) {
-        set_d(r->xv[i], x[i]);
+        if (r->xs) { /* an exact input of any precision: every step below stays exact */
+            mpfr_set_prec(r->xv[i], mpfr_get_prec(r->xs[i]));
+            mpfr_set(r->xv[i], r->xs[i], MPFR_RNDN);
+        } else {
+            set_d(r->xv[i], x[i]);
+        }
         r->tp[i] = r->xv[i];
     }
     sum_exact(r->S, r->tp, n);                        /* S = sum x_i */
@@ -469,9 +476,11 @@ static int layernorm_row_forward_mpfr(double *y, double *mean, double *rstd, con
     return RN_TWIN_OK;
 }
 
-int layernorm_forward_mpfr(double *y, double *mean, double *rstd, const double *x,
-                           const double *gamma, const double *beta, size_t rows, size_t n,
-                           double eps, rn_dtype out)
+/* xs == NULL: the inputs are the doubles x; otherwise x gives only each element's class (finite,
+   or its NaN / +-Inf) and xs the exact finite values (layernorm_forward_mpfr_exact). */
+static int forward_driver(double *y, double *mean, double *rstd, const double *x,
+                          mpfr_srcptr const *xs, const double *gamma, const double *beta,
+                          size_t rows, size_t n, double eps, rn_dtype out)
 {
     if (n == 0)
         return RN_TWIN_OK;
@@ -481,12 +490,28 @@ int layernorm_forward_mpfr(double *y, double *mean, double *rstd, const double *
         return RN_TWIN_NOMEM;
     sq_init(&sq);
     int rc = RN_TWIN_OK;
-    for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
+    for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++) {
+        r.xs = xs ? xs + k * n : NULL;
         rc = layernorm_row_forward_mpfr(y + k * n, mean + k, rstd + k, x + k * n, gamma, beta, eps,
                                         out, &r, &sq);
+    }
     sq_clear(&sq);
     rowws_clear(&r);
     return rc;
+}
+
+int layernorm_forward_mpfr(double *y, double *mean, double *rstd, const double *x,
+                           const double *gamma, const double *beta, size_t rows, size_t n,
+                           double eps, rn_dtype out)
+{
+    return forward_driver(y, mean, rstd, x, NULL, gamma, beta, rows, n, eps, out);
+}
+
+int layernorm_forward_mpfr_exact(double *y, double *mean, double *rstd, const double *xcls,
+                                 mpfr_srcptr const *xs, const double *gamma, const double *beta,
+                                 size_t rows, size_t n, double eps, rn_dtype out)
+{
+    return forward_driver(y, mean, rstd, xcls, xs, gamma, beta, rows, n, eps, out);
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -24,6 +24,14 @@ int layernorm_forward_mpfr(double *y, double *mean, double *rstd, const double *
                            const double *gamma, const double *beta, size_t rows, size_t n,
                            double eps, rn_dtype out);
 
+/* The same forward on inputs that are not binary64 values: xs[i] is the exact value of element i
+   (an MPFR number of any precision, e.g. the exact sum x + skip + bias of the skip_layernorm twin),
+   read only when every element of its row is finite; xcls[i] is any finite double where xs[i] is
+   finite, and the element's NaN or +-Inf otherwise (the NaN/Inf rules above apply to it). */
+int layernorm_forward_mpfr_exact(double *y, double *mean, double *rstd, const double *xcls,
+                                 mpfr_srcptr const *xs, const double *gamma, const double *beta,
+                                 size_t rows, size_t n, double eps, rn_dtype out);
+
 int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const double *dy,
                             const double *x, const double *gamma, size_t rows, size_t n,
                             double eps, rn_dtype out);

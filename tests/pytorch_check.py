@@ -8,6 +8,9 @@ importable; otherwise it says so and exits 0 with a SKIPPED line, never silently
 2. Known-bad variants, each written the way the bug is usually written, must each fail (exit 1) on
    at least one case: unbiased variance, eps outside the sqrt, one-pass E[x^2]-E[x]^2, missing
    beta, and an output rounded to bf16 while f32 is promised.
+3. The residual add (x + f in float32, and its backward dx = df = dy) and skip + LayerNorm
+   (s = x + skip + bias, then torch.native_layer_norm; sum = s) on every f32-input golden case must
+   pass; an add done in bfloat16, and a skip_layernorm that forgets the bias, must fail.
 Prints a table and '<passed> passed, <failed> failed'."""
 import json
 import os
@@ -72,6 +75,32 @@ def torch_ln_backward(x, g, dy, eps, axis):
     return {"dx": x.grad, "dgamma": g.grad, "dbeta": b.grad}
 
 
+def torch_residual(ins, bf16=False):
+    x, f = ins["x"], ins["f"]
+    if bf16:
+        return {"y": (x.bfloat16() + f.bfloat16()).float()}
+    return {"y": x + f}
+
+
+def torch_residual_backward(ins):
+    dy = ins["dy"].clone().requires_grad_(False)
+    x = torch.zeros_like(dy, requires_grad=True)
+    f = torch.zeros_like(dy, requires_grad=True)
+    (x + f).backward(dy)
+    return {"dx": x.grad, "df": f.grad}
+
+
+def torch_skip_ln(case, ins, forget_bias=False):
+    eps = float(np.float32(case["attrs"]["eps"]))
+    shape, _ = norm_dims(ins["x"], int(case["attrs"]["axis"]))
+    s = ins["x"] + ins["skip"]
+    if "bias" in ins and not forget_bias:
+        s = s + ins["bias"].reshape(shape)
+    y, mean, rstd = torch.native_layer_norm(s, shape, ins["gamma"].reshape(shape),
+                                            ins["beta"].reshape(shape), eps)
+    return {"y": y, "mean": mean, "rstd": rstd, "sum": s}
+
+
 def check(case, outputs, tmp):
     args = [RESNORM, "check", case["op"]]
     for name, path in case["inputs"].items():
@@ -119,6 +148,26 @@ def main():
                      "bf16_rounded_output"):
             bad = run(fwd, variant(kind), ("x", "gamma", "beta"))
             rows.append((kind, "fail some", len(fwd), len(bad), bool(bad)))
+
+        def run_ops(op, fn):
+            cs = [c for c in cases if c["op"] == op]
+            bad = []
+            for c in cs:
+                ins = {k: load(p) for k, p in c["inputs"].items()}
+                if check(c, fn(c, ins), tmp) != 0:
+                    bad.append(c["id"])
+            return cs, bad
+
+        cs, bad = run_ops("residual", lambda c, i: torch_residual(i))
+        rows.append(("torch x + f f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("residual_backward", lambda c, i: torch_residual_backward(i))
+        rows.append(("torch residual backward f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("residual", lambda c, i: torch_residual(i, bf16=True))
+        rows.append(("residual_added_in_bf16", "fail some", len(cs), len(bad), bool(bad)))
+        cs, bad = run_ops("skip_layernorm", torch_skip_ln)
+        rows.append(("torch x+skip+bias, layer_norm f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("skip_layernorm", lambda c, i: torch_skip_ln(c, i, forget_bias=True))
+        rows.append(("skip_layernorm_missing_bias", "fail some", len(cs), len(bad), bool(bad)))
     print(f"{'implementation':34} {'expect':10} {'cases':>5} {'failing':>7}  verdict")
     for name, expect, n, nbad, ok in rows:
         print(f"{name:34} {expect:10} {n:5} {nbad:7}  {'ok' if ok else 'WRONG'}")

@@ -1,0 +1,61 @@
+/* MPFR twin of ref/residual.c (contract: ref/residual_mpfr.h).
+ *
+ * Why the sum is exact.  Every input is a binary64 value (f32, f16 and bf16 values are binary64
+ * values).  A finite binary64 value is an integer multiple of 2^-1074 (the smallest subnormal) of
+ * magnitude below 2^1024, so x + f is an integer multiple N * 2^-1074 with |N| < 2^1025 * 2^1074 =
+ * 2^2099: it has at most 2099 significant bits.  mpfr_add at EXACT_PREC >= 2099 bits therefore
+ * returns x + f exactly (ternary value 0), and MPFR's default exponent range is far wider than
+ * binary64's, so nothing over- or underflows there.  The only rounding is rn_round_mpfr's, once, to
+ * the output format (with its subnormals and its overflow to +-Inf): the value is certified by
+ * construction.
+ *
+ * Special values are MPFR's, which are IEEE 754's for addition: NaN + a = NaN, Inf + finite = Inf,
+ * Inf + Inf = Inf, Inf + -Inf = NaN; an exact zero is +0 in round-to-nearest unless both addends
+ * are -0 (then -0), and rn_round_mpfr keeps the sign of a zero.
+ */
+#include "residual_mpfr.h"
+
+#include <mpfr.h>
+
+#define EXACT_PREC 2112 /* >= 2099, see above */
+
+void residual_exact_init(mpfr_t s)
+{
+    mpfr_init2(s, EXACT_PREC);
+}
+
+int residual_exact_sum(mpfr_t s, double x, double f)
+{
+    mpfr_t a, b;
+    mpfr_inits2(53, a, b, (mpfr_ptr)0);
+    mpfr_set_d(a, x, MPFR_RNDN); /* exact: x is a binary64 value (NaN, +-Inf, -0 kept) */
+    mpfr_set_d(b, f, MPFR_RNDN);
+    int t = mpfr_add(s, a, b, MPFR_RNDN); /* exact (ternary 0), see above */
+    mpfr_clears(a, b, (mpfr_ptr)0);
+    return t;
+}
+
+int residual_forward_mpfr(double *y, const double *x, const double *f, size_t n, rn_dtype out)
+{
+    mpfr_t s;
+    residual_exact_init(s);
+    for (size_t i = 0; i < n; i++) {
+        if (residual_exact_sum(s, x[i], f[i]) != 0) { /* cannot happen; never guess */
+            mpfr_clear(s);
+            return RN_TWIN_UNCERTIFIED;
+        }
+        y[i] = rn_round_mpfr(s, out);
+    }
+    mpfr_clear(s);
+    return RN_TWIN_OK;
+}
+
+int residual_backward_mpfr(double *dx, double *df, const double *dy, size_t n, rn_dtype out)
+{
+    for (size_t i = 0; i < n; i++) {
+        double d = rn_round(dy[i], out); /* one rounding of the exact dy_i */
+        dx[i] = d;
+        df[i] = d;
+    }
+    return RN_TWIN_OK;
+}

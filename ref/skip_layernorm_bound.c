@@ -1,0 +1,164 @@
+/* Per-element bounds for skip + LayerNorm: the composition of specs/error-analysis-residual.md §7.
+ *
+ * An admitted implementation (ref/skip_layernorm_bound.h) computes LayerNorm, with its own rounding
+ * errors, on a rounded sum t instead of the exact sum s.  For an IEEE adder t is not just "within
+ * u|s|": it is determined, t = fl(fl(x + skip) + bias) for the order (x + skip) + bias (and likewise
+ * for the other orders; one rounding of s for a fused exact sum).  So for each admitted order c, with
+ * t_c computed exactly here (MPFR + rn_round_mpfr: the correctly rounded IEEE sums),
+ *   |got - want| <= |got - RN64(LN(t_c))| + |RN64(LN(t_c)) - RN64(LN(s))|
+ *               <= B_LN(t_c)              + |w_c - w|,
+ * B_LN the LayerNorm bound of ref/layernorm_bound.c on the data t_c (its want is w_c), and the second
+ * term -- the propagation of the sum's rounding through LayerNorm -- evaluated exactly by the twins
+ * (w_c = RN64(LN(t_c)), w = RN64(LN(s))) instead of through a condition number.  The difference of
+ * two doubles is rounded once: the factor 1 + 2^-52 covers it.  The bound is the maximum over c.
+ * sum: the a-priori bound of the additions themselves (standard model, exact in the subnormal
+ * range): |t - s| <= u |s| without a bias, and <= u (1 + u) max(|x + skip|, |x + bias|, |skip + bias|)
+ * + u |s| with one (any of the three orders; one rounding of s is within it), plus the output
+ * rounding u_out (|s| + E) + eta_out and want's own rounding, as in ref/residual_bound.c.
+ * Void (+Inf): t_c overflows (the exact sum is finite), or LN(t_c) is not finite while LN(s) is
+ * (e.g. a row that rounding made constant with eps = 0), or B_LN is +Inf. */
+#include "skip_layernorm_bound.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpfr.h>
+
+#include "layernorm_bound.h"
+#include "layernorm_mpfr.h"
+#include "residual_mpfr.h"
+#include "skip_layernorm_mpfr.h"
+
+#define DIFF_SLACK (1.0 + 0x1p-52)
+#define EVAL_SLACK (1.0 + 0x1p-40)
+
+/* fl_c(a + b): the IEEE sum in format c (exact sum, rounded once). */
+static double add_in(mpfr_t s, double a, double b, rn_dtype c)
+{
+    residual_exact_sum(s, a, b);
+    return rn_round_mpfr(s, c);
+}
+
+/* The sum t an admitted implementation forms for order `order` (0: (x+k)+b, 1: (x+b)+k,
+   2: x+(k+b), 3: x+k+b rounded once); without a bias, x + k. */
+static double sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_dtype c)
+{
+    if (!b)
+        return add_in(s, x, k, c);
+    switch (order) {
+    case 0: return add_in(s, add_in(s, x, k, c), *b, c);
+    case 1: return add_in(s, add_in(s, x, *b, c), k, c);
+    case 2: return add_in(s, x, add_in(s, k, *b, c), c);
+    default:
+        residual_exact_sum(s, x, k);
+        mpfr_add_d(s, s, *b, MPFR_RNDN); /* exact: fewer than 2100 bits (residual_mpfr.c) */
+        return rn_round_mpfr(s, c);
+    }
+}
+
+static double underflow_eta(rn_dtype d);
+
+/* |a + b| rounded up to binary64 (exactly formed first). */
+static double abs_sum_up(mpfr_t s, double a, double b)
+{
+    residual_exact_sum(s, a, b);
+    return fabs(mpfr_get_d(s, MPFR_RNDA));
+}
+
+/* The a-priori bound on |got - RN64(s)| for the sum output (see the top of this file). */
+static double sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype compute,
+                        rn_dtype out)
+{
+    double u = rn_dtype_unit_roundoff(compute), S, E;
+    if (b) {
+        residual_exact_sum(s, x, k);
+        mpfr_add_d(s, s, *b, MPFR_RNDN); /* exact */
+        S = fabs(mpfr_get_d(s, MPFR_RNDA));
+        double M2 = fmax(abs_sum_up(s, x, k), fmax(abs_sum_up(s, x, *b), abs_sum_up(s, k, *b)));
+        E = u * (1 + u) * M2 + u * S;
+    } else {
+        S = abs_sum_up(s, x, k);
+        E = u * S;
+    }
+    double o = out == compute ? 0.0 : rn_dtype_unit_roundoff(out) * (S + E) + underflow_eta(out);
+    return (E + o) * EVAL_SLACK + S * 0x1p-53 + 0x1p-1074;
+}
+
+static double underflow_eta(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 0x1p-1074;
+    case RN_F32: return 0x1p-150;
+    case RN_F16: return 0x1p-25;
+    default:     return 0x1p-134;
+    }
+}
+
+/* Combine LayerNorm's bound b on data t (want w_c) with the exact propagation |w_c - w|. */
+static double compose(double b, double wc, double w)
+{
+    if (!isfinite(w))
+        return 0.0; /* the checker demands the class */
+    if (!isfinite(wc) || !isfinite(b))
+        return INFINITY;
+    return b + fabs(wc - w) * DIFF_SLACK;
+}
+
+int skip_layernorm_forward_bound(double *by, double *bmean, double *brstd, double *bsum,
+                                 const double *x, const double *skip, const double *gamma,
+                                 const double *beta, const double *bias, size_t rows, size_t n,
+                                 double eps, rn_dtype compute, rn_dtype out)
+{
+    size_t N = rows * n;
+    double *w = malloc((N + 1) * sizeof *w), *wm = malloc((rows + 1) * sizeof *wm),
+           *wr = malloc((rows + 1) * sizeof *wr), *ws = malloc((N + 1) * sizeof *ws),
+           *t = malloc((N + 1) * sizeof *t), *wc = malloc((N + 1) * sizeof *wc),
+           *wcm = malloc((rows + 1) * sizeof *wcm), *wcr = malloc((rows + 1) * sizeof *wcr),
+           *b = malloc((N + 1) * sizeof *b), *bm = malloc((rows + 1) * sizeof *bm),
+           *br = malloc((rows + 1) * sizeof *br);
+    int rc = RN_TWIN_NOMEM;
+    mpfr_t s;
+    residual_exact_init(s);
+    if (!w || !wm || !wr || !ws || !t || !wc || !wcm || !wcr || !b || !bm || !br)
+        goto out;
+    rc = skip_layernorm_forward_mpfr(w, wm, wr, ws, x, skip, gamma, beta, bias, rows, n, eps,
+                                     RN_F64);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < N; i++)
+        by[i] = bsum[i] = 0.0;
+    for (size_t r = 0; r < rows; r++)
+        bmean[r] = brstd[r] = 0.0;
+    for (int order = 0; order < (bias ? 4 : 1); order++) {
+        for (size_t i = 0; i < N; i++)
+            t[i] = sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);
+        rc = layernorm_forward_bound(b, bm, br, t, gamma, beta, rows, n, eps, compute, out);
+        if (!rc)
+            rc = layernorm_forward_mpfr(wc, wcm, wcr, t, gamma, beta, rows, n, eps, RN_F64);
+        if (rc)
+            goto out;
+        for (size_t i = 0; i < N; i++) {
+            by[i] = fmax(by[i], compose(b[i], wc[i], w[i]));
+            /* sum: the a-priori bound; void if this order's t or its rounding overflows */
+            double e;
+            if (!isfinite(ws[i]))
+                e = 0.0;
+            else if (!isfinite(t[i]) || isinf(rn_round(t[i], out)))
+                e = INFINITY;
+            else
+                e = sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out);
+            bsum[i] = fmax(bsum[i], e);
+        }
+        for (size_t r = 0; r < rows; r++) {
+            bmean[r] = fmax(bmean[r], compose(bm[r], wcm[r], wm[r]));
+            brstd[r] = fmax(brstd[r], compose(br[r], wcr[r], wr[r]));
+        }
+    }
+    rc = 0;
+out:
+    mpfr_clear(s);
+    free(w), free(wm), free(wr), free(ws), free(t), free(wc), free(wcm), free(wcr);
+    free(b), free(bm), free(br);
+    return rc;
+}

@@ -1,0 +1,75 @@
+/* The residual add of a Transformer block, y = x + Sublayer(x): contracts of the kernels in
+ * ref/residual.c (llm.c's residual_forward / residual_backward, in this project's naming).
+ *
+ * For n elements (any shape, flattened row-major):
+ *   forward:   y_i   = x_i + f_i                       (y may be x or f: in place is allowed)
+ *   backward:  dx_i += dy_i,   df_i += dy_i            (ACCUMULATED, as llm.c does: the gradient of
+ *                                                       a residual stream adds into dx; callers
+ *                                                       that want dx = dy start from zero)
+ * Over the reals both are exact; in floating point the forward rounds once per element,
+ *   fl(x_i + f_i) = (x_i + f_i)(1 + delta_i),  |delta_i| <= u   (exact in the subnormal range),
+ * and the backward rounds once per accumulation (exact when dx, df start at zero: 0 + dy = dy,
+ * except that +0 + -0 = +0).  Error analysis: specs/error-analysis-residual.md.
+ *
+ * Contracts (ACSL, proved by `make prove`, proofs/residual.mk; see proofs/README-rmsnorm-residual.md).
+ * In the WP proofs (-wp-model real) float and double values are the reals they denote: the
+ * postconditions below say that each output is the exact sum / accumulation of the inputs (the
+ * formulas above), for in-place calls too.  The rounding is checked separately, with Gappa, on the
+ * same addition in a helper (proofs/gappa_residual.c, IEEE float model): for
+ *   float:  |x_i|, |f_i| <= 0x1p126  (so |x_i + f_i| <= 2^127 < FLT_MAX),
+ *   double: |x_i|, |f_i| <= 0x1p1022 (so |x_i + f_i| <= 2^1023 < DBL_MAX),
+ * every y_i is finite and |y_i - (x_i + f_i)| <= u |x_i + f_i|, u = 2^-24 (float), 2^-53 (double);
+ * the same for each accumulation dx_i + dy_i, df_i + dy_i of the backward.
+ * EVA (proofs/eva_residual.c, -warn-special-float non-finite): 0 alarms for 0 <= n <= 4096 and all
+ * inputs in [-1.0e4, 1.0e4] (backward: dx, df accumulated from values in the same range), and for
+ * |x_i|, |f_i| <= 0x1p126 (float) / 0x1p1022 (double).
+ *
+ * Shapes: y, x, f, dx, df, dy: [n], n >= 0.  Aliasing: y == x or y == f is allowed (each y_i depends
+ * only on x_i and f_i); partial overlap is not.  dx and df must not overlap dy or each other.
+ */
+#ifndef RESNORM_RESIDUAL_H
+#define RESNORM_RESIDUAL_H
+
+/*@ requires n_nonneg: n >= 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_f: \valid_read(f + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. n - 1));
+    requires alias_x: y == x || \separated(y + (0 .. n - 1), x + (0 .. n - 1));
+    requires alias_f: y == f || \separated(y + (0 .. n - 1), f + (0 .. n - 1));
+    assigns y[0 .. n - 1];
+    ensures y_def: \forall integer i; 0 <= i < n ==> y[i] == \old(x[i]) + \old(f[i]);
+*/
+void residual_forward_f32(float *y, const float *x, const float *f, int n);
+/*@ requires n_nonneg: n >= 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_f: \valid_read(f + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. n - 1));
+    requires alias_x: y == x || \separated(y + (0 .. n - 1), x + (0 .. n - 1));
+    requires alias_f: y == f || \separated(y + (0 .. n - 1), f + (0 .. n - 1));
+    assigns y[0 .. n - 1];
+    ensures y_def: \forall integer i; 0 <= i < n ==> y[i] == \old(x[i]) + \old(f[i]);
+*/
+void residual_forward_f64(double *y, const double *x, const double *f, int n);
+
+/*@ requires n_nonneg: n >= 0;
+    requires valid_dy: \valid_read(dy + (0 .. n - 1));
+    requires valid_dx: \valid(dx + (0 .. n - 1));
+    requires valid_df: \valid(df + (0 .. n - 1));
+    requires sep: \separated(dx + (0 .. n - 1), df + (0 .. n - 1), dy + (0 .. n - 1));
+    assigns dx[0 .. n - 1], df[0 .. n - 1];
+    ensures dx_acc: \forall integer i; 0 <= i < n ==> dx[i] == \old(dx[i]) + \old(dy[i]);
+    ensures df_acc: \forall integer i; 0 <= i < n ==> df[i] == \old(df[i]) + \old(dy[i]);
+*/
+void residual_backward_f32(float *dx, float *df, const float *dy, int n);
+/*@ requires n_nonneg: n >= 0;
+    requires valid_dy: \valid_read(dy + (0 .. n - 1));
+    requires valid_dx: \valid(dx + (0 .. n - 1));
+    requires valid_df: \valid(df + (0 .. n - 1));
+    requires sep: \separated(dx + (0 .. n - 1), df + (0 .. n - 1), dy + (0 .. n - 1));
+    assigns dx[0 .. n - 1], df[0 .. n - 1];
+    ensures dx_acc: \forall integer i; 0 <= i < n ==> dx[i] == \old(dx[i]) + \old(dy[i]);
+    ensures df_acc: \forall integer i; 0 <= i < n ==> df[i] == \old(df[i]) + \old(dy[i]);
+*/
+void residual_backward_f64(double *dx, double *df, const double *dy, int n);
+
+#endif

@@ -1,0 +1,416 @@
+/* skip + LayerNorm (ref/skip_layernorm.c, ref/skip_layernorm_mpfr.c, ref/skip_layernorm_bound.c,
+ * cli/op_skip_layernorm.c):
+ *  - the float and double kernels against the golden vectors within the composed bound of
+ *    specs/error-analysis-residual.md §7 (worst error/bound ratio printed);
+ *  - the twin against the LayerNorm twin's independent double-input path: where x + skip + bias is
+ *    a binary64 value (checked with TwoSum), on that double; where it is not (x = 1, skip = 2^-80 k),
+ *    through LayerNorm's invariance under s -> a s + c (eps = 0): LN(1 + 2^-80 k) = LN(k);
+ *  - `resnorm eval` / `check` on hand-derived values, and bad input.
+ * Expected values never come from the code under test. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "layernorm_mpfr.h"
+#include "npy.h"
+#include "skip_layernorm.h"
+#include "skip_layernorm_bound.h"
+#include "skip_layernorm_mpfr.h"
+
+#define MANIFEST "golden/manifest.json"
+
+static rn_array load(const char *path)
+{
+    rn_array a;
+    char err[512];
+    cr_assert_eq(npy_read(path, &a, err, sizeof err), 0, "%s", err);
+    return a;
+}
+
+static int same(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return a == b;
+}
+
+/* ================================================================ kernels vs golden */
+
+/* Worst |got - want| / bound; fails beyond the bound.  Non-finite wants demand the class (an
+   infinity or, as for LayerNorm, a NaN); +Inf bounds (void) are skipped. */
+static double compare(const char *id, const char *what, const double *got, const double *want,
+                      const double *bound, size_t count)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(want[i])) {
+            cr_assert(isnan(got[i]) || got[i] == want[i], "%s %s[%zu]: got %a, want %a", id, what,
+                      i, got[i], want[i]);
+            continue;
+        }
+        if (isinf(bound[i]))
+            continue;
+        double err = fabs(got[i] - want[i]);
+        cr_assert(err <= bound[i], "%s %s[%zu]: got %.17g want %.17g err %.3g > bound %.3g", id,
+                  what, i, got[i], want[i], err, bound[i]);
+        if (bound[i] > 0 && err / bound[i] > worst)
+            worst = err / bound[i];
+    }
+    return worst;
+}
+
+static void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
+{
+    if (axis < 0)
+        axis += x->ndim;
+    *rows = 1, *n = 1;
+    for (int k = 0; k < x->ndim; k++)
+        *(k < axis ? rows : n) *= x->shape[k];
+}
+
+static const char *get_path(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static void run_case(json_t *c, double worst[2][2], int cases[2])
+{
+    const char *id = json_string_value(json_object_get(c, "id"));
+    json_t *in = json_object_get(c, "inputs"), *attrs = json_object_get(c, "attrs");
+    json_t *exp = json_object_get(json_object_get(c, "expected"), "f64");
+    rn_array x = load(get_path(in, "x")), k = load(get_path(in, "skip"));
+    rn_array g = load(get_path(in, "gamma")), b = load(get_path(in, "beta"));
+    int has_bias = get_path(in, "bias") != NULL;
+    rn_array bias = {0};
+    if (has_bias)
+        bias = load(get_path(in, "bias"));
+    size_t rows, n;
+    rows_n(&x, (long)json_integer_value(json_object_get(attrs, "axis")), &rows, &n);
+    double eps;
+    cr_assert_eq(rn_parse_eps(get_path(attrs, "eps"), x.dtype, &eps), 0);
+    int f32 = x.dtype == RN_F32;
+    rn_dtype cd = f32 ? RN_F32 : RN_F64;
+    size_t N = rows * n;
+    double *gy = malloc(N * sizeof *gy), *gs = malloc(N * sizeof *gs), *gm = malloc(rows * 8),
+           *gr = malloc(rows * 8), *by = malloc(N * 8), *bs = malloc(N * 8), *bm = malloc(rows * 8),
+           *br = malloc(rows * 8);
+    if (f32) {
+        float *fx = malloc(N * 4), *fk = malloc(N * 4), *fy = malloc(N * 4), *fs = malloc(N * 4);
+        float *fg = malloc(n * 4), *fb = malloc(n * 4), *fbias = malloc(n * 4);
+        float *fm = malloc(rows * 4), *fr = malloc(rows * 4);
+        for (size_t i = 0; i < N; i++)
+            fx[i] = (float)x.data[i], fk[i] = (float)k.data[i];
+        for (size_t j = 0; j < n; j++) {
+            fg[j] = (float)g.data[j], fb[j] = (float)b.data[j];
+            fbias[j] = has_bias ? (float)bias.data[j] : 0.0f;
+        }
+        skip_layernorm_forward_f32(fy, fm, fr, fs, fx, fk, fg, fb, has_bias ? fbias : NULL,
+                                   (int)rows, (int)n, (float)eps);
+        for (size_t i = 0; i < N; i++)
+            gy[i] = fy[i], gs[i] = fs[i];
+        for (size_t r = 0; r < rows; r++)
+            gm[r] = fm[r], gr[r] = fr[r];
+        free(fx), free(fk), free(fy), free(fs), free(fg), free(fb), free(fbias), free(fm), free(fr);
+    } else {
+        skip_layernorm_forward_f64(gy, gm, gr, gs, x.data, k.data, g.data, b.data,
+                                   has_bias ? bias.data : NULL, (int)rows, (int)n, eps);
+    }
+    cr_assert_eq(skip_layernorm_forward_bound(by, bm, br, bs, x.data, k.data, g.data, b.data,
+                                              has_bias ? bias.data : NULL, rows, n, eps, cd, cd),
+                 0);
+    rn_array wy = load(get_path(exp, "y")), wm = load(get_path(exp, "mean")),
+             wr = load(get_path(exp, "rstd")), ws = load(get_path(exp, "sum"));
+    double w = compare(id, "y", gy, wy.data, by, N);
+    w = fmax(w, compare(id, "mean", gm, wm.data, bm, rows));
+    w = fmax(w, compare(id, "rstd", gr, wr.data, br, rows));
+    double wsum = compare(id, "sum", gs, ws.data, bs, N);
+    worst[f32][0] = fmax(worst[f32][0], w);
+    worst[f32][1] = fmax(worst[f32][1], wsum);
+    cases[f32]++;
+    free(gy), free(gs), free(gm), free(gr), free(by), free(bs), free(bm), free(br);
+    rn_array_free(&x), rn_array_free(&k), rn_array_free(&g), rn_array_free(&b);
+    rn_array_free(&bias), rn_array_free(&wy), rn_array_free(&wm), rn_array_free(&wr);
+    rn_array_free(&ws);
+}
+
+Test(skip_layernorm_golden, kernels_within_composed_bound)
+{
+    json_error_t jerr;
+    json_t *man = json_load_file(MANIFEST, 0, &jerr);
+    cr_assert_not_null(man, "%s: %s", MANIFEST, jerr.text);
+    double worst[2][2] = {{0, 0}, {0, 0}}; /* [f32?][y mean rstd | sum] */
+    int cases[2] = {0, 0};
+    size_t k;
+    json_t *c;
+    json_array_foreach(json_object_get(man, "cases"), k, c)
+    {
+        const char *dt = json_string_value(json_object_get(c, "input_dtype"));
+        if (strcmp(json_string_value(json_object_get(c, "op")), "skip_layernorm") != 0 ||
+            (strcmp(dt, "f32") != 0 && strcmp(dt, "f64") != 0))
+            continue;
+        run_case(c, worst, cases);
+    }
+    json_decref(man);
+    cr_assert(cases[0] > 0 && cases[1] > 0);
+    /* The sum's bound is the standard model, nearly attained by one rounding (ratio ~ 1 - u);
+       y/mean/rstd contain the sum's rounding propagated exactly, |w_c - w|. */
+    printf("skip_layernorm kernels vs golden, worst error/bound: f64 %d cases: y/mean/rstd %.6g, "
+           "sum %.6g; f32 %d cases: y/mean/rstd %.6g, sum %.6g\n", cases[0], worst[0][0],
+           worst[0][1], cases[1], worst[1][0], worst[1][1]);
+}
+
+/* ================================================================ twin vs LayerNorm twin */
+
+static uint64_t sm_next(uint64_t *z)
+{
+    uint64_t r = (*z += 0x9E3779B97F4A7C15ull);
+    r = (r ^ (r >> 30)) * 0xBF58476D1CE4E5B9ull;
+    r = (r ^ (r >> 27)) * 0x94D049BB133111EBull;
+    return r ^ (r >> 31);
+}
+
+/* Uniform in (-2^e, 2^e), a float. */
+static double rnd_f32(uint64_t *z, int e)
+{
+    double u = (double)(sm_next(z) >> 11) * 0x1p-53 * 2.0 - 1.0;
+    return (float)ldexp(u, e);
+}
+
+/* a + b exactly in double?  (TwoSum: the rounding error is zero) */
+static int exact_add(double a, double b, double *s)
+{
+    *s = a + b;
+    double z = *s - a;
+    return (a - (*s - z)) + (b - z) == 0.0;
+}
+
+Test(skip_layernorm_twin, equals_layernorm_twin_on_exact_double_sums)
+{
+    enum { ROWS = 6, N = 40 };
+    static double x[ROWS * N], k[ROWS * N], s[ROWS * N], g[N], b[N], bias[N];
+    static double y1[ROWS * N], y2[ROWS * N], sum1[ROWS * N], m1[ROWS], m2[ROWS], r1[ROWS], r2[ROWS];
+    uint64_t z = 7;
+    for (int t = 0; t < 20; t++) {
+        for (int j = 0; j < N; j++)
+            g[j] = rnd_f32(&z, 1), b[j] = rnd_f32(&z, 0), bias[j] = rnd_f32(&z, t % 3 - 1);
+        for (int i = 0; i < ROWS * N; i++) {
+            int row = i / N;
+            x[i] = rnd_f32(&z, row * 3 - 6 + t % 5);
+            k[i] = rnd_f32(&z, row * 2 - 3);
+            double xk;
+            int ok = exact_add(x[i], k[i], &xk) && exact_add(xk, bias[i % N], &s[i]);
+            cr_assert(ok, "test data: the sum is not a double (pick closer exponents)");
+        }
+        rn_dtype out = t % 2 ? RN_F32 : RN_F64;
+        double eps = t % 4 ? 1e-5 : 0.0;
+        cr_assert_eq(skip_layernorm_forward_mpfr(y1, m1, r1, sum1, x, k, g, b, bias, ROWS, N, eps,
+                                                 out), RN_TWIN_OK);
+        cr_assert_eq(layernorm_forward_mpfr(y2, m2, r2, s, g, b, ROWS, N, eps, out), RN_TWIN_OK);
+        for (int i = 0; i < ROWS * N; i++) {
+            cr_assert(same(y1[i], y2[i]), "y[%d]: %a vs %a", i, y1[i], y2[i]);
+            double ws = out == RN_F32 ? (float)s[i] : s[i]; /* one rounding of the exact sum */
+            cr_assert(same(sum1[i], ws), "sum[%d]: %a vs %a", i, sum1[i], ws);
+        }
+        for (int r = 0; r < ROWS; r++)
+            cr_assert(same(m1[r], m2[r]) && same(r1[r], r2[r]), "row %d", r);
+    }
+}
+
+/* x = 1, skip = 2^-80 k: s = 1 + 2^-80 k is not a double.  With eps = 0, LN(a s + c) = LN(s) for
+   a > 0, so y(s) = y(k) exactly, rstd(s) = 2^80 rstd(k) (a power of two: rounding commutes), and
+   mean(s) = 1 + 2^-80 mean(k) rounds to 1 (|2^-80 mean(k)| < 2^-54), as does every sum. */
+Test(skip_layernorm_twin, exact_beyond_binary64)
+{
+    enum { N = 16 };
+    static const double kk[N] = {3, -1, 4, 1, -5, 9, 2, -6, 5, 3, -5, 8, 9, -7, 9, 3};
+    double x[N], skip[N], g[N], b[N], y1[N], y2[N], sum[N], m1, m2, r1, r2;
+    for (int i = 0; i < N; i++) {
+        x[i] = 1.0;
+        skip[i] = ldexp(kk[i], -80);
+        g[i] = 1.0 + i / 16.0;
+        b[i] = i / 32.0 - 0.25;
+    }
+    for (int d = 0; d < RN_NDTYPES; d++) {
+        rn_dtype out = (rn_dtype)d;
+        cr_assert_eq(skip_layernorm_forward_mpfr(y1, &m1, &r1, sum, x, skip, g, b, NULL, 1, N, 0.0,
+                                                 out), RN_TWIN_OK);
+        cr_assert_eq(layernorm_forward_mpfr(y2, &m2, &r2, kk, g, b, 1, N, 0.0, out), RN_TWIN_OK);
+        for (int i = 0; i < N; i++) {
+            cr_assert(same(y1[i], y2[i]), "%s y[%d]: %a vs %a", rn_dtype_name(out), i, y1[i], y2[i]);
+            cr_assert_eq(sum[i], 1.0);
+        }
+        cr_assert_eq(m1, 1.0);
+        if (out != RN_F16) /* 2^80 rstd(k) overflows f16 (to +Inf, as rstd(s) does) */
+            cr_assert(same(r1, ldexp(r2, 80)), "%s rstd %a vs 2^80 %a", rn_dtype_name(out), r1, r2);
+        else
+            cr_assert(isinf(r1));
+    }
+}
+
+/* ================================================================ the CLI */
+
+static char tmpdir[256];
+static char out_text[65536], err_text[65536];
+
+static void setup(void)
+{
+    strcpy(tmpdir, "/tmp/resnorm_test_skip.XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static const char *resnorm(void)
+{
+    const char *r = getenv("RESNORM");
+    return r && *r ? r : "build/resnorm";
+}
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char args[8192], cmd[9000], o[512], e[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(o, sizeof o, "%s/.stdout", tmpdir);
+    snprintf(e, sizeof e, "%s/.stderr", tmpdir);
+    if ((size_t)snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", resnorm(), args, o, e) >= sizeof cmd)
+        cr_assert_fail("command line too long");
+    int st = system(cmd);
+    slurp(o, out_text, sizeof out_text);
+    slurp(e, err_text, sizeof err_text);
+    unlink(o);
+    unlink(e);
+    cr_assert(WIFEXITED(st), "%s: did not exit normally", cmd);
+    return WEXITSTATUS(st);
+}
+
+static const char *P(const char *name)
+{
+    static char bufs[16][512];
+    static int k;
+    char *b = bufs[k++ % 16];
+    snprintf(b, 512, "%s/%s", tmpdir, name);
+    return b;
+}
+
+static void put(const char *name, int ndim, const size_t *shape, const double *v)
+{
+    rn_array a;
+    char err[512];
+    cr_assert_eq(rn_array_alloc(&a, RN_F32, ndim, shape), 0);
+    memcpy(a.data, v, a.count * sizeof(double));
+    cr_assert_eq(npy_write(P(name), &a, err, sizeof err), 0, "%s", err);
+    rn_array_free(&a);
+}
+
+static void expect_file(const char *name, size_t count, const double *want)
+{
+    rn_array a = load(P(name));
+    cr_assert_eq(a.count, count);
+    for (size_t i = 0; i < count; i++)
+        cr_assert_eq(a.data[i], want[i], "%s[%zu] = %a, expected %a", name, i, a.data[i], want[i]);
+    rn_array_free(&a);
+}
+
+TestSuite(skip_layernorm_cli, .init = setup, .fini = teardown);
+
+/* x = [[1, 3]], skip = [[1, 1]], gamma = [2, 3], beta = [0.5, -1], eps = 0.
+ * bias = [0, 2]: s = [2, 6], mean 4, var ((2-4)^2 + (6-4)^2)/2 = 4, rstd 1/2, xhat [-1, 1],
+ *   y = [-2 + 0.5, 3 - 1] = [-1.5, 2].
+ * no bias: s = [2, 4], mean 3, var 1, rstd 1, xhat [-1, 1], y = [-1.5, 2]. */
+static const size_t S12[] = {1, 2}, S2[] = {2}, S3[] = {3};
+static const double X[] = {1, 3}, K[] = {1, 1}, G[] = {2, 3}, B[] = {0.5, -1}, BIAS[] = {0, 2};
+
+static void put_inputs(void)
+{
+    put("x.npy", 2, S12, X);
+    put("k.npy", 2, S12, K);
+    put("g.npy", 1, S2, G);
+    put("b.npy", 1, S2, B);
+    put("bias.npy", 1, S2, BIAS);
+}
+
+Test(skip_layernorm_cli, eval_with_and_without_bias)
+{
+    put_inputs();
+    int rc = run("eval skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s "
+                 "--in bias=%s --attr eps=0 --out %s", P("x.npy"), P("k.npy"), P("g.npy"),
+                 P("b.npy"), P("bias.npy"), P("o1"));
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err_text);
+    static const double Y[] = {-1.5, 2}, S1[] = {2, 6}, M1[] = {4}, R1[] = {0.5};
+    expect_file("o1/y.npy", 2, Y);
+    expect_file("o1/sum.npy", 2, S1);
+    expect_file("o1/mean.npy", 1, M1);
+    expect_file("o1/rstd.npy", 1, R1);
+    rc = run("eval skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s "
+             "--attr eps=0 --out %s", P("x.npy"), P("k.npy"), P("g.npy"), P("b.npy"), P("o2"));
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err_text);
+    static const double S0[] = {2, 4}, M0[] = {3}, R0[] = {1};
+    expect_file("o2/y.npy", 2, Y);
+    expect_file("o2/sum.npy", 2, S0);
+    expect_file("o2/mean.npy", 1, M0);
+    expect_file("o2/rstd.npy", 1, R0);
+    /* check: the exact values pass; y moved by 1e-3 fails */
+    rc = run("check skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s --in bias=%s "
+             "--attr eps=0 --actual y=%s --actual sum=%s --actual rstd=%s", P("x.npy"), P("k.npy"),
+             P("g.npy"), P("b.npy"), P("bias.npy"), P("o1/y.npy"), P("o1/sum.npy"),
+             P("o1/rstd.npy"));
+    cr_assert_eq(rc, 0, "exit %d: %s%s", rc, out_text, err_text);
+    static const double YBAD[] = {-1.5, 2.0009765625}; /* 2 + 2^-10 */
+    put("ybad.npy", 2, S12, YBAD);
+    rc = run("check skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s --in bias=%s "
+             "--attr eps=0 --actual y=%s", P("x.npy"), P("k.npy"), P("g.npy"), P("b.npy"),
+             P("bias.npy"), P("ybad.npy"));
+    cr_assert_eq(rc, 1, "exit %d: %s%s", rc, out_text, err_text);
+    /* the bias-less sum is not the biased one */
+    rc = run("check skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s --in bias=%s "
+             "--attr eps=0 --actual sum=%s", P("x.npy"), P("k.npy"), P("g.npy"), P("b.npy"),
+             P("bias.npy"), P("o2/sum.npy"));
+    cr_assert_eq(rc, 1, "exit %d: %s%s", rc, out_text, err_text);
+}
+
+Test(skip_layernorm_cli, bad_shapes_exit_2_no_output)
+{
+    put_inputs();
+    put("k3.npy", 1, S3, (const double[]){1, 1, 1});
+    int rc = run("eval skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s --out %s",
+                 P("x.npy"), P("k3.npy"), P("g.npy"), P("b.npy"), P("out"));
+    cr_assert_eq(rc, 2, "exit %d", rc);
+    cr_assert_not_null(strstr(err_text, "input skip"), "%s", err_text);
+    cr_assert_not_null(strstr(err_text, "does not match x.shape"), "%s", err_text);
+    rc = run("eval skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s --in bias=%s "
+             "--out %s", P("x.npy"), P("k.npy"), P("g.npy"), P("b.npy"), P("k3.npy"), P("out"));
+    cr_assert_eq(rc, 2, "exit %d", rc);
+    cr_assert_not_null(strstr(err_text, "input bias"), "%s", err_text);
+    rc = run("eval skip_layernorm --in x=%s --in gamma=%s --in beta=%s --out %s", P("x.npy"),
+             P("g.npy"), P("b.npy"), P("out"));
+    cr_assert_eq(rc, 2, "exit %d", rc);
+    cr_assert_not_null(strstr(err_text, "missing required input 'skip'"), "%s", err_text);
+    cr_assert_eq(access(P("out"), F_OK), -1, "output left behind");
+}
