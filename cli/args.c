@@ -21,6 +21,11 @@ const cli_op *const cli_ops[] = {
     &cli_op_residual,
     &cli_op_residual_backward,
     &cli_op_skip_layernorm,
+    &cli_op_skip_layernorm_backward,
+    &cli_op_rmsnorm,
+    &cli_op_rmsnorm_backward,
+    &cli_op_skip_rmsnorm,
+    &cli_op_skip_rmsnorm_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -29,6 +34,8 @@ const cli_family *const cli_families[] = {
     &cli_family_layernorm,
     &cli_family_residual,
     &cli_family_skip_layernorm,
+    &cli_family_rmsnorm,
+    &cli_family_skip_rmsnorm,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 

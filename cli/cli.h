@@ -159,6 +159,13 @@ void cli_ln_output_shape(const cli_job *job, int k, int *ndim, size_t *shape);
 extern const cli_family cli_family_residual;
 extern const cli_op cli_op_residual, cli_op_residual_backward;
 extern const cli_family cli_family_skip_layernorm;
-extern const cli_op cli_op_skip_layernorm;
+extern const cli_op cli_op_skip_layernorm, cli_op_skip_layernorm_backward;
+extern const cli_family cli_family_rmsnorm;
+extern const cli_op cli_op_rmsnorm, cli_op_rmsnorm_backward;
+/* RMSNorm's prepare (LayerNorm's shapes, attrs eps, axis, offset) and its offset attribute. */
+int cli_rms_prepare(cli_job *job);
+int cli_rms_offset(const cli_job *job);
+extern const cli_family cli_family_skip_rmsnorm;
+extern const cli_op cli_op_skip_rmsnorm, cli_op_skip_rmsnorm_backward;
 
 #endif

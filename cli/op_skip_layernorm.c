@@ -1,5 +1,7 @@
 /* The skip + LayerNorm op family in the `resnorm` registry: `skip_layernorm` (onnxruntime's
- * SkipLayerNormalization: s = x + skip (+ bias), y = LayerNorm(s); outputs y, mean, rstd, sum).
+ * SkipLayerNormalization: s = x + skip (+ bias), y = LayerNorm(s); outputs y, mean, rstd, sum) and
+ * `skip_layernorm_backward` (dx = dskip = LayerNorm's input gradient at s, dbias = its sum over
+ * rows, dgamma, dbeta).
  * Adaptors to the twin (ref/skip_layernorm_mpfr.c) and the bound (ref/skip_layernorm_bound.c); the
  * shapes are LayerNorm's (cli/op_layernorm.c), skip like x, bias like gamma.  Golden cases:
  * golden/skip_layernorm/<case>/ (specs/golden-format.md).  Reference: specs/cli.md. */
@@ -32,6 +34,44 @@ static int sln_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double 
     return skip_layernorm_forward_bound(o[0], o[1], o[2], o[3], job->in[0].data, job->in[1].data,
                                         job->in[2].data, job->in[3].data, bias_of(job), job->rows,
                                         job->n, job->eps, compute, out);
+}
+
+/* backward inputs: x, skip, gamma, dy, [bias]; outputs dx, dskip, dbias, dgamma, dbeta */
+static const double *bwd_bias_of(const cli_job *job)
+{
+    return job->in_path[4] ? job->in[4].data : NULL;
+}
+
+static int sln_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
+{
+    return skip_layernorm_backward_mpfr(o[0], o[1], o[2], o[3], o[4], job->in[3].data,
+                                        job->in[0].data, job->in[1].data, job->in[2].data,
+                                        bwd_bias_of(job), job->rows, job->n, job->eps, out);
+}
+
+/* dskip is dx, so its bound is dx's */
+static int sln_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
+{
+    int rc = skip_layernorm_backward_bound(o[0], o[2], o[3], o[4], job->in[3].data,
+                                           job->in[0].data, job->in[1].data, job->in[2].data,
+                                           bwd_bias_of(job), job->rows, job->n, job->eps, compute,
+                                           out);
+    for (size_t i = 0; rc == 0 && i < job->rows * job->n; i++)
+        o[1][i] = o[0][i];
+    return rc;
+}
+
+/* dbias is shaped like gamma (x.shape[axis:]); the rest as LayerNorm's */
+static void sln_bwd_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)
+{
+    if (strcmp(job->op->outputs[k], "dbias") != 0) {
+        cli_ln_output_shape(job, k, ndim, shape);
+        return;
+    }
+    const rn_array *x = &job->in[0];
+    *ndim = x->ndim - job->ax;
+    for (int i = job->ax; i < x->ndim; i++)
+        shape[i - job->ax] = x->shape[i];
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -97,7 +137,7 @@ static const char *const SLN_FLAGS[][2] = {
 };
 
 static void sln_gen_inputs(const scase *c, size_t rows, size_t n, double *x, double *skip,
-                           double *gamma, double *beta, double *bias)
+                           double *gamma, double *beta, double *bias, double *dy)
 {
     golden_prng g;
     golden_prng_seed(&g, c->name);
@@ -142,6 +182,8 @@ static void sln_gen_inputs(const scase *c, size_t rows, size_t n, double *x, dou
         }
         break;
     }
+    for (size_t i = 0; i < N; i++) /* drawn last: the forward inputs do not depend on it */
+        dy[i] = rn_round(golden_randn(&g), c->in);
     for (size_t i = 0; i < N; i++) {
         x[i] = rn_round(x[i], c->in);
         skip[i] = rn_round(skip[i], c->in);
@@ -178,28 +220,41 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
            *gamma = malloc(n * sizeof *gamma), *beta = malloc(n * sizeof *beta),
            *bias = malloc(n * sizeof *bias), *y = malloc(N * sizeof *y),
            *sum = malloc(N * sizeof *sum), *mean = malloc(rows * sizeof *mean),
-           *rstd = malloc(rows * sizeof *rstd);
+           *rstd = malloc(rows * sizeof *rstd), *dy = malloc(N * sizeof *dy),
+           *dx = malloc(N * sizeof *dx), *dskip = malloc(N * sizeof *dskip),
+           *dbias = malloc(n * sizeof *dbias), *dg = malloc(n * sizeof *dg),
+           *dbeta = malloc(n * sizeof *dbeta);
     json_t *in = json_object(), *ex = json_object(), *res = json_object(), *sha = json_object(),
            *e = json_object();
+    /* the backward entry (skip_layernorm_backward/<case>): inputs x, skip, gamma, dy, [bias] */
+    json_t *in_b = json_object(), *ex_b = json_object(), *sha_b = json_object(), *eb = json_object();
     int rc = -1;
     char dir[512], path[4096];
-    if (!x || !skip || !gamma || !beta || !bias || !y || !sum || !mean || !rstd) {
+    if (!x || !skip || !gamma || !beta || !bias || !y || !sum || !mean || !rstd || !dy || !dx ||
+        !dskip || !dbias || !dg || !dbeta) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
-    sln_gen_inputs(c, rows, n, x, skip, gamma, beta, bias);
+    sln_gen_inputs(c, rows, n, x, skip, gamma, beta, bias, dy);
     snprintf(dir, sizeof dir, "skip_layernorm/%s", c->name);
     snprintf(path, sizeof path, "%s/%s", out, dir);
     if (golden_mkdirs(path) != 0) {
         fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
         goto out;
     }
-    if (golden_put(out, dir, "", "x", c->in, nd, c->shape, x, in, sha, NULL) ||
-        golden_put(out, dir, "", "skip", c->in, nd, c->shape, skip, in, sha, NULL) ||
-        golden_put(out, dir, "", "gamma", c->in, pnd, pshape, gamma, in, sha, NULL) ||
+    if (golden_put(out, dir, "", "x", c->in, nd, c->shape, x, in, sha, sha_b) ||
+        golden_put(out, dir, "", "skip", c->in, nd, c->shape, skip, in, sha, sha_b) ||
+        golden_put(out, dir, "", "gamma", c->in, pnd, pshape, gamma, in, sha, sha_b) ||
         golden_put(out, dir, "", "beta", c->in, pnd, pshape, beta, in, sha, NULL) ||
-        (c->has_bias && golden_put(out, dir, "", "bias", c->in, pnd, pshape, bias, in, sha, NULL)))
+        (c->has_bias &&
+         golden_put(out, dir, "", "bias", c->in, pnd, pshape, bias, in, sha, sha_b)) ||
+        golden_put(out, dir, "", "dy", c->in, nd, c->shape, dy, in_b, sha_b, NULL))
         goto out;
+    json_object_set(in_b, "x", json_object_get(in, "x"));
+    json_object_set(in_b, "skip", json_object_get(in, "skip"));
+    json_object_set(in_b, "gamma", json_object_get(in, "gamma"));
+    if (c->has_bias)
+        json_object_set(in_b, "bias", json_object_get(in, "bias"));
     for (int d = 0; d < RN_NDTYPES; d++) {
         rn_dtype dt = (rn_dtype)d;
         char sub[16];
@@ -211,6 +266,9 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
         }
         int t = skip_layernorm_forward_mpfr(y, mean, rstd, sum, x, skip, gamma, beta,
                                             c->has_bias ? bias : NULL, rows, n, eps, dt);
+        if (!t)
+            t = skip_layernorm_backward_mpfr(dx, dskip, dbias, dg, dbeta, dy, x, skip, gamma,
+                                             c->has_bias ? bias : NULL, rows, n, eps, dt);
         if (t) {
             fprintf(stderr, "resnorm golden: %s/%s: the twin %s\n", c->name, rn_dtype_name(dt),
                     t == RN_TWIN_NOMEM ? "ran out of memory" : "could not certify an output");
@@ -223,6 +281,14 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
             golden_put(out, dir, sub, "mean", dt, nd, sshape, mean, p, sha, NULL) ||
             golden_put(out, dir, sub, "rstd", dt, nd, sshape, rstd, p, sha, NULL) ||
             golden_put(out, dir, sub, "sum", dt, nd, c->shape, sum, p, sha, NULL))
+            goto out;
+        json_t *pb = json_object();
+        json_object_set_new(ex_b, rn_dtype_name(dt), pb);
+        if (golden_put(out, dir, sub, "dx", dt, nd, c->shape, dx, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dskip", dt, nd, c->shape, dskip, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dbias", dt, pnd, pshape, dbias, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dgamma", dt, pnd, pshape, dg, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dbeta", dt, pnd, pshape, dbeta, pb, sha_b, NULL))
             goto out;
     }
     char id[512];
@@ -242,12 +308,28 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
     json_object_set(e, "result", res);
     json_object_set(e, "sha256", sha);
     json_array_append(G->cases, e);
+    /* the backward entry: the same fields, after the forward's (whose bytes do not change) */
+    snprintf(id, sizeof id, "skip_layernorm_backward/%s", c->name);
+    json_object_set_new(eb, "id", json_string(id));
+    json_object_set_new(eb, "op", json_string("skip_layernorm_backward"));
+    json_object_set_new(eb, "comment", json_string(c->comment));
+    json_object_set_new(eb, "flags", golden_flags_json(c->flags));
+    json_object_set(eb, "attrs", attrs);
+    json_object_set_new(eb, "shape", golden_shape_json(nd, c->shape));
+    json_object_set_new(eb, "input_dtype", json_string(rn_dtype_name(c->in)));
+    json_object_set(eb, "inputs", in_b);
+    json_object_set(eb, "expected", ex_b);
+    json_object_set(eb, "result", res);
+    json_object_set(eb, "sha256", sha_b);
+    json_array_append(G->cases, eb);
     G->ncases++;
     fprintf(stderr, "golden: skip_layernorm/%s  rows %zu x n %zu, input %s%s: ok\n", c->name, rows,
             n, rn_dtype_name(c->in), c->has_bias ? ", bias" : "");
     rc = 0;
 out:
     json_decref(in), json_decref(ex), json_decref(res), json_decref(sha), json_decref(e);
+    json_decref(in_b), json_decref(ex_b), json_decref(sha_b), json_decref(eb);
+    free(dy), free(dx), free(dskip), free(dbias), free(dg), free(dbeta);
     free(x), free(skip), free(gamma), free(beta), free(bias), free(y), free(sum), free(mean),
         free(rstd);
     return rc;
@@ -267,7 +349,9 @@ const cli_family cli_family_skip_layernorm = {
     "skip_layernorm",
     "skip_layernorm (onnxruntime SkipLayerNormalization): s = x + skip (+ bias), then LayerNorm\n"
     "  of the exact s with eps, axis as above; skip: shape of x; bias (optional): like gamma;\n"
-    "  sum: s rounded once, shape of x.\n",
+    "  sum: s rounded once, shape of x.  skip_layernorm_backward: dy like x; dx = dskip (shape\n"
+    "  of x), dbias, dgamma, dbeta (like gamma) summed over all rows; dbias is given whether or\n"
+    "  not a bias is passed.\n",
     sln_golden,
     SLN_FLAGS,
 };
@@ -282,4 +366,17 @@ const cli_op cli_op_skip_layernorm = {
     "overflow in the compute dtype, or a sum that rounding makes constant, "
     "specs/error-analysis-residual.md §7",
     cli_ln_prepare, cli_ln_output_shape, sln_twin, sln_bound,
+};
+
+const cli_op cli_op_skip_layernorm_backward = {
+    "skip_layernorm_backward",
+    "skip + LayerNorm backward: dx = dskip, dbias (summed over rows), dgamma, dbeta",
+    &cli_family_skip_layernorm,
+    5, {"x", "skip", "gamma", "dy", "bias"}, {0, 0, 0, 0, 1},
+    2, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0}, {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS}},
+    5, {"dx", "dskip", "dbias", "dgamma", "dbeta"},
+    "specs/error-analysis-residual.md", "ref/skip_layernorm_bound.c",
+    "overflow in the compute dtype, or a sum that rounding makes constant, "
+    "specs/error-analysis-residual.md §9",
+    cli_ln_prepare, sln_bwd_output_shape, sln_bwd_twin, sln_bwd_bound,
 };

@@ -521,7 +521,9 @@ int layernorm_forward_mpfr_exact(double *y, double *mean, double *rstd, const do
 /* Per row, what the column sums (dgamma) need afterwards. */
 typedef struct {
     int bad;          /* xhat is NaN for the whole row (non-finite x, or var + eps == 0, or bad eps) */
+    int special;      /* dx came from the IEEE special arithmetic (its values are classes) */
     mpfr_t S;         /* exact */
+    mpfr_t G, H;      /* exact, when !special: sum g_i and sum g_i D_i (the column sums of dx) */
     sqrt_cache sq;    /* Q and sqrt(Q) */
 } rowsave;
 
@@ -532,6 +534,7 @@ static int layernorm_row_backward_mpfr(double *dx, const double *dy, const doubl
 {
     size_t n = r->n;
     sv->bad = 0;
+    sv->special = 1;
     if (row_class(x, n).c != E_FIN) {
         sv->bad = 1;
     } else {
@@ -595,6 +598,11 @@ static int layernorm_row_backward_mpfr(double *dx, const double *dy, const doubl
     sum_exact(H, gp, n);
     for (size_t i = 0; i < n; i++)
         mpfr_clear(gD[i]);
+    sv->special = 0;
+    mpfr_set_prec(sv->G, mpfr_get_prec(G));
+    mpfr_set(sv->G, G, MPFR_RNDN); /* exact */
+    mpfr_set_prec(sv->H, mpfr_get_prec(H));
+    mpfr_set(sv->H, H, MPFR_RNDN); /* exact */
     mul_ui_exact(nQ, sv->sq.Q, (unsigned long)n);
     mul_exact(QG, sv->sq.Q, G);
     mpfr_neg(QG, QG, MPFR_RNDN);
@@ -613,9 +621,27 @@ done:
     return rc;
 }
 
-int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const double *dy,
-                            const double *x, const double *gamma, size_t rows, size_t n,
-                            double eps, rn_dtype out)
+/* x_rj exactly: from xs when given (exact inputs), else the double. */
+static void set_x(mpfr_t v, const double *x, mpfr_srcptr const *xs, size_t i)
+{
+    if (xs) {
+        mpfr_set_prec(v, mpfr_get_prec(xs[i]));
+        mpfr_set(v, xs[i], MPFR_RNDN); /* exact */
+    } else {
+        set_d(v, x[i]);
+    }
+}
+
+static int dx_column_sums(double *dxsum, const double *dx, const double *dy, const double *x,
+                          mpfr_srcptr const *xs, const double *gamma, size_t rows, size_t n,
+                          rn_dtype out, rowws *r, rowsave *sv);
+
+/* xs == NULL: the inputs are the doubles x; otherwise x gives each element's class and xs the
+   exact finite values (layernorm_backward_mpfr_exact).  dxsum (may be NULL): the column sums of dx
+   over all rows (the bias gradient of a fused skip + LayerNorm), certified as dgamma is. */
+static int backward_driver(double *dx, double *dgamma, double *dbeta, double *dxsum,
+                           const double *dy, const double *x, mpfr_srcptr const *xs,
+                           const double *gamma, size_t rows, size_t n, double eps, rn_dtype out)
 {
     if (n == 0)
         return RN_TWIN_OK;
@@ -631,7 +657,7 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
         return RN_TWIN_NOMEM;
     }
     for (size_t k = 0; k < rows; k++) {
-        mpfr_init2(sv[k].S, 2);
+        mpfr_inits2(2, sv[k].S, sv[k].G, sv[k].H, (mpfr_ptr)0);
         sq_init(&sv[k].sq);
         mpfr_inits2(P0, lo[k], hi[k], (mpfr_ptr)0);
         lp[k] = lo[k];
@@ -640,10 +666,14 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
     int rc = RN_TWIN_OK;
     int anybad = 0;
     for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++) {
+        r.xs = xs ? xs + k * n : NULL;
         rc = layernorm_row_backward_mpfr(dx + k * n, dy + k * n, x + k * n, gamma, eps, out, &r,
                                          &sv[k]);
         anybad |= sv[k].bad;
     }
+    r.xs = NULL;
+    if (dxsum && rc == RN_TWIN_OK)
+        rc = dx_column_sums(dxsum, dx, dy, x, xs, gamma, rows, n, out, &r, sv);
 
     /* Column sums over all rows, from zero. */
     mpfr_t slo, shi;
@@ -671,8 +701,7 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
         }
         ext gc = ext_fin(0);
         for (size_t k = 0; k < rows; k++) {
-            double v = x[k * n + j];
-            set_d(r.tmp, v);
+            set_x(r.tmp, x, xs, k * n + j);
             mul_ui_exact(r.tmp2, r.tmp, (unsigned long)n);
             sub_exact(r.tmp3, r.tmp2, sv[k].S); /* D_rj */
             gc = ext_add(gc, ext_mul(ext_d(dy[k * n + j]), ext_fin(mpfr_sgn(r.tmp3))));
@@ -684,7 +713,7 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
         int done = 0;
         for (int lev = 0; lev < NLEV && !done; lev++) {
             for (size_t k = 0; k < rows; k++) {
-                set_d(r.tmp, x[k * n + j]);
+                set_x(r.tmp, x, xs, k * n + j);
                 mul_ui_exact(r.tmp2, r.tmp, (unsigned long)n);
                 sub_exact(r.tmp3, r.tmp2, sv[k].S);   /* D_rj */
                 set_d(r.tmp, dy[k * n + j]);
@@ -703,11 +732,104 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
     mpfr_clears(slo, shi, (mpfr_ptr)0);
 
     for (size_t k = 0; k < rows; k++) {
-        mpfr_clear(sv[k].S);
+        mpfr_clears(sv[k].S, sv[k].G, sv[k].H, (mpfr_ptr)0);
         sq_clear(&sv[k].sq);
         mpfr_clears(lo[k], hi[k], (mpfr_ptr)0);
     }
     free(sv), free(lo), free(hi), free(lp), free(hp);
     rowws_clear(&r);
+    return rc;
+}
+
+int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out)
+{
+    return backward_driver(dx, dgamma, dbeta, NULL, dy, x, NULL, gamma, rows, n, eps, out);
+}
+
+int layernorm_backward_mpfr_exact(double *dx, double *dgamma, double *dbeta, double *dxsum,
+                                  const double *dy, const double *xcls, mpfr_srcptr const *xs,
+                                  const double *gamma, size_t rows, size_t n, double eps,
+                                  rn_dtype out)
+{
+    return backward_driver(dx, dgamma, dbeta, dxsum, dy, xcls, xs, gamma, rows, n, eps, out);
+}
+
+/* dxsum_j = sum_r dx_rj = sum_r N_rj / (Q_r sqrt(Q_r)),  N_rj = n Q_r g_rj - Q_r G_r - D_rj H_r
+   with D_rj = n x_rj - S_r (the exact numerators of the row pass), summed with mpfr_sum on
+   enclosures (RNDD / RNDU) and certified as dgamma is.  Rows whose dx came from the special
+   arithmetic contribute their class (IEEE addition of classes). */
+static int dx_column_sums(double *dxsum, const double *dx, const double *dy, const double *x,
+                          mpfr_srcptr const *xs, const double *gamma, size_t rows, size_t n,
+                          rn_dtype out, rowws *r, rowsave *sv)
+{
+    size_t R = rows ? rows : 1;
+    mpfr_t *Nv = malloc(R * sizeof *Nv), *lo = malloc(R * sizeof *lo), *hi = malloc(R * sizeof *hi);
+    mpfr_ptr *lp = malloc(R * sizeof *lp), *hp = malloc(R * sizeof *hp);
+    size_t *which = malloc(R * sizeof *which);
+    if (!Nv || !lo || !hi || !lp || !hp || !which) {
+        free(Nv), free(lo), free(hi), free(lp), free(hp), free(which);
+        return RN_TWIN_NOMEM;
+    }
+    for (size_t k = 0; k < rows; k++)
+        mpfr_inits2(P0, Nv[k], lo[k], hi[k], (mpfr_ptr)0);
+    mpfr_t a, b, c, D, slo, shi;
+    mpfr_inits2(P0, a, b, c, D, slo, shi, (mpfr_ptr)0);
+    int rc = RN_TWIN_OK;
+    for (size_t j = 0; j < n && rc == RN_TWIN_OK; j++) {
+        ext cls = ext_fin(0);
+        size_t m = 0; /* exact rows with a non-zero numerator */
+        for (size_t k = 0; k < rows; k++) {
+            size_t i = k * n + j;
+            if (sv[k].special) {
+                cls = ext_add(cls, ext_d(dx[i]));
+                continue;
+            }
+            set_x(r->tmp, x, xs, i);
+            mul_ui_exact(r->tmp2, r->tmp, (unsigned long)n);
+            sub_exact(D, r->tmp2, sv[k].S);                /* D_rj */
+            set_d(r->tmp, dy[i]);
+            set_d(r->tmp2, gamma[j]);
+            mul_exact(r->tmp3, r->tmp, r->tmp2);           /* g_rj */
+            mul_exact(r->tmp, sv[k].sq.Q, r->tmp3);
+            mul_ui_exact(a, r->tmp, (unsigned long)n);     /* n Q g_rj */
+            mul_exact(b, sv[k].sq.Q, sv[k].G);
+            mpfr_neg(b, b, MPFR_RNDN);                     /* -Q G */
+            mul_exact(c, D, sv[k].H);
+            mpfr_neg(c, c, MPFR_RNDN);                     /* -D_rj H */
+            mpfr_ptr terms[3] = {a, b, c};
+            sum_exact(Nv[k], terms, 3);                    /* N_rj */
+            if (!mpfr_zero_p(Nv[k]))
+                which[m++] = k;
+        }
+        if (cls.c != E_FIN) {
+            dxsum[j] = ext_value(cls);
+            continue;
+        }
+        if (m == 0) {
+            dxsum[j] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        int done = 0;
+        for (int lev = 0; lev < NLEV && !done; lev++) {
+            for (size_t q = 0; q < m; q++) {
+                size_t k = which[q];
+                enclose_quot(lo[q], hi[q], &r->w, Nv[k], &sv[k].sq, sv[k].sq.Q, NULL, lev);
+                lp[q] = lo[q], hp[q] = hi[q];
+            }
+            mpfr_set_prec(slo, (mpfr_prec_t)P0 << lev);
+            mpfr_set_prec(shi, (mpfr_prec_t)P0 << lev);
+            mpfr_sum(slo, (const mpfr_ptr *)lp, m, MPFR_RNDD);
+            mpfr_sum(shi, (const mpfr_ptr *)hp, m, MPFR_RNDU);
+            done = certify(&dxsum[j], slo, shi, out);
+        }
+        if (!done)
+            rc = RN_TWIN_UNCERTIFIED;
+    }
+    mpfr_clears(a, b, c, D, slo, shi, (mpfr_ptr)0);
+    for (size_t k = 0; k < rows; k++)
+        mpfr_clears(Nv[k], lo[k], hi[k], (mpfr_ptr)0);
+    free(Nv), free(lo), free(hi), free(lp), free(hp), free(which);
     return rc;
 }

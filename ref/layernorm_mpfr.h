@@ -36,4 +36,12 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
                             const double *x, const double *gamma, size_t rows, size_t n,
                             double eps, rn_dtype out);
 
+/* The same backward on exact inputs (xcls, xs as for layernorm_forward_mpfr_exact; [rows*n]),
+   and dxsum (may be NULL): the column sums of dx over all rows, sum_r dx_rj, [n], rounded once
+   (the bias gradient of skip_layernorm_backward). */
+int layernorm_backward_mpfr_exact(double *dx, double *dgamma, double *dbeta, double *dxsum,
+                                  const double *dy, const double *xcls, mpfr_srcptr const *xs,
+                                  const double *gamma, size_t rows, size_t n, double eps,
+                                  rn_dtype out);
+
 #endif

@@ -407,8 +407,11 @@ static void rowws_clear(rowws *r)
 }
 
 /* Classify the row and, for a row of finite x with valid eps, compute x (exact) and
-   Q = n sum x_i^2 + n^2 eps (into sq->Q, exact). */
-static row_kind row_exact(rowws *r, sqrt_cache *sq, const double *x, double eps)
+   Q = n sum x_i^2 + n^2 eps (into sq->Q, exact).  xs == NULL: x holds the values; otherwise xs[i]
+   is the exact value of element i (any precision) and x[i] a proxy of its class and sign
+   (exact_proxy). */
+static row_kind row_exact(rowws *r, sqrt_cache *sq, const double *x, mpfr_srcptr const *xs,
+                          double eps)
 {
     size_t n = r->n;
     int has_nan = 0, has_inf = 0;
@@ -421,7 +424,12 @@ static row_kind row_exact(rowws *r, sqrt_cache *sq, const double *x, double eps)
     if (has_inf)
         return ROW_INF;
     for (size_t i = 0; i < n; i++) {
-        set_d(r->xv[i], x[i]);
+        if (xs) {
+            mpfr_set_prec(r->xv[i], mpfr_get_prec(xs[i]));
+            mpfr_set(r->xv[i], xs[i], MPFR_RNDN);    /* exact: same precision */
+        } else {
+            set_d(r->xv[i], x[i]);
+        }
         mul_exact(r->t[i], r->xv[i], r->xv[i]);      /* x_i^2 */
         r->tp[i] = r->t[i];
     }
@@ -440,12 +448,12 @@ static row_kind row_exact(rowws *r, sqrt_cache *sq, const double *x, double eps)
  * Forward.
  */
 
-static int rmsnorm_row_forward_mpfr(double *y, double *rstd, const double *x, const double *gamma,
-                                    double eps, int offset, rn_dtype out, rowws *r,
-                                    sqrt_cache *sq)
+static int rmsnorm_row_forward_mpfr(double *y, double *rstd, const double *x,
+                                    mpfr_srcptr const *xs, const double *gamma, double eps,
+                                    int offset, rn_dtype out, rowws *r, sqrt_cache *sq)
 {
     size_t n = r->n;
-    row_kind k = row_exact(r, sq, x, eps);
+    row_kind k = row_exact(r, sq, x, xs, eps);
     if (k != ROW_OK) {
         *rstd = k == ROW_NAN ? NAN : k == ROW_INF ? 0.0 : INFINITY;
         for (size_t i = 0; i < n; i++)
@@ -470,8 +478,10 @@ static int rmsnorm_row_forward_mpfr(double *y, double *rstd, const double *x, co
     return RN_TWIN_OK;
 }
 
-int rmsnorm_forward_mpfr(double *y, double *rstd, const double *x, const double *gamma,
-                         size_t rows, size_t n, double eps, int offset, rn_dtype out)
+/* x (doubles) or xs (exact values, x then the class/sign proxies): see the two entry points. */
+static int forward_rows(double *y, double *rstd, const double *x, mpfr_srcptr const *xs,
+                        const double *gamma, size_t rows, size_t n, double eps, int offset,
+                        rn_dtype out)
 {
     if (n == 0)
         return RN_TWIN_OK;
@@ -482,8 +492,8 @@ int rmsnorm_forward_mpfr(double *y, double *rstd, const double *x, const double 
     sq_init(&sq);
     int rc = RN_TWIN_OK;
     for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
-        rc = rmsnorm_row_forward_mpfr(y + k * n, rstd + k, x + k * n, gamma, eps, offset, out, &r,
-                                      &sq);
+        rc = rmsnorm_row_forward_mpfr(y + k * n, rstd + k, x + k * n, xs ? xs + k * n : NULL,
+                                      gamma, eps, offset, out, &r, &sq);
     sq_clear(&sq);
     rowws_clear(&r);
     return rc;
@@ -494,14 +504,18 @@ int rmsnorm_forward_mpfr(double *y, double *rstd, const double *x, const double 
  */
 
 /* dx for one row: exact path when the row is ROW_OK and every g_i is finite; IEEE special
-   arithmetic otherwise.  *kind receives the row's kind (the column sums need it). */
+   arithmetic otherwise.  *kind receives the row's kind (the column sums need it); *special is 1
+   when dx came from the special arithmetic (its values are then classes), else 0 and Hsave (if not
+   NULL) receives the exact H = sum g_j x_j (the column sums of dx need it). */
 static int rmsnorm_row_backward_mpfr(double *dx, const double *dy, const double *x,
-                                     const double *gamma, double eps, int offset, rn_dtype out,
-                                     rowws *r, sqrt_cache *sq, row_kind *kind)
+                                     mpfr_srcptr const *xs, const double *gamma, double eps,
+                                     int offset, rn_dtype out, rowws *r, sqrt_cache *sq,
+                                     row_kind *kind, int *special, mpfr_ptr Hsave)
 {
     size_t n = r->n;
-    row_kind k = row_exact(r, sq, x, eps);
+    row_kind k = row_exact(r, sq, x, xs, eps);
     *kind = k;
+    *special = 1;
     if (k != ROW_OK) { /* xhat is NaN somewhere in the row, so mean(g xhat) and every dx are NaN */
         for (size_t i = 0; i < n; i++)
             dx[i] = NAN;
@@ -548,6 +562,11 @@ static int rmsnorm_row_backward_mpfr(double *dx, const double *dy, const double 
     sum_exact(H, gp, n);
     for (size_t i = 0; i < n; i++)
         mpfr_clear(gX[i]);
+    *special = 0;
+    if (Hsave) {
+        mpfr_set_prec(Hsave, mpfr_get_prec(H));
+        mpfr_set(Hsave, H, MPFR_RNDN); /* exact */
+    }
     mul_ui_exact(nQ, sq->Q, (unsigned long)n);
     mul_ui_exact(a, H, (unsigned long)n);
     mul_ui_exact(nnH, a, (unsigned long)n);
@@ -566,9 +585,16 @@ done:
     return rc;
 }
 
-int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const double *x,
-                          const double *gamma, size_t rows, size_t n, double eps, int offset,
-                          rn_dtype out)
+static int dx_column_sums(double *dxsum, const double *dx, const double *dy, const double *x,
+                          mpfr_srcptr const *xs, const double *gamma, size_t rows, size_t n,
+                          int offset, rn_dtype out, rowws *r, sqrt_cache *sq, const int *special,
+                          mpfr_t *Hs);
+
+/* dxsum (may be NULL): the column sums of dx over all rows, sum_r dx_rj (the bias gradient of
+   skip_rmsnorm_backward), certified like dgamma. */
+static int backward_rows(double *dx, double *dgamma, double *dxsum, const double *dy,
+                         const double *x, mpfr_srcptr const *xs, const double *gamma, size_t rows,
+                         size_t n, double eps, int offset, rn_dtype out)
 {
     if (n == 0)
         return RN_TWIN_OK;
@@ -578,21 +604,26 @@ int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const do
     size_t R = rows ? rows : 1;
     sqrt_cache *sq = malloc(R * sizeof *sq);
     row_kind *kind = malloc(R * sizeof *kind);
-    mpfr_t *lo = malloc(R * sizeof *lo), *hi = malloc(R * sizeof *hi);
+    int *special = malloc(R * sizeof *special);
+    mpfr_t *lo = malloc(R * sizeof *lo), *hi = malloc(R * sizeof *hi), *Hs = malloc(R * sizeof *Hs);
     mpfr_ptr *lp = malloc(R * sizeof *lp), *hp = malloc(R * sizeof *hp);
-    if (!sq || !kind || !lo || !hi || !lp || !hp) {
-        free(sq), free(kind), free(lo), free(hi), free(lp), free(hp);
+    if (!sq || !kind || !special || !lo || !hi || !Hs || !lp || !hp) {
+        free(sq), free(kind), free(special), free(lo), free(hi), free(Hs), free(lp), free(hp);
         rowws_clear(&r);
         return RN_TWIN_NOMEM;
     }
     for (size_t k = 0; k < rows; k++) {
         sq_init(&sq[k]);
-        mpfr_inits2(P0, lo[k], hi[k], (mpfr_ptr)0);
+        mpfr_inits2(P0, lo[k], hi[k], Hs[k], (mpfr_ptr)0);
     }
     int rc = RN_TWIN_OK;
     for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
-        rc = rmsnorm_row_backward_mpfr(dx + k * n, dy + k * n, x + k * n, gamma, eps, offset, out,
-                                       &r, &sq[k], &kind[k]);
+        rc = rmsnorm_row_backward_mpfr(dx + k * n, dy + k * n, x + k * n, xs ? xs + k * n : NULL,
+                                       gamma, eps, offset, out, &r, &sq[k], &kind[k], &special[k],
+                                       Hs[k]);
+    if (dxsum && rc == RN_TWIN_OK)
+        rc = dx_column_sums(dxsum, dx, dy, x, xs, gamma, rows, n, offset, out, &r, sq, special,
+                            Hs);
 
     /* dgamma_j = sum_r dy_rj xhat_rj = sum_r n dy_rj x_rj / sqrt(Q_r), over all rows, from zero. */
     mpfr_t slo, shi;
@@ -623,7 +654,12 @@ int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const do
                 double xv = x[k * n + j], d = dy[k * n + j];
                 if (kind[k] != ROW_OK || xv == 0 || d == 0 || !isfinite(d))
                     continue;
-                set_d(r.tmp, xv);
+                if (xs) {
+                    mpfr_set_prec(r.tmp, mpfr_get_prec(xs[k * n + j]));
+                    mpfr_set(r.tmp, xs[k * n + j], MPFR_RNDN); /* exact */
+                } else {
+                    set_d(r.tmp, xv);
+                }
                 set_d(r.tmp2, d);
                 mul_exact(r.tmp3, r.tmp, r.tmp2);
                 mul_ui_exact(r.tmp, r.tmp3, (unsigned long)n); /* n dy_rj x_rj */
@@ -643,9 +679,146 @@ int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const do
 
     for (size_t k = 0; k < rows; k++) {
         sq_clear(&sq[k]);
-        mpfr_clears(lo[k], hi[k], (mpfr_ptr)0);
+        mpfr_clears(lo[k], hi[k], Hs[k], (mpfr_ptr)0);
     }
-    free(sq), free(kind), free(lo), free(hi), free(lp), free(hp);
+    free(sq), free(kind), free(special), free(lo), free(hi), free(Hs), free(lp), free(hp);
     rowws_clear(&r);
+    return rc;
+}
+
+/* dxsum_j = sum_r dx_rj = sum_r N_rj / (Q_r sqrt(Q_r)),  N_rj = n Q_r g_rj - n^2 x_rj H_r
+   (the exact numerators of the row pass), summed over the exact rows with mpfr_sum on enclosures
+   (RNDD / RNDU) and certified as dgamma is.  Rows whose dx came from the special arithmetic
+   contribute their class (IEEE addition of the classes: finite terms cannot change a NaN/Inf). */
+static int dx_column_sums(double *dxsum, const double *dx, const double *dy, const double *x,
+                          mpfr_srcptr const *xs, const double *gamma, size_t rows, size_t n,
+                          int offset, rn_dtype out, rowws *r, sqrt_cache *sq, const int *special,
+                          mpfr_t *Hs)
+{
+    size_t R = rows ? rows : 1;
+    mpfr_t *Nv = malloc(R * sizeof *Nv), *lo = malloc(R * sizeof *lo), *hi = malloc(R * sizeof *hi);
+    mpfr_ptr *lp = malloc(R * sizeof *lp), *hp = malloc(R * sizeof *hp);
+    size_t *which = malloc(R * sizeof *which);
+    if (!Nv || !lo || !hi || !lp || !hp || !which) {
+        free(Nv), free(lo), free(hi), free(lp), free(hp), free(which);
+        return RN_TWIN_NOMEM;
+    }
+    for (size_t k = 0; k < rows; k++)
+        mpfr_inits2(P0, Nv[k], lo[k], hi[k], (mpfr_ptr)0);
+    mpfr_t a, b, slo, shi;
+    mpfr_inits2(P0, a, b, slo, shi, (mpfr_ptr)0);
+    int rc = RN_TWIN_OK;
+    for (size_t j = 0; j < n && rc == RN_TWIN_OK; j++) {
+        ext cls = ext_fin(0);
+        size_t m = 0; /* exact rows with a non-zero numerator */
+        for (size_t k = 0; k < rows; k++) {
+            size_t i = k * n + j;
+            if (special[k]) {
+                cls = ext_add(cls, ext_d(dx[i]));
+                continue;
+            }
+            if (xs) {
+                mpfr_set_prec(r->tmp, mpfr_get_prec(xs[i]));
+                mpfr_set(r->tmp, xs[i], MPFR_RNDN); /* exact */
+            } else {
+                set_d(r->tmp, x[i]);
+            }
+            mul_exact(a, r->tmp, Hs[k]);
+            mul_ui_exact(r->tmp2, a, (unsigned long)n);
+            mul_ui_exact(b, r->tmp2, (unsigned long)n);
+            mpfr_neg(b, b, MPFR_RNDN);                    /* -n^2 x_rj H_r */
+            weight_exact(r->wv, gamma[j], offset, r->tmp3);
+            set_d(r->tmp, dy[i]);
+            mul_exact(r->tmp2, r->tmp, r->wv);            /* g_rj */
+            mul_exact(r->tmp, sq[k].Q, r->tmp2);
+            mul_ui_exact(a, r->tmp, (unsigned long)n);    /* n Q_r g_rj */
+            mpfr_ptr terms[2] = {a, b};
+            sum_exact(Nv[k], terms, 2);                   /* N_rj */
+            if (!mpfr_zero_p(Nv[k]))
+                which[m++] = k;
+        }
+        if (cls.c != E_FIN) {
+            dxsum[j] = ext_value(cls);
+            continue;
+        }
+        if (m == 0) {
+            dxsum[j] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        int done = 0;
+        for (int lev = 0; lev < NLEV && !done; lev++) {
+            for (size_t q = 0; q < m; q++) {
+                size_t k = which[q];
+                enclose_quot(lo[q], hi[q], &r->w, Nv[k], &sq[k], sq[k].Q, lev);
+                lp[q] = lo[q], hp[q] = hi[q];
+            }
+            mpfr_set_prec(slo, (mpfr_prec_t)P0 << lev);
+            mpfr_set_prec(shi, (mpfr_prec_t)P0 << lev);
+            mpfr_sum(slo, (const mpfr_ptr *)lp, m, MPFR_RNDD);
+            mpfr_sum(shi, (const mpfr_ptr *)hp, m, MPFR_RNDU);
+            done = certify(&dxsum[j], slo, shi, out);
+        }
+        if (!done)
+            rc = RN_TWIN_UNCERTIFIED;
+    }
+    mpfr_clears(a, b, slo, shi, (mpfr_ptr)0);
+    for (size_t k = 0; k < rows; k++)
+        mpfr_clears(Nv[k], lo[k], hi[k], (mpfr_ptr)0);
+    free(Nv), free(lo), free(hi), free(lp), free(hp), free(which);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Entry points: binary64 inputs, or exact inputs of any precision (ref/rmsnorm_mpfr.h).
+ */
+
+int rmsnorm_forward_mpfr(double *y, double *rstd, const double *x, const double *gamma,
+                         size_t rows, size_t n, double eps, int offset, rn_dtype out)
+{
+    return forward_rows(y, rstd, x, NULL, gamma, rows, n, eps, offset, out);
+}
+
+int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out)
+{
+    return backward_rows(dx, dgamma, NULL, dy, x, NULL, gamma, rows, n, eps, offset, out);
+}
+
+/* The row code reads x[i] only for the element's class and sign (row_exact's NaN/Inf scan, ext_d,
+   xhat_class, the zero test of the dgamma sum) once xs is given: the proxy is the class for a
+   non-finite element and sign(xs[i]) (-1, +-0, +1) for a finite one.  (An exact sum need not be a
+   binary64 value, and 2 DBL_MAX would even round to Inf: hence a proxy, not a rounding.) */
+static double *exact_proxy(const double *xcls, mpfr_srcptr const *xs, size_t N)
+{
+    double *p = malloc((N ? N : 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i < N; i++)
+        p[i] = !isfinite(xcls[i]) ? xcls[i] : (double)mpfr_sgn(xs[i]);
+    return p;
+}
+
+int rmsnorm_forward_mpfr_exact(double *y, double *rstd, const double *xcls, mpfr_srcptr const *xs,
+                               const double *gamma, size_t rows, size_t n, double eps, int offset,
+                               rn_dtype out)
+{
+    double *p = exact_proxy(xcls, xs, rows * n);
+    if (!p)
+        return RN_TWIN_NOMEM;
+    int rc = forward_rows(y, rstd, p, xs, gamma, rows, n, eps, offset, out);
+    free(p);
+    return rc;
+}
+
+int rmsnorm_backward_mpfr_exact(double *dx, double *dgamma, double *dxsum, const double *dy,
+                                const double *xcls, mpfr_srcptr const *xs, const double *gamma,
+                                size_t rows, size_t n, double eps, int offset, rn_dtype out)
+{
+    double *p = exact_proxy(xcls, xs, rows * n);
+    if (!p)
+        return RN_TWIN_NOMEM;
+    int rc = backward_rows(dx, dgamma, dxsum, dy, p, xs, gamma, rows, n, eps, offset, out);
+    free(p);
     return rc;
 }

@@ -27,4 +27,18 @@ int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const do
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
                           rn_dtype out);
 
+/* The same on inputs that are not binary64 values (the exact sum of the skip_rmsnorm twin): xs[i]
+   is the exact value of element i (an MPFR number of any precision), read where xcls[i] is finite;
+   xcls[i] is any finite double there, and the element's NaN or +-Inf otherwise (the NaN/Inf rules
+   above then apply to it).  Shapes as above, xs and xcls [rows*n].  The double entry points are
+   these with xs[i] = x[i].  The backward's dxsum (may be NULL): the column sums of dx over all
+   rows, sum_r dx_rj, [n], rounded once (the bias gradient of skip_rmsnorm_backward). */
+int rmsnorm_forward_mpfr_exact(double *y, double *rstd, const double *xcls, mpfr_srcptr const *xs,
+                               const double *gamma, size_t rows, size_t n, double eps, int offset,
+                               rn_dtype out);
+
+int rmsnorm_backward_mpfr_exact(double *dx, double *dgamma, double *dxsum, const double *dy,
+                                const double *xcls, mpfr_srcptr const *xs, const double *gamma,
+                                size_t rows, size_t n, double eps, int offset, rn_dtype out);
+
 #endif

@@ -29,3 +29,30 @@ void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *s
             residual_forward_f64(sum + r * n, sum + r * n, bias, n);
     layernorm_forward_f64(y, mean, rstd, sum, gamma, beta, rows, n, eps);
 }
+
+/* Backward from the forward's saved sum, mean and rstd: dx (= dskip) = LayerNorm's input gradient
+   at the rounded sum, dgamma and dbeta as ref/layernorm.c gives them, dbias_j = sum over rows of
+   dx_rj, from zero, in row order. */
+void skip_layernorm_backward_f32(float *dx, float *dbias, float *dgamma, float *dbeta,
+                                 const float *dy, const float *sum, const float *gamma,
+                                 const float *mean, const float *rstd, int rows, int n)
+{
+    layernorm_backward_f32(dx, dgamma, dbeta, dy, sum, gamma, mean, rstd, rows, n);
+    for (int j = 0; j < n; j++)
+        dbias[j] = 0.0f;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++)
+            dbias[j] = dbias[j] + dx[r * n + j];
+}
+
+void skip_layernorm_backward_f64(double *dx, double *dbias, double *dgamma, double *dbeta,
+                                 const double *dy, const double *sum, const double *gamma,
+                                 const double *mean, const double *rstd, int rows, int n)
+{
+    layernorm_backward_f64(dx, dgamma, dbeta, dy, sum, gamma, mean, rstd, rows, n);
+    for (int j = 0; j < n; j++)
+        dbias[j] = 0.0;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++)
+            dbias[j] = dbias[j] + dx[r * n + j];
+}

@@ -42,7 +42,7 @@ static double add_in(mpfr_t s, double a, double b, rn_dtype c)
 
 /* The sum t an admitted implementation forms for order `order` (0: (x+k)+b, 1: (x+b)+k,
    2: x+(k+b), 3: x+k+b rounded once); without a bias, x + k. */
-static double sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_dtype c)
+double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_dtype c)
 {
     if (!b)
         return add_in(s, x, k, c);
@@ -67,7 +67,7 @@ static double abs_sum_up(mpfr_t s, double a, double b)
 }
 
 /* The a-priori bound on |got - RN64(s)| for the sum output (see the top of this file). */
-static double sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype compute,
+double skip_sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype compute,
                         rn_dtype out)
 {
     double u = rn_dtype_unit_roundoff(compute), S, E;
@@ -96,7 +96,7 @@ static double underflow_eta(rn_dtype d)
 }
 
 /* Combine LayerNorm's bound b on data t (want w_c) with the exact propagation |w_c - w|. */
-static double compose(double b, double wc, double w)
+double skip_compose(double b, double wc, double w)
 {
     if (!isfinite(w))
         return 0.0; /* the checker demands the class */
@@ -132,14 +132,14 @@ int skip_layernorm_forward_bound(double *by, double *bmean, double *brstd, doubl
         bmean[r] = brstd[r] = 0.0;
     for (int order = 0; order < (bias ? 4 : 1); order++) {
         for (size_t i = 0; i < N; i++)
-            t[i] = sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);
+            t[i] = skip_sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);
         rc = layernorm_forward_bound(b, bm, br, t, gamma, beta, rows, n, eps, compute, out);
         if (!rc)
             rc = layernorm_forward_mpfr(wc, wcm, wcr, t, gamma, beta, rows, n, eps, RN_F64);
         if (rc)
             goto out;
         for (size_t i = 0; i < N; i++) {
-            by[i] = fmax(by[i], compose(b[i], wc[i], w[i]));
+            by[i] = fmax(by[i], skip_compose(b[i], wc[i], w[i]));
             /* sum: the a-priori bound; void if this order's t or its rounding overflows */
             double e;
             if (!isfinite(ws[i]))
@@ -147,12 +147,12 @@ int skip_layernorm_forward_bound(double *by, double *bmean, double *brstd, doubl
             else if (!isfinite(t[i]) || isinf(rn_round(t[i], out)))
                 e = INFINITY;
             else
-                e = sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out);
+                e = skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out);
             bsum[i] = fmax(bsum[i], e);
         }
         for (size_t r = 0; r < rows; r++) {
-            bmean[r] = fmax(bmean[r], compose(bm[r], wcm[r], wm[r]));
-            brstd[r] = fmax(brstd[r], compose(br[r], wcr[r], wr[r]));
+            bmean[r] = fmax(bmean[r], skip_compose(bm[r], wcm[r], wm[r]));
+            brstd[r] = fmax(brstd[r], skip_compose(br[r], wcr[r], wr[r]));
         }
     }
     rc = 0;
@@ -160,5 +160,95 @@ out:
     mpfr_clear(s);
     free(w), free(wm), free(wr), free(ws), free(t), free(wc), free(wcm), free(wcr);
     free(b), free(bm), free(br);
+    return rc;
+}
+
+/* gamma_k = k u / (1 - k u) (times a little slack for its evaluation): the error factor of a sum of
+   k + 1 terms in any order. */
+static double gamma_k(size_t k, double u)
+{
+    double ku = (double)k * u;
+    return ku < 0.5 ? ku / (1.0 - ku) * (1.0 + 0x1p-50) : INFINITY;
+}
+
+/* sum_r (B_r + 2^-53 |w_r|) + gamma_{R-1} sum_r (|w_r| + B_r) + 2^-53 |wcb| + |wcb - wb|
+   + output rounding + want's own rounding (specs/error-analysis-residual.md §9). */
+double skip_dbias_bound(const double *bc, const double *wc, size_t rows, size_t n, size_t j,
+                        double wcb, double wb, rn_dtype compute, rn_dtype out)
+{
+    if (!isfinite(wb))
+        return 0.0; /* the class is demanded */
+    double sb = 0.0, sa = 0.0, u = rn_dtype_unit_roundoff(compute);
+    for (size_t r = 0; r < rows; r++) {
+        double br = bc[r * n + j], a = fabs(wc[r * n + j]);
+        sb += br + a * 0x1p-53;
+        sa += a + br;
+    }
+    if (!isfinite(sb) || !isfinite(sa) || !isfinite(wcb))
+        return INFINITY;
+    double E = (sb + gamma_k(rows ? rows - 1 : 0, u) * sa + fabs(wcb) * 0x1p-53) * EVAL_SLACK +
+               fabs(wcb - wb) * DIFF_SLACK;
+    if (out != compute)
+        E += rn_dtype_unit_roundoff(out) * (fabs(wb) + E) + underflow_eta(out);
+    return (E + fabs(wb) * 0x1p-53 + 0x1p-1074) * EVAL_SLACK;
+}
+
+/* Backward (§9): as the forward, for each admitted order c, the LayerNorm backward bound on t_c
+   composed with the exact propagation |w_c - w| for dx, dgamma and dbeta (dbeta = sum dy does not
+   depend on the sum: its bound is LayerNorm's), and skip_dbias_bound for dbias. */
+int skip_layernorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, double *bdbeta,
+                                  const double *dy, const double *x, const double *skip,
+                                  const double *gamma, const double *bias, size_t rows, size_t n,
+                                  double eps, rn_dtype compute, rn_dtype out)
+{
+    size_t N = rows * n;
+    double *w = malloc((N + 1) * 8), *wsk = malloc((N + 1) * 8), *wb = malloc((n + 1) * 8),
+           *wg = malloc((n + 1) * 8), *wbe = malloc((n + 1) * 8), *t = malloc((N + 1) * 8),
+           *wc = malloc((N + 1) * 8), *wcb = malloc((n + 1) * 8), *wcg = malloc((n + 1) * 8),
+           *wcbe = malloc((n + 1) * 8), *b = malloc((N + 1) * 8), *bg = malloc((n + 1) * 8),
+           *bbe = malloc((n + 1) * 8), *bc = malloc((N + 1) * 8), *bcg = malloc((n + 1) * 8),
+           *bcbe = malloc((n + 1) * 8), *dummy = malloc((N + 1) * 8), *zeros = calloc(N + 1, 8);
+    int rc = RN_TWIN_NOMEM;
+    mpfr_t s;
+    residual_exact_init(s);
+    if (!w || !wsk || !wb || !wg || !wbe || !t || !wc || !wcb || !wcg || !wcbe || !b || !bg ||
+        !bbe || !bc || !bcg || !bcbe || !dummy || !zeros)
+        goto out;
+    rc = skip_layernorm_backward_mpfr(w, wsk, wb, wg, wbe, dy, x, skip, gamma, bias, rows, n, eps,
+                                      RN_F64);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < N; i++)
+        bdx[i] = 0.0;
+    for (size_t j = 0; j < n; j++)
+        bdbias[j] = bdgamma[j] = bdbeta[j] = 0.0;
+    for (int order = 0; order < (bias ? 4 : 1); order++) {
+        for (size_t i = 0; i < N; i++)
+            t[i] = skip_sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);
+        /* (compute, out) for the outputs; (compute, compute) for the dx summed into dbias */
+        rc = layernorm_backward_bound(b, bg, bbe, dy, t, gamma, rows, n, eps, compute, out);
+        if (!rc)
+            rc = layernorm_backward_bound(bc, bcg, bcbe, dy, t, gamma, rows, n, eps, compute,
+                                          compute);
+        if (!rc) /* the twin on t (skip 0, no bias: t itself) */
+            rc = skip_layernorm_backward_mpfr(wc, dummy, wcb, wcg, wcbe, dy, t, zeros, gamma,
+                                              NULL, rows, n, eps, RN_F64);
+        if (rc)
+            goto out;
+        for (size_t i = 0; i < N; i++)
+            bdx[i] = fmax(bdx[i], skip_compose(b[i], wc[i], w[i]));
+        for (size_t j = 0; j < n; j++) {
+            bdgamma[j] = fmax(bdgamma[j], skip_compose(bg[j], wcg[j], wg[j]));
+            bdbeta[j] = fmax(bdbeta[j], skip_compose(bbe[j], wcbe[j], wbe[j]));
+            bdbias[j] = fmax(bdbias[j], skip_dbias_bound(bc, wc, rows, n, j, wcb[j], wb[j],
+                                                         compute, out));
+        }
+    }
+    rc = 0;
+out:
+    mpfr_clear(s);
+    free(w), free(wsk), free(wb), free(wg), free(wbe), free(t), free(wc), free(wcb), free(wcg);
+    free(wcbe), free(b), free(bg), free(bbe), free(bc), free(bcg), free(bcbe), free(dummy);
+    free(zeros);
     return rc;
 }

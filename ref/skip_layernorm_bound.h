@@ -11,11 +11,39 @@
 
 #include <stddef.h>
 
+#include <mpfr.h>
+
 #include "dtype.h"
 
 int skip_layernorm_forward_bound(double *by, double *bmean, double *brstd, double *bsum,
                                  const double *x, const double *skip, const double *gamma,
                                  const double *beta, const double *bias, size_t rows, size_t n,
                                  double eps, rn_dtype compute, rn_dtype out);
+
+/* Backward (specs/error-analysis-residual.md §9): bounds for dx (= dskip), dbias, dgamma, dbeta of
+ * an implementation that forms t as above, runs any LayerNorm backward of specs/error-analysis.md
+ * on t, and sums its compute-format dx over rows, in any order, for dbias.  Shapes: bdx [rows*n];
+ * bdbias, bdgamma, bdbeta [n]. */
+int skip_layernorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, double *bdbeta,
+                                  const double *dy, const double *x, const double *skip,
+                                  const double *gamma, const double *bias, size_t rows, size_t n,
+                                  double eps, rn_dtype compute, rn_dtype out);
+
+/* The pieces of the composition, shared with ref/skip_rmsnorm_bound.c (s: scratch from
+   residual_exact_init).
+   skip_sum_in: the sum t an admitted implementation forms in format c for order `order` (0:
+     (x+k)+b, 1: (x+b)+k, 2: x+(k+b), 3: x+k+b rounded once); without a bias (b NULL), x + k.
+   skip_sum_bound: the a-priori bound on |got - RN64(s)| of the sum output.
+   skip_compose: the norm's bound b on data t (its want wc) plus the exact propagation |wc - w|;
+     0 where w is not finite (the class is demanded), +Inf where wc or b is not finite. */
+double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_dtype c);
+double skip_sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype compute,
+                      rn_dtype out);
+double skip_compose(double b, double wc, double w);
+/* The bound on column j of dbias = sum_r dx_rj (specs/error-analysis-residual.md §9): bc, wc
+   [rows*n]: the norm's backward bound for (compute, compute) and its want RN64(dx(t)) on the
+   rounded sum t; wcb = RN64(sum_r dx_rj(t)), wb = RN64(sum_r dx_rj(s)) (the want). */
+double skip_dbias_bound(const double *bc, const double *wc, size_t rows, size_t n, size_t j,
+                        double wcb, double wb, rn_dtype compute, rn_dtype out);
 
 #endif

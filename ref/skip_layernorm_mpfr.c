@@ -28,7 +28,7 @@ static mpfr_exp_t low_bit(mpfr_srcptr v)
 }
 
 /* s = a + b (+ c), exactly, narrowed to the bits it spans; c may be NULL. */
-static void exact_sum3(mpfr_t s, double a, double b, const double *c)
+void skip_exact_sum(mpfr_t s, double a, double b, const double *c)
 {
     mpfr_t t[3];
     int k = c ? 3 : 2;
@@ -60,7 +60,7 @@ static void exact_sum3(mpfr_t s, double a, double b, const double *c)
 }
 
 /* The IEEE class of a + b (+ c) when some addend is not finite; 0.0 when all are finite. */
-static double sum_class(double a, double b, const double *c)
+double skip_sum_class(double a, double b, const double *c)
 {
     double v[3] = {a, b, c ? *c : 0.0}, cls = 0.0;
     for (int j = 0; j < 3; j++)
@@ -90,9 +90,9 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
         for (size_t j = 0; j < n; j++) {
             size_t i = r * n + j;
             const double *b = bias ? &bias[j] : NULL;
-            cls[j] = sum_class(x[i], skip[i], b);
+            cls[j] = skip_sum_class(x[i], skip[i], b);
             if (isfinite(cls[j])) {
-                exact_sum3(s[j], x[i], skip[i], b);
+                skip_exact_sum(s[j], x[i], skip[i], b);
                 sum[i] = rn_round_mpfr(s[j], out);
             } else {
                 mpfr_set_zero(s[j], 1); /* not read: the row is non-finite */
@@ -104,6 +104,41 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
     }
     for (size_t j = 0; j < n; j++)
         mpfr_clear(s[j]);
+    free(s), free(sp), free(cls);
+    return rc;
+}
+
+/* Backward: the exact sums of every row at once (dgamma, dbeta and dbias are sums over rows), then
+   the LayerNorm backward twin on them; dskip is dx (d s / d skip = 1), dbias its column sums. */
+int skip_layernorm_backward_mpfr(double *dx, double *dskip, double *dbias, double *dgamma,
+                                 double *dbeta, const double *dy, const double *x,
+                                 const double *skip, const double *gamma, const double *bias,
+                                 size_t rows, size_t n, double eps, rn_dtype out)
+{
+    size_t N = rows * n, m = N ? N : 1;
+    mpfr_t *s = malloc(m * sizeof *s);
+    mpfr_srcptr *sp = calloc(m, sizeof *sp);
+    double *cls = calloc(m, sizeof *cls);
+    if (!s || !sp || !cls) {
+        free(s), free(sp), free(cls);
+        return RN_TWIN_NOMEM;
+    }
+    for (size_t i = 0; i < N; i++) {
+        const double *b = bias ? &bias[i % n] : NULL;
+        mpfr_init2(s[i], 53);
+        sp[i] = s[i];
+        cls[i] = skip_sum_class(x[i], skip[i], b);
+        if (isfinite(cls[i]))
+            skip_exact_sum(s[i], x[i], skip[i], b);
+        else
+            mpfr_set_zero(s[i], 1); /* not read */
+    }
+    int rc = layernorm_backward_mpfr_exact(dx, dgamma, dbeta, dbias, dy, cls, sp, gamma, rows, n,
+                                           eps, out);
+    for (size_t i = 0; i < N; i++)
+        dskip[i] = dx[i];
+    for (size_t i = 0; i < N; i++)
+        mpfr_clear(s[i]);
     free(s), free(sp), free(cls);
     return rc;
 }

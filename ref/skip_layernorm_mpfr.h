@@ -24,4 +24,20 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
                                 const double *beta, const double *bias, size_t rows, size_t n,
                                 double eps, rn_dtype out);
 
+/* Backward, from zero: with s the exact sum and LayerNorm's backward at s (ref/layernorm_mpfr.h),
+   dx = dskip = the input gradient at s, [rows*n]; dbias_j = sum_r dx_rj, [n] (given whether or
+   not a bias was passed: the gradient a bias would receive); dgamma_j = sum_r dy_rj shat_rj and
+   dbeta_j = sum_r dy_rj, [n].  Each rounded once to `out`. */
+int skip_layernorm_backward_mpfr(double *dx, double *dskip, double *dbias, double *dgamma,
+                                 double *dbeta, const double *dy, const double *x,
+                                 const double *skip, const double *gamma, const double *bias,
+                                 size_t rows, size_t n, double eps, rn_dtype out);
+
+/* Shared with the skip_rmsnorm twin (ref/skip_rmsnorm_mpfr.c).
+   skip_exact_sum: s = a + b (+ *c), exactly (s is re-precisioned; c may be NULL), for finite
+   addends.  skip_sum_class: the IEEE class of that sum when some addend is NaN or +-Inf (NaN if any
+   is NaN or both infinities occur, else that infinity), 0.0 when all are finite. */
+void skip_exact_sum(mpfr_t s, double a, double b, const double *c);
+double skip_sum_class(double a, double b, const double *c);
+
 #endif

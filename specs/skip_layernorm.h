@@ -25,4 +25,16 @@ void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *s
                                 const double *beta, const double *bias, int rows, int n,
                                 double eps);
 
+/* Backward, from the forward's `sum`, `mean` and `rstd` (as training keeps them): dx = LayerNorm's
+ * input gradient at sum (specs/layernorm.h); dskip is the same array (d s / d skip = 1: the caller
+ * uses dx for both); dbias_j = sum_r dx_rj (overwritten, summed from zero in row order); dgamma,
+ * dbeta as layernorm_backward's.  Shapes: dx, dy, sum: [rows*n]; dbias, dgamma, dbeta, gamma: [n];
+ * mean, rstd: [rows].  Error: specs/error-analysis-residual.md §9. */
+void skip_layernorm_backward_f32(float *dx, float *dbias, float *dgamma, float *dbeta,
+                                 const float *dy, const float *sum, const float *gamma,
+                                 const float *mean, const float *rstd, int rows, int n);
+void skip_layernorm_backward_f64(double *dx, double *dbias, double *dgamma, double *dbeta,
+                                 const double *dy, const double *sum, const double *gamma,
+                                 const double *mean, const double *rstd, int rows, int n);
+
 #endif

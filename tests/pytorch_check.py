@@ -10,7 +10,18 @@ importable; otherwise it says so and exits 0 with a SKIPPED line, never silently
    beta, and an output rounded to bf16 while f32 is promised.
 3. The residual add (x + f in float32, and its backward dx = df = dy) and skip + LayerNorm
    (s = x + skip + bias, then torch.native_layer_norm; sum = s) on every f32-input golden case must
-   pass; an add done in bfloat16, and a skip_layernorm that forgets the bias, must fail.
+   pass; an add done in bfloat16, and a skip_layernorm that forgets the bias, must fail.  The
+   autograd backward of x + skip + bias then layer_norm (dx, dskip, dbias, dgamma, dbeta) must pass
+   every skip_layernorm_backward case; the same backward of a norm of x instead of the sum must fail.
+4. RMSNorm written the way Hugging Face's Llama writes it (variance = x.pow(2).mean(-1, keepdim=True);
+   x * torch.rsqrt(variance + eps); weight * x; Gemma's (1 + weight) on offset-1 cases) in float32,
+   and its autograd backward, on every f32-input golden rmsnorm case must pass; eps outside the sqrt,
+   a missing offset, and a one-pass sum of squares in float16 (x.half().pow(2).sum(...)) must each
+   fail some case.
+5. skip + RMSNorm: s = x + skip (+ bias) in float32, then the HF rms_norm above (sum = s), on every
+   f32-input golden skip_rmsnorm case must pass; normalizing x instead of s must fail.  Its autograd
+   backward (dx, dskip, dbias, dgamma; dbias of a zero bias when the case has none) must pass every
+   skip_rmsnorm_backward case; the same backward of a norm of x instead of s must fail.
 Prints a table and '<passed> passed, <failed> failed'."""
 import json
 import os
@@ -101,6 +112,88 @@ def torch_skip_ln(case, ins, forget_bias=False):
     return {"y": y, "mean": mean, "rstd": rstd, "sum": s}
 
 
+def rms_weight(case, g, shape, forget_offset=False):
+    """HF Llama multiplies by `weight`; HF Gemma by (1 + weight): the golden attr `offset`."""
+    g = g.reshape(shape)
+    return g if forget_offset or int(case["attrs"].get("offset", 0)) == 0 else 1.0 + g
+
+
+def hf_rms_norm(case, ins, kind="hf"):
+    """LlamaRMSNorm.forward (transformers), over the golden case's axis; float32 throughout.
+    kind: 'hf' (correct), 'eps_outside_sqrt', 'missing_offset', 'f16_sum_of_squares'."""
+    eps = float(np.float32(case["attrs"]["eps"]))
+    shape, dims = norm_dims(ins["x"], int(case["attrs"]["axis"]))
+    x = ins["x"]
+    if kind == "f16_sum_of_squares":  # one pass, squares and sum in half precision
+        n = int(np.prod(shape))
+        variance = (x.half().pow(2).sum(dim=dims, keepdim=True) / n).float()
+    else:
+        variance = x.pow(2).mean(dim=dims, keepdim=True)
+    if kind == "eps_outside_sqrt":
+        rstd = 1.0 / (torch.sqrt(variance) + eps)
+    else:
+        rstd = torch.rsqrt(variance + eps)
+    w = rms_weight(case, ins["gamma"], shape, forget_offset=(kind == "missing_offset"))
+    return {"y": w * (x * rstd), "rstd": rstd}
+
+
+def hf_rms_norm_backward(case, ins):
+    shape, _ = norm_dims(ins["x"], int(case["attrs"]["axis"]))
+    x = ins["x"].clone().requires_grad_(True)
+    g = ins["gamma"].reshape(shape).clone().requires_grad_(True)
+    eps = float(np.float32(case["attrs"]["eps"]))
+    _, dims = norm_dims(x, int(case["attrs"]["axis"]))
+    variance = x.pow(2).mean(dim=dims, keepdim=True)
+    w = g if int(case["attrs"].get("offset", 0)) == 0 else 1.0 + g
+    y = w * (x * torch.rsqrt(variance + eps))
+    y.backward(ins["dy"])
+    return {"dx": x.grad, "dgamma": g.grad}
+
+
+def torch_skip_rms(case, ins, normalize_x=False):
+    shape, _ = norm_dims(ins["x"], int(case["attrs"]["axis"]))
+    s = ins["x"] + ins["skip"]
+    if "bias" in ins:
+        s = s + ins["bias"].reshape(shape)
+    outs = hf_rms_norm(case, {"x": ins["x"] if normalize_x else s, "gamma": ins["gamma"]})
+    outs["sum"] = s
+    return outs
+
+
+def torch_skip_ln_backward(case, ins, normalize_x=False):
+    shape, _ = norm_dims(ins["x"], int(case["attrs"]["axis"]))
+    x = ins["x"].clone().requires_grad_(True)
+    k = ins["skip"].clone().requires_grad_(True)
+    b = (ins["bias"].reshape(shape) if "bias" in ins else torch.zeros(shape)).clone()
+    b.requires_grad_(True)
+    g = ins["gamma"].reshape(shape).clone().requires_grad_(True)
+    beta = torch.zeros(shape, requires_grad=True)
+    s = x + k + b
+    eps = float(np.float32(case["attrs"]["eps"]))
+    y = torch.nn.functional.layer_norm(x if normalize_x else s, shape, g, beta, eps)
+    y.backward(ins["dy"])
+    grad = lambda t: t.grad if t.grad is not None else torch.zeros_like(t)  # unused: zero
+    return {"dx": grad(x), "dskip": grad(k), "dbias": grad(b), "dgamma": grad(g),
+            "dbeta": grad(beta)}
+
+
+def torch_skip_rms_backward(case, ins, normalize_x=False):
+    shape, dims = norm_dims(ins["x"], int(case["attrs"]["axis"]))
+    x = ins["x"].clone().requires_grad_(True)
+    k = ins["skip"].clone().requires_grad_(True)
+    b = (ins["bias"].reshape(shape) if "bias" in ins else torch.zeros(shape)).clone()
+    b.requires_grad_(True)
+    g = ins["gamma"].reshape(shape).clone().requires_grad_(True)
+    s = x + k + b
+    v = x if normalize_x else s
+    eps = float(np.float32(case["attrs"]["eps"]))
+    w = g if int(case["attrs"].get("offset", 0)) == 0 else 1.0 + g
+    y = w * (v * torch.rsqrt(v.pow(2).mean(dim=dims, keepdim=True) + eps))
+    y.backward(ins["dy"])
+    grad = lambda t: t.grad if t.grad is not None else torch.zeros_like(t)  # unused: zero
+    return {"dx": grad(x), "dskip": grad(k), "dbias": grad(b), "dgamma": grad(g)}
+
+
 def check(case, outputs, tmp):
     args = [RESNORM, "check", case["op"]]
     for name, path in case["inputs"].items():
@@ -149,8 +242,8 @@ def main():
             bad = run(fwd, variant(kind), ("x", "gamma", "beta"))
             rows.append((kind, "fail some", len(fwd), len(bad), bool(bad)))
 
-        def run_ops(op, fn):
-            cs = [c for c in cases if c["op"] == op]
+        def run_ops(op, fn, keep=lambda c: True):
+            cs = [c for c in cases if c["op"] == op and keep(c)]
             bad = []
             for c in cs:
                 ins = {k: load(p) for k, p in c["inputs"].items()}
@@ -168,6 +261,33 @@ def main():
         rows.append(("torch x+skip+bias, layer_norm f32", "pass all", len(cs), len(bad), not bad))
         cs, bad = run_ops("skip_layernorm", lambda c, i: torch_skip_ln(c, i, forget_bias=True))
         rows.append(("skip_layernorm_missing_bias", "fail some", len(cs), len(bad), bool(bad)))
+        cs, bad = run_ops("skip_layernorm_backward", torch_skip_ln_backward)
+        rows.append(("torch skip_layernorm autograd f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("skip_layernorm_backward",
+                          lambda c, i: torch_skip_ln_backward(c, i, normalize_x=True))
+        rows.append(("skip_layernorm_bwd_normalizes_x", "fail some", len(cs), len(bad), bool(bad)))
+        cs, bad = run_ops("rmsnorm", hf_rms_norm)
+        rows.append(("HF Llama rms_norm f32", "pass all", len(cs), len(bad), not bad))
+        # Autograd differentiates rsqrt(variance + eps) as -0.5 (variance + eps)^(-3/2): on rows
+        # of x ~ 1e-18 with eps 0 that power (~1e54) overflows float32 and dx is +-Inf while the
+        # exact dx (~1e18) is ordinary.  resnorm rightly flags it; the other cases must pass.
+        tiny = lambda c: "tiny_scale" in c["flags"]
+        cs, bad = run_ops("rmsnorm_backward", hf_rms_norm_backward, lambda c: not tiny(c))
+        rows.append(("HF rms_norm autograd backward f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("rmsnorm_backward", hf_rms_norm_backward, tiny)
+        rows.append(("HF autograd bwd, tiny x, eps 0", "fail some", len(cs), len(bad), bool(bad)))
+        for kind in ("eps_outside_sqrt", "missing_offset", "f16_sum_of_squares"):
+            cs, bad = run_ops("rmsnorm", lambda c, i, k=kind: hf_rms_norm(c, i, k))
+            rows.append(("rms_" + kind, "fail some", len(cs), len(bad), bool(bad)))
+        cs, bad = run_ops("skip_rmsnorm", torch_skip_rms)
+        rows.append(("torch x+skip+bias, HF rms_norm f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("skip_rmsnorm", lambda c, i: torch_skip_rms(c, i, normalize_x=True))
+        rows.append(("skip_rmsnorm_normalizes_x", "fail some", len(cs), len(bad), bool(bad)))
+        cs, bad = run_ops("skip_rmsnorm_backward", torch_skip_rms_backward)
+        rows.append(("torch skip_rmsnorm autograd f32", "pass all", len(cs), len(bad), not bad))
+        cs, bad = run_ops("skip_rmsnorm_backward",
+                          lambda c, i: torch_skip_rms_backward(c, i, normalize_x=True))
+        rows.append(("skip_rmsnorm_bwd_normalizes_x", "fail some", len(cs), len(bad), bool(bad)))
     print(f"{'implementation':34} {'expect':10} {'cases':>5} {'failing':>7}  verdict")
     for name, expect, n, nbad, ok in rows:
         print(f"{name:34} {expect:10} {n:5} {nbad:7}  {'ok' if ok else 'WRONG'}")

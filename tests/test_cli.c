@@ -520,7 +520,7 @@ Test(cli, bad_usage_exit_2)
     expect_usage("frobnicate", "frobnicate");
     expect_usage("--frobnicate", "--frobnicate");
     expect_usage("--frobnicate", EVAL_TO_OUT " --frobnicate", x, g, b, o);
-    expect_usage("rmsnorm", "eval rmsnorm --in x=%s --out %s", x, o);
+    expect_usage("groupnorm", "eval groupnorm --in x=%s --out %s", x, o); /* not an op */
     expect_usage("OP", "eval --in x=%s --out %s", x, o);
     expect_usage("stash_type", EVAL_TO_OUT " --attr stash_type=1", x, g, b, o);
     expect_usage("NAME=VALUE", EVAL_TO_OUT " --attr eps", x, g, b, o);

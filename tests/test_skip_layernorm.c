@@ -5,11 +5,15 @@
  *  - the twin against the LayerNorm twin's independent double-input path: where x + skip + bias is
  *    a binary64 value (checked with TwoSum), on that double; where it is not (x = 1, skip = 2^-80 k),
  *    through LayerNorm's invariance under s -> a s + c (eps = 0): LN(1 + 2^-80 k) = LN(k);
+ *  - the backward (skip_layernorm_backward): kernels against the golden vectors within the bound of
+ *    §9; the twin's dx/dgamma/dbeta against the LayerNorm twin on exact double sums, its dbias
+ *    against an independent 4096-bit evaluation;
  *  - `resnorm eval` / `check` on hand-derived values, and bad input.
  * Expected values never come from the code under test. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
+#include <mpfr.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -166,6 +170,103 @@ Test(skip_layernorm_golden, kernels_within_composed_bound)
            worst[0][1], cases[1], worst[1][0], worst[1][1]);
 }
 
+/* Backward: the forward kernel (for the rounded sum, mean and rstd, as training keeps them), then
+   the backward kernel; dskip is dx. */
+static double run_bwd_case(json_t *c, int *f32out)
+{
+    const char *id = json_string_value(json_object_get(c, "id"));
+    json_t *in = json_object_get(c, "inputs"), *attrs = json_object_get(c, "attrs");
+    json_t *exp = json_object_get(json_object_get(c, "expected"), "f64");
+    rn_array x = load(get_path(in, "x")), k = load(get_path(in, "skip")),
+             g = load(get_path(in, "gamma")), dy = load(get_path(in, "dy"));
+    int has_bias = get_path(in, "bias") != NULL;
+    rn_array bias = {0};
+    if (has_bias)
+        bias = load(get_path(in, "bias"));
+    size_t rows, n;
+    rows_n(&x, (long)json_integer_value(json_object_get(attrs, "axis")), &rows, &n);
+    double eps;
+    cr_assert_eq(rn_parse_eps(get_path(attrs, "eps"), x.dtype, &eps), 0);
+    int f32 = x.dtype == RN_F32;
+    rn_dtype cd = f32 ? RN_F32 : RN_F64;
+    size_t N = rows * n;
+    double *gdx = malloc(N * 8), *gdb = malloc(n * 8), *gdg = calloc(n, 8), *gdbe = calloc(n, 8),
+           *bdx = malloc(N * 8), *bdb = malloc(n * 8), *bdg = malloc(n * 8), *bdbe = malloc(n * 8);
+    const double *bp = has_bias ? bias.data : NULL;
+    double *zb = calloc(n, 8); /* beta: irrelevant to the backward */
+    if (f32) {
+        float *fx = malloc(N * 4), *fk = malloc(N * 4), *fy = malloc(N * 4), *fs = malloc(N * 4),
+              *fdy = malloc(N * 4), *fdx = malloc(N * 4);
+        float *fg = calloc(n, 4), *fbias = calloc(n, 4), *fzb = calloc(n, 4), *fdb = calloc(n, 4),
+              *fdg = calloc(n, 4), *fdbe = calloc(n, 4), *fm = malloc(rows * 4),
+              *fr = malloc(rows * 4);
+        for (size_t i = 0; i < N; i++)
+            fx[i] = (float)x.data[i], fk[i] = (float)k.data[i], fdy[i] = (float)dy.data[i];
+        for (size_t j = 0; j < n; j++)
+            fg[j] = (float)g.data[j], fbias[j] = has_bias ? (float)bias.data[j] : 0.0f;
+        skip_layernorm_forward_f32(fy, fm, fr, fs, fx, fk, fg, fzb, has_bias ? fbias : NULL,
+                                   (int)rows, (int)n, (float)eps);
+        skip_layernorm_backward_f32(fdx, fdb, fdg, fdbe, fdy, fs, fg, fm, fr, (int)rows, (int)n);
+        for (size_t i = 0; i < N; i++)
+            gdx[i] = fdx[i];
+        for (size_t j = 0; j < n; j++)
+            gdb[j] = fdb[j], gdg[j] = fdg[j], gdbe[j] = fdbe[j];
+        free(fx), free(fk), free(fy), free(fs), free(fdy), free(fdx), free(fg), free(fbias);
+        free(fzb), free(fdb), free(fdg), free(fdbe), free(fm), free(fr);
+    } else {
+        double *y = malloc(N * 8), *sm = malloc(N * 8), *m = malloc(rows * 8), *r = malloc(rows * 8);
+        skip_layernorm_forward_f64(y, m, r, sm, x.data, k.data, g.data, zb, bp, (int)rows, (int)n,
+                                   eps);
+        skip_layernorm_backward_f64(gdx, gdb, gdg, gdbe, dy.data, sm, g.data, m, r, (int)rows,
+                                    (int)n);
+        free(y), free(sm), free(m), free(r);
+    }
+    cr_assert_eq(skip_layernorm_backward_bound(bdx, bdb, bdg, bdbe, dy.data, x.data, k.data,
+                                               g.data, bp, rows, n, eps, cd, cd), 0);
+    rn_array wdx = load(get_path(exp, "dx")), wds = load(get_path(exp, "dskip")),
+             wdb = load(get_path(exp, "dbias")), wdg = load(get_path(exp, "dgamma")),
+             wdbe = load(get_path(exp, "dbeta"));
+    double w = compare(id, "dx", gdx, wdx.data, bdx, N);
+    w = fmax(w, compare(id, "dskip", gdx, wds.data, bdx, N));
+    w = fmax(w, compare(id, "dbias", gdb, wdb.data, bdb, n));
+    w = fmax(w, compare(id, "dgamma", gdg, wdg.data, bdg, n));
+    w = fmax(w, compare(id, "dbeta", gdbe, wdbe.data, bdbe, n));
+    *f32out = f32;
+    free(gdx), free(gdb), free(gdg), free(gdbe), free(bdx), free(bdb), free(bdg), free(bdbe);
+    free(zb);
+    rn_array_free(&x), rn_array_free(&k), rn_array_free(&g), rn_array_free(&dy);
+    rn_array_free(&bias), rn_array_free(&wdx), rn_array_free(&wds), rn_array_free(&wdb);
+    rn_array_free(&wdg), rn_array_free(&wdbe);
+    return w;
+}
+
+Test(skip_layernorm_golden, backward_kernels_within_bound)
+{
+    json_error_t jerr;
+    json_t *man = json_load_file(MANIFEST, 0, &jerr);
+    cr_assert_not_null(man, "%s: %s", MANIFEST, jerr.text);
+    double worst[2] = {0, 0};
+    int cases[2] = {0, 0};
+    size_t k;
+    json_t *c;
+    json_array_foreach(json_object_get(man, "cases"), k, c)
+    {
+        const char *dt = json_string_value(json_object_get(c, "input_dtype"));
+        if (strcmp(json_string_value(json_object_get(c, "op")), "skip_layernorm_backward") != 0 ||
+            (strcmp(dt, "f32") != 0 && strcmp(dt, "f64") != 0))
+            continue;
+        int f32;
+        double w = run_bwd_case(c, &f32);
+        worst[f32] = fmax(worst[f32], w);
+        cases[f32]++;
+    }
+    json_decref(man);
+    cr_assert(cases[0] > 0 && cases[1] > 0);
+    printf("skip_layernorm_backward kernels vs golden, worst error/bound (dx, dskip, dbias, "
+           "dgamma, dbeta): f64 %d cases %.6g; f32 %d cases %.6g\n", cases[0], worst[0], cases[1],
+           worst[1]);
+}
+
 /* ================================================================ twin vs LayerNorm twin */
 
 static uint64_t sm_next(uint64_t *z)
@@ -221,6 +322,91 @@ Test(skip_layernorm_twin, equals_layernorm_twin_on_exact_double_sums)
         for (int r = 0; r < ROWS; r++)
             cr_assert(same(m1[r], m2[r]) && same(r1[r], r2[r]), "row %d", r);
     }
+}
+
+/* Backward on exact double sums: dx, dskip, dgamma, dbeta equal the LayerNorm twin's on the double
+   sum; dbias equals an independent 4096-bit evaluation of sum_r dx_rj from the formula of
+   specs/layernorm.h, dx = rstd (g - mean(g) - xhat mean(g xhat)), rounded to double by MPFR. */
+Test(skip_layernorm_twin, backward_on_exact_double_sums)
+{
+    enum { ROWS = 3, N = 8 };
+    static double x[ROWS * N], k[ROWS * N], s[ROWS * N], g[N], bias[N], dy[ROWS * N];
+    static double dx[ROWS * N], dsk[ROWS * N], db[N], dg[N], dbe[N], dx2[ROWS * N], dg2[N], dbe2[N];
+    uint64_t z = 29;
+    mpfr_t m, v, t, rs, mg, mgx, col[N];
+    mpfr_inits2(4096, m, v, t, rs, mg, mgx, (mpfr_ptr)0);
+    for (int tr = 0; tr < 8; tr++) {
+        double eps = tr % 3 ? 1e-5 : 0.0;
+        for (int j = 0; j < N; j++)
+            g[j] = rnd_f32(&z, 0), bias[j] = rnd_f32(&z, -1);
+        for (int i = 0; i < ROWS * N; i++) {
+            x[i] = rnd_f32(&z, 1);
+            k[i] = rnd_f32(&z, 0);
+            dy[i] = rnd_f32(&z, 0);
+            double xk;
+            cr_assert(exact_add(x[i], k[i], &xk) && exact_add(xk, bias[i % N], &s[i]));
+        }
+        cr_assert_eq(skip_layernorm_backward_mpfr(dx, dsk, db, dg, dbe, dy, x, k, g, bias, ROWS, N,
+                                                  eps, RN_F64), RN_TWIN_OK);
+        cr_assert_eq(layernorm_backward_mpfr(dx2, dg2, dbe2, dy, s, g, ROWS, N, eps, RN_F64),
+                     RN_TWIN_OK);
+        for (int i = 0; i < ROWS * N; i++)
+            cr_assert(same(dx[i], dx2[i]) && same(dsk[i], dx2[i]), "dx[%d]", i);
+        for (int j = 0; j < N; j++) {
+            cr_assert(same(dg[j], dg2[j]) && same(dbe[j], dbe2[j]), "dgamma/dbeta[%d]", j);
+            mpfr_init2(col[j], 4096);
+            mpfr_set_zero(col[j], 1);
+        }
+        for (int r = 0; r < ROWS; r++) {
+            const double *sr = s + r * N, *dr = dy + r * N;
+            mpfr_set_zero(m, 1);
+            for (int j = 0; j < N; j++)
+                mpfr_add_d(m, m, sr[j], MPFR_RNDN);
+            mpfr_div_ui(m, m, N, MPFR_RNDN);                 /* mean */
+            mpfr_set_zero(v, 1);
+            for (int j = 0; j < N; j++) {
+                mpfr_set_d(t, sr[j], MPFR_RNDN);
+                mpfr_sub(t, t, m, MPFR_RNDN);
+                mpfr_sqr(t, t, MPFR_RNDN);
+                mpfr_add(v, v, t, MPFR_RNDN);
+            }
+            mpfr_div_ui(v, v, N, MPFR_RNDN);
+            mpfr_add_d(v, v, eps, MPFR_RNDN);
+            mpfr_rec_sqrt(rs, v, MPFR_RNDN);                 /* rstd */
+            mpfr_set_zero(mg, 1);
+            mpfr_set_zero(mgx, 1);
+            for (int j = 0; j < N; j++) {
+                mpfr_set_d(t, dr[j], MPFR_RNDN);
+                mpfr_mul_d(t, t, g[j], MPFR_RNDN);           /* g_j */
+                mpfr_add(mg, mg, t, MPFR_RNDN);
+                mpfr_set_d(v, sr[j], MPFR_RNDN);
+                mpfr_sub(v, v, m, MPFR_RNDN);
+                mpfr_mul(v, v, rs, MPFR_RNDN);               /* xhat_j */
+                mpfr_mul(t, t, v, MPFR_RNDN);
+                mpfr_add(mgx, mgx, t, MPFR_RNDN);
+            }
+            mpfr_div_ui(mg, mg, N, MPFR_RNDN);
+            mpfr_div_ui(mgx, mgx, N, MPFR_RNDN);
+            for (int j = 0; j < N; j++) {
+                mpfr_set_d(v, sr[j], MPFR_RNDN);
+                mpfr_sub(v, v, m, MPFR_RNDN);
+                mpfr_mul(v, v, rs, MPFR_RNDN);
+                mpfr_mul(v, v, mgx, MPFR_RNDN);              /* xhat mean(g xhat) */
+                mpfr_set_d(t, dr[j], MPFR_RNDN);
+                mpfr_mul_d(t, t, g[j], MPFR_RNDN);
+                mpfr_sub(t, t, mg, MPFR_RNDN);
+                mpfr_sub(t, t, v, MPFR_RNDN);
+                mpfr_mul(t, t, rs, MPFR_RNDN);               /* dx_rj */
+                mpfr_add(col[j], col[j], t, MPFR_RNDN);
+            }
+        }
+        for (int j = 0; j < N; j++) {
+            double want = mpfr_get_d(col[j], MPFR_RNDN);
+            cr_assert(same(db[j], want), "trial %d dbias[%d]: %a vs %a", tr, j, db[j], want);
+            mpfr_clear(col[j]);
+        }
+    }
+    mpfr_clears(m, v, t, rs, mg, mgx, (mpfr_ptr)0);
 }
 
 /* x = 1, skip = 2^-80 k: s = 1 + 2^-80 k is not a double.  With eps = 0, LN(a s + c) = LN(s) for
@@ -392,6 +578,42 @@ Test(skip_layernorm_cli, eval_with_and_without_bias)
     rc = run("check skip_layernorm --in x=%s --in skip=%s --in gamma=%s --in beta=%s --in bias=%s "
              "--attr eps=0 --actual sum=%s", P("x.npy"), P("k.npy"), P("g.npy"), P("b.npy"),
              P("bias.npy"), P("o2/sum.npy"));
+    cr_assert_eq(rc, 1, "exit %d: %s%s", rc, out_text, err_text);
+}
+
+/* Backward, two rows, skip = 1 everywhere: s = [[-1, -1, 1, 1], [1, 1, -1, -1]], gamma = 1, eps 0:
+ * mean 0, var 1, rstd 1, xhat = s.  dy = [[1, 0, 0, 0], [0, 0, 1, 0]] (g = dy):
+ * row 0: mean(g) = 1/4, mean(g xhat) = -1/4, dx = g - 1/4 + xhat/4 = [0.5, -0.5, 0, 0];
+ * row 1: mean(g) = 1/4, mean(g xhat) = -1/4, dx = [0, 0, 0.5, -0.5].
+ * dskip = dx; dbias = [0.5, -0.5, 0.5, -0.5]; dgamma = sum dy xhat = [-1, 0, -1, 0];
+ * dbeta = sum dy = [1, 0, 1, 0]. */
+Test(skip_layernorm_cli, eval_backward_closed_form)
+{
+    static const size_t S24[] = {2, 4}, S4[] = {4};
+    put("x2.npy", 2, S24, (const double[]){-2, -2, 0, 0, 0, 0, -2, -2});
+    put("k2.npy", 2, S24, (const double[]){1, 1, 1, 1, 1, 1, 1, 1});
+    put("dy2.npy", 2, S24, (const double[]){1, 0, 0, 0, 0, 0, 1, 0});
+    put("one.npy", 1, S4, (const double[]){1, 1, 1, 1});
+    int rc = run("eval skip_layernorm_backward --in x=%s --in skip=%s --in gamma=%s --in dy=%s "
+                 "--attr eps=0 --out %s", P("x2.npy"), P("k2.npy"), P("one.npy"), P("dy2.npy"),
+                 P("b"));
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err_text);
+    static const double DX[] = {0.5, -0.5, 0, 0, 0, 0, 0.5, -0.5};
+    expect_file("b/dx.npy", 8, DX);
+    expect_file("b/dskip.npy", 8, DX);
+    expect_file("b/dbias.npy", 4, (const double[]){0.5, -0.5, 0.5, -0.5});
+    expect_file("b/dgamma.npy", 4, (const double[]){-1, 0, -1, 0});
+    expect_file("b/dbeta.npy", 4, (const double[]){1, 0, 1, 0});
+    rc = run("check skip_layernorm_backward --in x=%s --in skip=%s --in gamma=%s --in dy=%s "
+             "--attr eps=0 --actual dx=%s --actual dbias=%s --actual dgamma=%s --actual dbeta=%s",
+             P("x2.npy"), P("k2.npy"), P("one.npy"), P("dy2.npy"), P("b/dx.npy"),
+             P("b/dbias.npy"), P("b/dgamma.npy"), P("b/dbeta.npy"));
+    cr_assert_eq(rc, 0, "exit %d: %s%s", rc, out_text, err_text);
+    /* dbias not summed over rows (row 0 only) fails */
+    put("db0.npy", 1, S4, (const double[]){0.5, -0.5, 0, 0});
+    rc = run("check skip_layernorm_backward --in x=%s --in skip=%s --in gamma=%s --in dy=%s "
+             "--attr eps=0 --actual dbias=%s", P("x2.npy"), P("k2.npy"), P("one.npy"),
+             P("dy2.npy"), P("db0.npy"));
     cr_assert_eq(rc, 1, "exit %d: %s%s", rc, out_text, err_text);
 }
 

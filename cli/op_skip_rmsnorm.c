@@ -1,0 +1,375 @@
+/* The skip + RMSNorm op family in the `resnorm` registry: `skip_rmsnorm` (onnxruntime's
+ * SkipSimplifiedLayerNormalization: s = x + skip (+ bias), y = RMSNorm(s); outputs y, rstd, sum)
+ * and `skip_rmsnorm_backward` (dx = dskip = RMSNorm's input gradient at s, dbias = its sum over
+ * rows, dgamma).
+ * Adaptors to the twin (ref/skip_rmsnorm_mpfr.c) and the bound (ref/skip_rmsnorm_bound.c); the
+ * shapes and attributes are RMSNorm's (cli/op_rmsnorm.c: eps, axis, offset), skip like x, bias like
+ * gamma.  Golden cases: golden/skip_rmsnorm/<case>/ (specs/golden-format.md).  Reference:
+ * specs/cli.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "golden.h"
+#include "skip_rmsnorm_bound.h"
+#include "skip_rmsnorm_mpfr.h"
+
+/* inputs: x, skip, gamma, [bias] */
+static const double *bias_of(const cli_job *job)
+{
+    return job->in_path[3] ? job->in[3].data : NULL;
+}
+
+static int srms_twin(const cli_job *job, rn_dtype out, double *const *o)
+{
+    return skip_rmsnorm_forward_mpfr(o[0], o[1], o[2], job->in[0].data, job->in[1].data,
+                                     job->in[2].data, bias_of(job), job->rows, job->n, job->eps,
+                                     cli_rms_offset(job), out);
+}
+
+static int srms_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
+{
+    return skip_rmsnorm_forward_bound(o[0], o[1], o[2], job->in[0].data, job->in[1].data,
+                                      job->in[2].data, bias_of(job), job->rows, job->n, job->eps,
+                                      cli_rms_offset(job), compute, out);
+}
+
+/* backward inputs: x, skip, gamma, dy, [bias]; outputs dx, dskip, dbias, dgamma */
+static const double *bwd_bias_of(const cli_job *job)
+{
+    return job->in_path[4] ? job->in[4].data : NULL;
+}
+
+static int srms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
+{
+    return skip_rmsnorm_backward_mpfr(o[0], o[1], o[2], o[3], job->in[3].data, job->in[0].data,
+                                      job->in[1].data, job->in[2].data, bwd_bias_of(job),
+                                      job->rows, job->n, job->eps, cli_rms_offset(job), out);
+}
+
+/* dskip is dx, so its bound is dx's */
+static int srms_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
+{
+    int rc = skip_rmsnorm_backward_bound(o[0], o[2], o[3], job->in[3].data, job->in[0].data,
+                                         job->in[1].data, job->in[2].data, bwd_bias_of(job),
+                                         job->rows, job->n, job->eps, cli_rms_offset(job),
+                                         compute, out);
+    for (size_t i = 0; rc == 0 && i < job->rows * job->n; i++)
+        o[1][i] = o[0][i];
+    return rc;
+}
+
+/* dbias is shaped like gamma (x.shape[axis:]); the rest as LayerNorm's */
+static void srms_bwd_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)
+{
+    if (strcmp(job->op->outputs[k], "dbias") != 0) {
+        cli_ln_output_shape(job, k, ndim, shape);
+        return;
+    }
+    const rn_array *x = &job->in[0];
+    *ndim = x->ndim - job->ax;
+    for (int i = job->ax; i < x->ndim; i++)
+        shape[i - job->ax] = x->shape[i];
+}
+
+/* ---------------------------------------------------------------- golden cases */
+
+typedef enum {
+    S_RANDN,     /* x = xscale randn, skip = kscale randn, gamma = gshift + 0.1 randn, bias 0.1 randn */
+    S_ZERO,      /* skip = -x in rows 0 and 2 (a zero sum: y = 0, rstd = 1/sqrt(eps)), no bias */
+    S_NONFINITE, /* row 0: x NaN; row 1: skip +Inf; row 2: x +Inf and skip -Inf; row 3 finite */
+    S_OVERFLOW,  /* row 0: x + skip beyond the f32 range (the exact sum is ordinary) */
+    S_BEYOND_F64 /* x = 1, skip = 2^-80 k (small integers k): s is not a binary64 value */
+} skind;
+
+typedef struct {
+    const char *name, *comment, *flags;
+    rn_dtype in;
+    int ndim;
+    size_t shape[4];
+    int axis;
+    const char *eps;
+    int offset;
+    skind k;
+    int has_bias;
+    double xscale, kscale, gshift;
+} scase;
+
+/* clang-format off */
+static const scase SCASES[] = {
+    {"gpt2_bias_f32", "GPT-2 width: 4 rows of 768, x, skip = randn, bias = 0.1 randn", "gpt2",
+     RN_F32, 2, {4, 768}, -1, "1e-5", 0, S_RANDN, 1, 1.0, 1.0, 1.0},
+    {"gpt2_f32", "GPT-2 width, no bias", "gpt2", RN_F32, 2, {4, 768}, -1, "1e-5", 0, S_RANDN, 0,
+     1.0, 1.0, 1.0},
+    {"gpt2_bias_f64", "GPT-2 width, f64", "gpt2", RN_F64, 2, {4, 768}, -1, "1e-5", 0, S_RANDN, 1,
+     1.0, 1.0, 1.0},
+    {"gpt2_bias_f16", "GPT-2 width, f16 inputs", "gpt2 half_input",
+     RN_F16, 2, {4, 768}, -1, "1e-5", 0, S_RANDN, 1, 1.0, 1.0, 1.0},
+    {"gpt2_bias_bf16", "GPT-2 width, bf16 inputs", "gpt2 half_input",
+     RN_BF16, 2, {4, 768}, -1, "1e-5", 0, S_RANDN, 1, 1.0, 1.0, 1.0},
+    {"llama_f32", "Llama-like width: 2 rows of 2048, no bias, eps 1e-6", "llama",
+     RN_F32, 2, {2, 2048}, -1, "1e-6", 0, S_RANDN, 0, 1.0, 1.0, 1.0},
+    {"llama_bf16", "Llama-like width: 2 rows of 2048, no bias, eps 1e-6, bf16 inputs",
+     "llama half_input", RN_BF16, 2, {2, 2048}, -1, "1e-6", 0, S_RANDN, 0, 1.0, 1.0, 1.0},
+    {"gemma_offset1_f32", "offset 1 (Gemma): y = shat (1 + gamma), gamma = 0.1 randn, bias",
+     "offset", RN_F32, 2, {4, 256}, -1, "1e-6", 1, S_RANDN, 1, 1.0, 1.0, 0.0},
+    {"onnx_2345_axis1_f32", "ONNX shape (2,3,4,5), axis 1: 2 rows of 60, bias of shape (3,4,5)",
+     "axis", RN_F32, 4, {2, 3, 4, 5}, 1, "1e-5", 0, S_RANDN, 1, 1.0, 1.0, 1.0},
+    {"zero_sum_f32", "skip = -x in rows 0 and 2: the sum is zero there (y = 0, rstd = 1/sqrt(eps))",
+     "zero_rows", RN_F32, 2, {4, 16}, -1, "1e-5", 0, S_ZERO, 0, 1.0, 1.0, 1.0},
+    {"n1_f32", "n = 1: y = s gamma / sqrt(s^2 + eps) ~ sign(s) gamma", "n1",
+     RN_F32, 2, {5, 1}, -1, "1e-5", 0, S_RANDN, 1, 1.0, 1.0, 1.0},
+    {"lowp_sumsq_overflow_f32", "x, skip = 200 randn, n = 1024: the squares of the sum exceed f16's "
+     "65504", "lowp_sumsq_overflow", RN_F32, 2, {2, 1024}, -1, "1e-5", 0, S_RANDN, 1, 200.0, 200.0,
+     1.0},
+    {"nonfinite_f32", "row 0: x NaN; row 1: skip +Inf; row 2: x +Inf, skip -Inf (NaN sum); row 3 "
+     "finite", "nonfinite", RN_F32, 2, {4, 8}, -1, "1e-5", 0, S_NONFINITE, 1, 1.0, 1.0, 1.0},
+    {"overflow_f32", "row 0: x, skip ~ 2e38: the f32 sum overflows, the exact sum and its RMSNorm "
+     "are ordinary (sum in f32 is +-Inf); row 1 ordinary", "overflow huge_scale",
+     RN_F32, 2, {2, 8}, -1, "1e-5", 0, S_OVERFLOW, 0, 1.0, 1.0, 1.0},
+    {"beyond_f64_f32", "x = 1, skip = 2^-80 k (k small integers), eps 0: x + skip is not a binary64 "
+     "value; y = gamma (1 + 2^-80 k) / rms(1 + 2^-80 k), within 2^-78 of gamma", "exact_sum",
+     RN_F32, 2, {2, 8}, -1, "0", 0, S_BEYOND_F64, 0, 1.0, 1.0, 1.0},
+};
+/* clang-format on */
+#define NSCASES (sizeof SCASES / sizeof SCASES[0])
+
+/* every flag used here is described by an earlier family */
+static const char *const SRMS_FLAGS[][2] = {{NULL, NULL}};
+
+static void srms_gen_inputs(const scase *c, size_t rows, size_t n, double *x, double *skip,
+                            double *gamma, double *bias, double *dy)
+{
+    golden_prng g;
+    golden_prng_seed(&g, c->name);
+    size_t N = rows * n;
+    for (size_t i = 0; i < N; i++)
+        x[i] = c->xscale * golden_randn(&g);
+    for (size_t i = 0; i < N; i++)
+        skip[i] = c->kscale * golden_randn(&g);
+    for (size_t j = 0; j < n; j++) {
+        gamma[j] = c->gshift + 0.1 * golden_randn(&g);
+        bias[j] = c->has_bias ? 0.1 * golden_randn(&g) : 0.0;
+    }
+    switch (c->k) {
+    case S_RANDN:
+        break;
+    case S_ZERO:
+        for (size_t r = 0; r < rows; r += 2)
+            for (size_t j = 0; j < n; j++)
+                skip[r * n + j] = -rn_round(x[r * n + j], c->in);
+        break;
+    case S_NONFINITE:
+        x[0 * n + 2] = NAN;
+        skip[1 * n + 5] = INFINITY;
+        x[2 * n + 1] = INFINITY;
+        skip[2 * n + 6] = -INFINITY;
+        break;
+    case S_OVERFLOW:
+        for (size_t j = 0; j < n; j++) {
+            x[j] = 2e38 + 1e37 * golden_randn(&g);
+            skip[j] = 2e38 + 1e37 * golden_randn(&g);
+        }
+        break;
+    case S_BEYOND_F64:
+        for (size_t i = 0; i < N; i++) {
+            x[i] = 1.0;
+            skip[i] = ldexp((double)(long)(8.0 * golden_randn(&g)), -80);
+        }
+        break;
+    }
+    for (size_t i = 0; i < N; i++) /* drawn last: the forward inputs do not depend on it */
+        dy[i] = golden_randn(&g);
+    for (size_t i = 0; i < N; i++) {
+        x[i] = rn_round(x[i], c->in);
+        skip[i] = rn_round(skip[i], c->in);
+        dy[i] = rn_round(dy[i], c->in);
+    }
+    for (size_t j = 0; j < n; j++) {
+        gamma[j] = rn_round(gamma[j], c->in);
+        bias[j] = rn_round(bias[j], c->in);
+    }
+}
+
+/* The manifest entry of op `op` for case c (inputs, expected, result, sha256 borrowed). */
+static json_t *srms_entry(const scase *c, const char *op, json_t *in, json_t *ex, json_t *res,
+                          json_t *sha)
+{
+    json_t *e = json_object(), *attrs = json_object();
+    char id[512];
+    snprintf(id, sizeof id, "%s/%s", op, c->name);
+    json_object_set_new(e, "id", json_string(id));
+    json_object_set_new(e, "op", json_string(op));
+    json_object_set_new(e, "comment", json_string(c->comment));
+    json_object_set_new(e, "flags", golden_flags_json(c->flags));
+    json_object_set_new(attrs, "eps", json_string(c->eps));
+    json_object_set_new(attrs, "axis", json_integer(c->axis));
+    json_object_set_new(attrs, "offset", json_integer(c->offset));
+    json_object_set_new(e, "attrs", attrs);
+    json_object_set_new(e, "shape", golden_shape_json(c->ndim, c->shape));
+    json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
+    json_object_set(e, "inputs", in);
+    json_object_set(e, "expected", ex);
+    json_object_set(e, "result", res);
+    json_object_set(e, "sha256", sha);
+    return e;
+}
+
+/* One case: files, and its two manifest entries (skip_rmsnorm/<case>,
+   skip_rmsnorm_backward/<case>), sharing the directory and the inputs x, skip, gamma, [bias]. */
+static int srms_gen_case(golden_ctx *G, const scase *c)
+{
+    const char *out = G->out;
+    int nd = c->ndim, axis = c->axis < 0 ? c->axis + nd : c->axis;
+    size_t rows = 1, n = 1, pshape[4], sshape[4];
+    int pnd = nd - axis;
+    for (int i = 0; i < nd; i++) {
+        if (i < axis)
+            rows *= c->shape[i];
+        else
+            n *= c->shape[i];
+        if (i >= axis)
+            pshape[i - axis] = c->shape[i];
+        sshape[i] = i < axis ? c->shape[i] : 1;
+    }
+    double eps;
+    if (rn_parse_eps(c->eps, c->in, &eps) != 0) {
+        fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
+        return -1;
+    }
+    size_t N = rows * n;
+    double *x = malloc(N * sizeof *x), *skip = malloc(N * sizeof *skip), *dy = malloc(N * sizeof *dy),
+           *gamma = malloc(n * sizeof *gamma), *bias = malloc(n * sizeof *bias),
+           *y = malloc(N * sizeof *y), *sum = malloc(N * sizeof *sum),
+           *rstd = malloc(rows * sizeof *rstd), *dx = malloc(N * sizeof *dx),
+           *dskip = malloc(N * sizeof *dskip), *dbias = malloc(n * sizeof *dbias),
+           *dg = malloc(n * sizeof *dg);
+    json_t *in_f = json_object(), *in_b = json_object(), *ex_f = json_object(),
+           *ex_b = json_object(), *res = json_object(), *sha_f = json_object(),
+           *sha_b = json_object();
+    int rc = -1;
+    char dir[512], path[4096];
+    const double *bp = c->has_bias ? bias : NULL;
+    if (!x || !skip || !dy || !gamma || !bias || !y || !sum || !rstd || !dx || !dskip || !dbias ||
+        !dg) {
+        fprintf(stderr, "resnorm golden: out of memory\n");
+        goto out;
+    }
+    srms_gen_inputs(c, rows, n, x, skip, gamma, bias, dy);
+    snprintf(dir, sizeof dir, "skip_rmsnorm/%s", c->name);
+    snprintf(path, sizeof path, "%s/%s", out, dir);
+    if (golden_mkdirs(path) != 0) {
+        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
+        goto out;
+    }
+    if (golden_put(out, dir, "", "x", c->in, nd, c->shape, x, in_f, sha_f, sha_b) ||
+        golden_put(out, dir, "", "skip", c->in, nd, c->shape, skip, in_f, sha_f, sha_b) ||
+        golden_put(out, dir, "", "gamma", c->in, pnd, pshape, gamma, in_f, sha_f, sha_b) ||
+        (c->has_bias &&
+         golden_put(out, dir, "", "bias", c->in, pnd, pshape, bias, in_f, sha_f, sha_b)) ||
+        golden_put(out, dir, "", "dy", c->in, nd, c->shape, dy, in_b, sha_b, NULL))
+        goto out;
+    json_object_set(in_b, "x", json_object_get(in_f, "x"));
+    json_object_set(in_b, "skip", json_object_get(in_f, "skip"));
+    json_object_set(in_b, "gamma", json_object_get(in_f, "gamma"));
+    if (c->has_bias)
+        json_object_set(in_b, "bias", json_object_get(in_f, "bias"));
+    for (int d = 0; d < RN_NDTYPES; d++) {
+        rn_dtype dt = (rn_dtype)d;
+        char sub[16];
+        snprintf(sub, sizeof sub, "%s/", rn_dtype_name(dt));
+        snprintf(path, sizeof path, "%s/%s/%s", out, dir, rn_dtype_name(dt));
+        if (golden_mkdirs(path) != 0) {
+            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
+            goto out;
+        }
+        int t1 = skip_rmsnorm_forward_mpfr(y, rstd, sum, x, skip, gamma, bp, rows, n, eps,
+                                           c->offset, dt);
+        int t2 = skip_rmsnorm_backward_mpfr(dx, dskip, dbias, dg, dy, x, skip, gamma, bp, rows, n,
+                                            eps, c->offset, dt);
+        if (t1 || t2) {
+            fprintf(stderr, "resnorm golden: %s/%s: the twin %s\n", c->name, rn_dtype_name(dt),
+                    (t1 == RN_TWIN_NOMEM || t2 == RN_TWIN_NOMEM) ? "ran out of memory"
+                                                                : "could not certify an output");
+            goto out;
+        }
+        json_t *pf = json_object(), *pb = json_object();
+        json_object_set_new(ex_f, rn_dtype_name(dt), pf);
+        json_object_set_new(ex_b, rn_dtype_name(dt), pb);
+        json_object_set_new(res, rn_dtype_name(dt), json_string("valid"));
+        if (golden_put(out, dir, sub, "y", dt, nd, c->shape, y, pf, sha_f, NULL) ||
+            golden_put(out, dir, sub, "rstd", dt, nd, sshape, rstd, pf, sha_f, NULL) ||
+            golden_put(out, dir, sub, "sum", dt, nd, c->shape, sum, pf, sha_f, NULL) ||
+            golden_put(out, dir, sub, "dx", dt, nd, c->shape, dx, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dskip", dt, nd, c->shape, dskip, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dbias", dt, pnd, pshape, dbias, pb, sha_b, NULL) ||
+            golden_put(out, dir, sub, "dgamma", dt, pnd, pshape, dg, pb, sha_b, NULL))
+            goto out;
+    }
+    json_array_append_new(G->cases, srms_entry(c, "skip_rmsnorm", in_f, ex_f, res, sha_f));
+    json_array_append_new(G->cases, srms_entry(c, "skip_rmsnorm_backward", in_b, ex_b, res, sha_b));
+    G->ncases++;
+    fprintf(stderr, "golden: skip_rmsnorm/%s  rows %zu x n %zu, input %s%s, offset %d: ok\n",
+            c->name, rows, n, rn_dtype_name(c->in), c->has_bias ? ", bias" : "", c->offset);
+    rc = 0;
+out:
+    json_decref(in_f), json_decref(in_b), json_decref(ex_f), json_decref(ex_b), json_decref(res);
+    json_decref(sha_f), json_decref(sha_b);
+    free(x), free(skip), free(dy), free(gamma), free(bias), free(y), free(sum), free(rstd);
+    free(dx), free(dskip), free(dbias), free(dg);
+    return rc;
+}
+
+static int srms_golden(golden_ctx *G)
+{
+    for (size_t i = 0; i < NSCASES; i++)
+        if (srms_gen_case(G, &SCASES[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- registry entries */
+
+const cli_family cli_family_skip_rmsnorm = {
+    "skip_rmsnorm",
+    "skip_rmsnorm (onnxruntime SkipSimplifiedLayerNormalization): s = x + skip (+ bias), then\n"
+    "  RMSNorm of the exact s with eps, axis, offset as above; skip: shape of x; bias (optional):\n"
+    "  like gamma; sum: s rounded once, shape of x.  skip_rmsnorm_backward: dy like x;\n"
+    "  dx = dskip (shape of x), dbias and dgamma (like gamma) summed over all rows; dbias is\n"
+    "  given whether or not a bias is passed.\n",
+    srms_golden,
+    SRMS_FLAGS,
+};
+
+const cli_op cli_op_skip_rmsnorm = {
+    "skip_rmsnorm",
+    "skip + RMSNorm (onnxruntime SkipSimplifiedLayerNormalization): y, rstd, sum",
+    &cli_family_skip_rmsnorm,
+    4, {"x", "skip", "gamma", "bias"}, {0, 0, 0, 1},
+    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0},
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS},
+        {"offset", "0", CLI_ATTR_INT, 0, 1}},
+    3, {"y", "rstd", "sum"},
+    "specs/error-analysis-residual.md", "ref/skip_rmsnorm_bound.c",
+    "overflow in the compute dtype, or a sum that rounding makes zero with eps = 0, "
+    "specs/error-analysis-residual.md §8",
+    cli_rms_prepare, cli_ln_output_shape, srms_twin, srms_bound,
+};
+
+const cli_op cli_op_skip_rmsnorm_backward = {
+    "skip_rmsnorm_backward",
+    "skip + RMSNorm backward: dx = dskip, dbias (summed over rows), dgamma",
+    &cli_family_skip_rmsnorm,
+    5, {"x", "skip", "gamma", "dy", "bias"}, {0, 0, 0, 0, 1},
+    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0},
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS},
+        {"offset", "0", CLI_ATTR_INT, 0, 1}},
+    4, {"dx", "dskip", "dbias", "dgamma"},
+    "specs/error-analysis-residual.md", "ref/skip_rmsnorm_bound.c",
+    "overflow in the compute dtype (of the sum of squares, or of the rounded sum), "
+    "specs/error-analysis-residual.md §9",
+    cli_rms_prepare, srms_bwd_output_shape, srms_bwd_twin, srms_bwd_bound,
+};
