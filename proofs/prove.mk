@@ -1,3 +1,7 @@
-# Proof targets; filled in by the proof work (WP with -wp-model real, EVA, Gappa).
+# Proof targets (included by the top Makefile): WP with -wp-model real on the LayerNorm kernels, EVA on
+# the float kernels, Gappa on the float error of the mean's sum.  See proofs/README.md.
+#   make prove                    replay the committed cache (proofs/session*), prove what is missing
+#   make prove WP_CACHE=update    ... and store new results in the cache (then commit proofs/session*)
+#   make prove EVA_NMAX=1024      a quicker EVA run over 1 <= n <= 1024
 prove:
-	@echo "prove: no proofs yet"; exit 1
+	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),4096) proofs/prove.sh

@@ -14,25 +14,197 @@
 #ifndef RESNORM_LAYERNORM_H
 #define RESNORM_LAYERNORM_H
 
+#include <limits.h>
+
+#include "layernorm_model.h" /* the real-number model (ACSL logic functions) */
+
+/* Contracts (ACSL, proved by `make prove`; see proofs/README.md).  In the proofs, float and double
+ * values are the real numbers they denote (WP's real model): the functional postconditions state
+ * what each kernel computes up to rounding, i.e. that the code implements the formulas above in the
+ * stated order; the rounding itself is bounded by EVA (no NaN/Inf/overflow over the ranges below)
+ * and by Gappa (error of the mean's sum, proofs/sum_error.c) and by the analysis in specs/.
+ *
+ * EVA-checked input ranges (proofs/eva_layernorm.c, -warn-special-float non-finite: 0 alarms),
+ * for float and for double, forward then backward on the same row:
+ *   1 <= n <= 4096, |x[i]|, |gamma[i]|, |beta[i]|, |dy[i]| <= 1.0e4, eps in [1.0e-12, 1],
+ *   backward: mean and rstd as produced by the forward kernel on the same x and eps (rstd <= 1e6),
+ *             dgamma[i], dbeta[i] accumulated from 0 over one row.
+ * (n is analysed per power-of-two bucket with every loop unrolled; see proofs/README.md.)
+ * No NaN, no infinity, no overflow anywhere in the four kernels for these inputs.  Outside these
+ * ranges (e.g. |x| near FLT_MAX, or eps -> 0 on a constant row) intermediate values may overflow.
+ *
+ * Machine-checked float error of the mean's sum (proofs/sum_error.c, Gappa + SMT, on a proof copy
+ * of the first loop): |fl(sum) - sum_i x_i| <= 1.001 * n * u * sum_i |x_i|, u = 2^-24 (float),
+ * 2^-53 (double), for 1 <= n <= 4096 and |x_i| <= 2^80.
+ */
+
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_beta: \valid_read(beta + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. n - 1));
+    requires valid_mean: \valid(mean);
+    requires valid_rstd: \valid(rstd);
+    requires sep_out: \separated(y + (0 .. n - 1), mean, rstd);
+    requires sep_x: \separated(y + (0 .. n - 1), mean, rstd, x + (0 .. n - 1));
+    requires sep_gamma: \separated(y + (0 .. n - 1), mean, rstd, gamma + (0 .. n - 1));
+    requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
+    assigns y[0 .. n - 1], *mean, *rstd;
+    ensures mean_def: *mean == ln_mean{Pre}(x, n);
+    ensures rstd_def: *rstd == ln_rstd{Pre}(x, n, eps);
+    ensures y_def: \forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i);
+*/
 void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *x,
                                const float *gamma, const float *beta, int n, float eps);
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_beta: \valid_read(beta + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. n - 1));
+    requires valid_mean: \valid(mean);
+    requires valid_rstd: \valid(rstd);
+    requires sep_out: \separated(y + (0 .. n - 1), mean, rstd);
+    requires sep_x: \separated(y + (0 .. n - 1), mean, rstd, x + (0 .. n - 1));
+    requires sep_gamma: \separated(y + (0 .. n - 1), mean, rstd, gamma + (0 .. n - 1));
+    requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
+    assigns y[0 .. n - 1], *mean, *rstd;
+    ensures mean_def: *mean == ln_mean{Pre}(x, n);
+    ensures rstd_def: *rstd == ln_rstd{Pre}(x, n, eps);
+    ensures y_def: \forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i);
+*/
 void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const double *x,
                                const double *gamma, const double *beta, int n, double eps);
 
+/*@ requires n_pos: n >= 1;
+    requires valid_dy: \valid_read(dy + (0 .. n - 1));
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_dx: \valid(dx + (0 .. n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires valid_dbeta: \valid(dbeta + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), dy + (0 .. n - 1));
+    requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), x + (0 .. n - 1));
+    requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), gamma + (0 .. n - 1));
+    assigns dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
+    ensures dx_def: \forall integer i; 0 <= i < n ==>
+      dx[i] == ln_dx{Pre}(dy, gamma, x, mean, rstd, n, i);
+    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
+      dgamma[i] == ln_acc_prod(\old(dgamma[i]), \old(dy[i]), ln_xhat{Pre}(x, mean, rstd, i));
+    ensures dbeta_acc: \forall integer i; 0 <= i < n ==> dbeta[i] == \old(dbeta[i]) + \old(dy[i]);
+*/
 void layernorm_row_backward_f32(float *dx, float *dgamma, float *dbeta, const float *dy,
                                 const float *x, const float *gamma, float mean, float rstd, int n);
+/*@ requires n_pos: n >= 1;
+    requires valid_dy: \valid_read(dy + (0 .. n - 1));
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_dx: \valid(dx + (0 .. n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires valid_dbeta: \valid(dbeta + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), dy + (0 .. n - 1));
+    requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), x + (0 .. n - 1));
+    requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), gamma + (0 .. n - 1));
+    assigns dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
+    ensures dx_def: \forall integer i; 0 <= i < n ==>
+      dx[i] == ln_dx{Pre}(dy, gamma, x, mean, rstd, n, i);
+    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
+      dgamma[i] == ln_acc_prod(\old(dgamma[i]), \old(dy[i]), ln_xhat{Pre}(x, mean, rstd, i));
+    ensures dbeta_acc: \forall integer i; 0 <= i < n ==> dbeta[i] == \old(dbeta[i]) + \old(dy[i]);
+*/
 void layernorm_row_backward_f64(double *dx, double *dgamma, double *dbeta, const double *dy,
                                 const double *x, const double *gamma, double mean, double rstd,
                                 int n);
 
 /* rows x n drivers. y, x, dx, dy: [rows*n]; mean, rstd: [rows]; gamma, beta, dgamma, dbeta: [n]. */
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_beta: \valid_read(beta + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. rows * n - 1));
+    requires valid_mean: \valid(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid(rstd + (0 .. rows - 1));
+    requires sep_out: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    requires sep_x: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_beta: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                   beta + (0 .. n - 1));
+    assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
+*/
 void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, const float *gamma,
                            const float *beta, int rows, int n, float eps);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_beta: \valid_read(beta + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. rows * n - 1));
+    requires valid_mean: \valid(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid(rstd + (0 .. rows - 1));
+    requires sep_out: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    requires sep_x: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_beta: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                   beta + (0 .. n - 1));
+    assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
+*/
 void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *x,
                            const double *gamma, const double *beta, int rows, int n, double eps);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * n - 1));
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_mean: \valid_read(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid_read(rstd + (0 .. rows - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires valid_dbeta: \valid(dbeta + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                 dy + (0 .. rows * n - 1));
+    requires sep_x: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_stats: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    assigns dx[0 .. rows * n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
+*/
 void layernorm_backward_f32(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
                             const float *gamma, const float *mean, const float *rstd, int rows,
                             int n);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * n - 1));
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_mean: \valid_read(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid_read(rstd + (0 .. rows - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires valid_dbeta: \valid(dbeta + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                 dy + (0 .. rows * n - 1));
+    requires sep_x: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_stats: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    assigns dx[0 .. rows * n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
+*/
 void layernorm_backward_f64(double *dx, double *dgamma, double *dbeta, const double *dy,
                             const double *x, const double *gamma, const double *mean,
                             const double *rstd, int rows, int n);

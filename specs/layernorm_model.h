@@ -1,0 +1,92 @@
+/* Real-number model of LayerNorm (ACSL only; nothing here is compiled): the functions that the
+ * contracts in specs/layernorm.h and the loop invariants in ref/layernorm.c are stated with.
+ *
+ * Every function is a plain recursive (or explicit) definition over the reals, overloaded for
+ * float* and double* rows; a float or double value read from memory is its exact real value.
+ * No axioms.  Each recursive sum adds its terms left to right, index 0 first, exactly as the
+ * kernels do, so that "the loop computed the model" is a one-step unfolding per iteration.
+ *
+ *   ln_sum(x, n)                  = x[0] + ... + x[n-1]
+ *   ln_mean(x, n)                 = ln_sum(x, n) / n
+ *   ln_ssd(x, m, n)               = sum_k (x[k] - m)^2            (sum of squared deviations)
+ *   ln_var(x, n)                  = ln_ssd(x, ln_mean(x, n), n) / n  (biased variance)
+ *   ln_rstd(x, n, eps)            = 1 / sqrt(ln_var(x, n) + eps)
+ *   ln_y(x, g, b, n, eps, i)      = (x[i] - mean) * rstd * g[i] + b[i]   (ln_affine)
+ *   ln_xhat(x, mean, rstd, i)     = (x[i] - mean) * rstd
+ *   ln_sum_g(dy, g, n)            = sum_k dy[k] * g[k]
+ *   ln_sum_gx(dy, g, x, m, r, n)  = sum_k (dy[k] * g[k]) * ln_xhat(x, m, r, k)
+ *   ln_dx(dy, g, x, m, r, n, i)   = (dy[i]*g[i] - ln_sum_g/n - xhat_i * ln_sum_gx/n) * r
+ *   ln_sumabs(x, n)               = |x[0]| + ... + |x[n-1]|          (for the error bound)
+ * The per-element formulas are named (ln_affine, ln_xhat_v, ln_mul, ln_div, ln_dx_v, ln_acc_prod:
+ * one per helper function in ref/layernorm.c) so that the provers match them as terms instead of
+ * re-deriving products; each is a one-line explicit definition:
+ *   ln_affine(x, m, r, g, b) = (x - m) * r * g + b      ln_xhat_v(x, m, r) = (x - m) * r
+ *   ln_mul(a, b) = a * b    ln_div(a, b) = a / b         ln_acc_prod(acc, a, b) = acc + a * b
+ *   ln_dx_v(g, mean_g, xhat, mean_gx, r) = (g - mean_g - xhat * mean_gx) * r
+ */
+#ifndef RESNORM_LAYERNORM_MODEL_H
+#define RESNORM_LAYERNORM_MODEL_H
+
+/*@
+  // ---- per-element formulas (one per helper function in ref/layernorm.c) ----
+  logic real ln_affine(real xi, real m, real r, real g, real b) = (xi - m) * r * g + b;
+  logic real ln_xhat_v(real xi, real m, real r) = (xi - m) * r;
+  logic real ln_dx_v(real g, real mean_g, real xhat, real mean_gx, real r) =
+    (g - mean_g - xhat * mean_gx) * r;
+  logic real ln_acc_prod(real acc, real a, real b) = acc + a * b;
+  logic real ln_mul(real a, real b) = a * b;
+  logic real ln_div(real a, real b) = a / b;
+
+  // ---- forward ----
+  logic real ln_sum{L}(float *x, integer n) =
+    n <= 0 ? 0.0 : ln_sum(x, n - 1) + x[n - 1];
+  logic real ln_sum{L}(double *x, integer n) =
+    n <= 0 ? 0.0 : ln_sum(x, n - 1) + x[n - 1];
+
+  logic real ln_sumabs{L}(float *x, integer n) =
+    n <= 0 ? 0.0 : ln_sumabs(x, n - 1) + \abs((real)x[n - 1]);
+  logic real ln_sumabs{L}(double *x, integer n) =
+    n <= 0 ? 0.0 : ln_sumabs(x, n - 1) + \abs((real)x[n - 1]);
+
+  logic real ln_mean{L}(float *x, integer n) = ln_sum(x, n) / n;
+  logic real ln_mean{L}(double *x, integer n) = ln_sum(x, n) / n;
+
+  logic real ln_ssd{L}(float *x, real m, integer n) =
+    n <= 0 ? 0.0 : ln_ssd(x, m, n - 1) + (x[n - 1] - m) * (x[n - 1] - m);
+  logic real ln_ssd{L}(double *x, real m, integer n) =
+    n <= 0 ? 0.0 : ln_ssd(x, m, n - 1) + (x[n - 1] - m) * (x[n - 1] - m);
+
+  logic real ln_var{L}(float *x, integer n) = ln_ssd(x, ln_mean(x, n), n) / n;
+  logic real ln_var{L}(double *x, integer n) = ln_ssd(x, ln_mean(x, n), n) / n;
+
+  logic real ln_rstd{L}(float *x, integer n, real eps) = 1.0 / \sqrt(ln_var(x, n) + eps);
+  logic real ln_rstd{L}(double *x, integer n, real eps) = 1.0 / \sqrt(ln_var(x, n) + eps);
+
+  logic real ln_y{L}(float *x, float *g, float *b, integer n, real eps, integer i) =
+    ln_affine(x[i], ln_mean(x, n), ln_rstd(x, n, eps), g[i], b[i]);
+  logic real ln_y{L}(double *x, double *g, double *b, integer n, real eps, integer i) =
+    ln_affine(x[i], ln_mean(x, n), ln_rstd(x, n, eps), g[i], b[i]);
+
+  // ---- backward (mean and rstd are the cached values passed in) ----
+  logic real ln_xhat{L}(float *x, real m, real r, integer i) = ln_xhat_v(x[i], m, r);
+  logic real ln_xhat{L}(double *x, real m, real r, integer i) = ln_xhat_v(x[i], m, r);
+
+  logic real ln_sum_g{L}(float *dy, float *g, integer n) =
+    n <= 0 ? 0.0 : ln_sum_g(dy, g, n - 1) + dy[n - 1] * g[n - 1];
+  logic real ln_sum_g{L}(double *dy, double *g, integer n) =
+    n <= 0 ? 0.0 : ln_sum_g(dy, g, n - 1) + dy[n - 1] * g[n - 1];
+
+  logic real ln_sum_gx{L}(float *dy, float *g, float *x, real m, real r, integer n) =
+    n <= 0 ? 0.0
+           : ln_sum_gx(dy, g, x, m, r, n - 1) + (dy[n - 1] * g[n - 1]) * ln_xhat(x, m, r, n - 1);
+  logic real ln_sum_gx{L}(double *dy, double *g, double *x, real m, real r, integer n) =
+    n <= 0 ? 0.0
+           : ln_sum_gx(dy, g, x, m, r, n - 1) + (dy[n - 1] * g[n - 1]) * ln_xhat(x, m, r, n - 1);
+
+  logic real ln_dx{L}(float *dy, float *g, float *x, real m, real r, integer n, integer i) =
+    ln_dx_v(ln_mul(dy[i], g[i]), ln_div(ln_sum_g(dy, g, n), n), ln_xhat(x, m, r, i), ln_div(ln_sum_gx(dy, g, x, m, r, n), n), r);
+  logic real ln_dx{L}(double *dy, double *g, double *x, real m, real r, integer n, integer i) =
+    ln_dx_v(ln_mul(dy[i], g[i]), ln_div(ln_sum_g(dy, g, n), n), ln_xhat(x, m, r, i), ln_div(ln_sum_gx(dy, g, x, m, r, n), n), r);
+*/
+
+#endif
