@@ -60,87 +60,14 @@
  * only if it exceeds the output format's range (an IEEE kernel whose sum of squares overflows gets
  * rstd = 0 instead; that is its error, not the reference's, and the bound says so: +Inf).
  *
- * The exact-arithmetic and enclosure helpers are the ones of ref/layernorm_mpfr.c (static there;
- * repeated here so that each twin reads on its own).
+ * The exact-arithmetic and enclosure helpers are shared with ref/layernorm_mpfr.c: ref/exact_mpfr.h.
  */
 #include "rmsnorm_mpfr.h"
+#include "exact_mpfr.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define P0 64      /* first working precision (bits) */
-#define NLEV 11    /* P0 << 10 = 65536: the last precision tried */
-
-/* ------------------------------------------------------------------------------------------------
- * Exact arithmetic on dyadic numbers: the result precision is chosen so that no rounding occurs.
- */
-
-/* Bits sufficient to hold sum_j t_j exactly: from the top of the largest term (plus carries) down to
-   the last bit of the smallest one. */
-static mpfr_prec_t exact_prec(mpfr_srcptr const *t, size_t k)
-{
-    int any = 0;
-    mpfr_exp_t hi = 0, lo = 0;
-    for (size_t j = 0; j < k; j++) {
-        if (mpfr_zero_p(t[j]))
-            continue;
-        mpfr_exp_t e = mpfr_get_exp(t[j]), l = e - (mpfr_exp_t)mpfr_get_prec(t[j]);
-        if (!any || e > hi)
-            hi = e;
-        if (!any || l < lo)
-            lo = l;
-        any = 1;
-    }
-    if (!any)
-        return MPFR_PREC_MIN;
-    mpfr_prec_t carries = 1;
-    for (size_t m = k; m > 1; m = (m + 1) / 2)
-        carries++;
-    return (mpfr_prec_t)(hi - lo) + carries;
-}
-
-/* r = sum_j t[j], exactly.  r must not be one of the t[j]. */
-static void sum_exact(mpfr_t r, mpfr_ptr *t, size_t k)
-{
-    mpfr_set_prec(r, exact_prec((mpfr_srcptr const *)t, k));
-    if (k == 0) {
-        mpfr_set_zero(r, 1);
-        return;
-    }
-    mpfr_sum(r, (const mpfr_ptr *)t, k, MPFR_RNDN); /* exact by construction */
-    if (mpfr_zero_p(r))
-        mpfr_set_zero(r, 1);
-}
-
-/* r = a * b, exactly (r distinct from a and b). */
-static void mul_exact(mpfr_t r, mpfr_srcptr a, mpfr_srcptr b)
-{
-    mpfr_set_prec(r, mpfr_get_prec(a) + mpfr_get_prec(b));
-    mpfr_mul(r, a, b, MPFR_RNDN);
-}
-
-static void mul_ui_exact(mpfr_t r, mpfr_srcptr a, unsigned long m)
-{
-    mpfr_set_prec(r, mpfr_get_prec(a) + 64);
-    mpfr_mul_ui(r, a, m, MPFR_RNDN);
-}
-
-/* r = a + b, exactly (r distinct from a and b). */
-static void add_exact(mpfr_t r, mpfr_srcptr a, mpfr_srcptr b)
-{
-    mpfr_srcptr t[2] = {a, b};
-    mpfr_set_prec(r, exact_prec(t, 2));
-    mpfr_add(r, a, b, MPFR_RNDN);
-    if (mpfr_zero_p(r))
-        mpfr_set_zero(r, 1);
-}
-
-static void set_d(mpfr_t r, double v)
-{
-    mpfr_set_prec(r, 53);
-    mpfr_set_d(r, v, MPFR_RNDN);
-}
 
 /* w = gamma (offset 0) or 1 + gamma (offset 1), exactly; tmp is scratch. */
 static void weight_exact(mpfr_t w, double gamma, int offset, mpfr_t tmp)
@@ -157,193 +84,11 @@ static void weight_exact(mpfr_t w, double gamma, int offset, mpfr_t tmp)
     mpfr_clear(one);
 }
 
-/* ------------------------------------------------------------------------------------------------
- * Enclosures and their certified rounding.
- */
-
-/* sqrt(Q) enclosed at each precision level, computed on first use. */
-typedef struct {
-    mpfr_t Q;                     /* exact, >= 0 */
-    mpfr_t lo[NLEV], hi[NLEV];    /* sqrt(Q) in [lo[k], hi[k]] at precision P0 << k */
-    unsigned have;                /* bit k: level k computed */
-} sqrt_cache;
-
-static void sq_init(sqrt_cache *s)
-{
-    mpfr_init2(s->Q, MPFR_PREC_MIN);
-    s->have = 0;
-}
-
-static void sq_reset(sqrt_cache *s)
-{
-    for (int k = 0; k < NLEV; k++)
-        if (s->have & (1u << k)) {
-            mpfr_clear(s->lo[k]);
-            mpfr_clear(s->hi[k]);
-        }
-    s->have = 0;
-}
-
-static void sq_clear(sqrt_cache *s)
-{
-    sq_reset(s);
-    mpfr_clear(s->Q);
-}
-
-static void sq_get(sqrt_cache *s, int k, mpfr_srcptr *lo, mpfr_srcptr *hi)
-{
-    if (!(s->have & (1u << k))) {
-        mpfr_init2(s->lo[k], (mpfr_prec_t)P0 << k);
-        mpfr_init2(s->hi[k], (mpfr_prec_t)P0 << k);
-        mpfr_sqrt(s->lo[k], s->Q, MPFR_RNDD);
-        mpfr_sqrt(s->hi[k], s->Q, MPFR_RNDU);
-        s->have |= 1u << k;
-    }
-    *lo = s->lo[k];
-    *hi = s->hi[k];
-}
-
-typedef struct {
-    mpfr_t dl, dh;  /* denominator enclosure */
-    mpfr_t lo, hi;  /* result enclosure */
-} work;
-
-static void work_init(work *w)
-{
-    mpfr_inits2(P0, w->dl, w->dh, w->lo, w->hi, (mpfr_ptr)0);
-}
-
-static void work_clear(work *w)
-{
-    mpfr_clears(w->dl, w->dh, w->lo, w->hi, (mpfr_ptr)0);
-}
-
-/* [lo, hi] := an enclosure of num / (c sqrt(Q)) at precision level k.  c == NULL: 1.
-   num, c, Q exact; c > 0, Q > 0. */
-static void enclose_quot(mpfr_t lo, mpfr_t hi, work *w, mpfr_srcptr num, sqrt_cache *sq,
-                         mpfr_srcptr c, int k)
-{
-    mpfr_prec_t p = (mpfr_prec_t)P0 << k;
-    mpfr_set_prec(lo, p);
-    mpfr_set_prec(hi, p);
-    mpfr_srcptr dl, dh;
-    sq_get(sq, k, &dl, &dh);
-    if (c) {
-        mpfr_set_prec(w->dl, p);
-        mpfr_set_prec(w->dh, p);
-        mpfr_mul(w->dl, c, dl, MPFR_RNDD);
-        mpfr_mul(w->dh, c, dh, MPFR_RNDU);
-        dl = w->dl;
-        dh = w->dh;
-    }
-    if (mpfr_sgn(num) >= 0) { /* num / d decreasing in d */
-        mpfr_div(lo, num, dh, MPFR_RNDD);
-        mpfr_div(hi, num, dl, MPFR_RNDU);
-    } else {
-        mpfr_div(lo, num, dl, MPFR_RNDD);
-        mpfr_div(hi, num, dh, MPFR_RNDU);
-    }
-}
-
-/* If both ends of [lo, hi] round to the same value of `out`, store it and return 1. */
-static int certify(double *res, mpfr_t lo, mpfr_t hi, rn_dtype out)
-{
-    if (mpfr_zero_p(lo))
-        mpfr_set_zero(lo, 1); /* an exact zero is +0 (RNDD may have produced -0) */
-    if (mpfr_zero_p(hi))
-        mpfr_set_zero(hi, 1);
-    double a = rn_round_mpfr(lo, out), b = rn_round_mpfr(hi, out);
-    if (memcmp(&a, &b, sizeof a) != 0)
-        return 0;
-    *res = a;
-    return 1;
-}
-
-/* Certified rounding of num / (c sqrt(Q)). */
-static int ziv_quot(double *res, work *w, mpfr_srcptr num, sqrt_cache *sq, mpfr_srcptr c,
-                    rn_dtype out)
-{
-    for (int k = 0; k < NLEV; k++) {
-        enclose_quot(w->lo, w->hi, w, num, sq, c, k);
-        if (certify(res, w->lo, w->hi, out))
-            return RN_TWIN_OK;
-    }
-    return RN_TWIN_UNCERTIFIED;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * IEEE special values: the class of a quantity when some input is NaN or +-Inf.
- */
-typedef enum { E_FIN, E_PINF, E_NINF, E_NAN } ecls;
-typedef struct {
-    ecls c;
-    int s; /* for E_FIN: sign -1, 0, +1, or 2 when not known (never multiplied by an Inf) */
-} ext;
-
-static ext ext_d(double v)
-{
-    if (isnan(v))
-        return (ext){E_NAN, 0};
-    if (isinf(v))
-        return (ext){v > 0 ? E_PINF : E_NINF, 0};
-    return (ext){E_FIN, v > 0 ? 1 : v < 0 ? -1 : 0};
-}
-
-static ext ext_fin(int s) { return (ext){E_FIN, s}; }
-static ext ext_nan(void) { return (ext){E_NAN, 0}; }
-
-static ext ext_add(ext a, ext b)
-{
-    if (a.c == E_NAN || b.c == E_NAN)
-        return ext_nan();
-    if (a.c != E_FIN && b.c != E_FIN)
-        return a.c == b.c ? a : ext_nan();
-    if (a.c != E_FIN)
-        return a;
-    if (b.c != E_FIN)
-        return b;
-    return (ext){E_FIN, a.s == b.s ? a.s : (a.s == 0 ? b.s : (b.s == 0 ? a.s : 2))};
-}
-
-static ext ext_neg(ext a)
-{
-    if (a.c == E_PINF)
-        return (ext){E_NINF, 0};
-    if (a.c == E_NINF)
-        return (ext){E_PINF, 0};
-    if (a.c == E_FIN && a.s != 2)
-        a.s = -a.s;
-    return a;
-}
-
-static ext ext_mul(ext a, ext b)
-{
-    if (a.c == E_NAN || b.c == E_NAN)
-        return ext_nan();
-    if (a.c == E_FIN && b.c == E_FIN)
-        return (ext){E_FIN, (a.s == 2 || b.s == 2) ? 2 : a.s * b.s};
-    int sa = a.c == E_PINF ? 1 : a.c == E_NINF ? -1 : a.s;
-    int sb = b.c == E_PINF ? 1 : b.c == E_NINF ? -1 : b.s;
-    if (sa == 0 || sb == 0 || sa == 2 || sb == 2) /* 0 * Inf (an unknown sign cannot occur) */
-        return ext_nan();
-    return (ext){sa * sb > 0 ? E_PINF : E_NINF, 0};
-}
-
 /* w = gamma or 1 + gamma, as a class (1 + Inf = Inf, 1 + NaN = NaN). */
 static ext ext_w(double gamma, int offset)
 {
     ext g = ext_d(gamma);
     return offset ? ext_add(ext_fin(1), g) : g;
-}
-
-static double ext_value(ext a)
-{
-    switch (a.c) {
-    case E_PINF: return INFINITY;
-    case E_NINF: return -INFINITY;
-    case E_FIN:  return 0.0; /* only an exact zero reaches an output this way */
-    default:     return NAN;
-    }
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -460,7 +205,7 @@ static int rmsnorm_row_forward_mpfr(double *y, double *rstd, const double *x,
             y[i] = ext_value(ext_mul(xhat_class(k, x[i]), ext_w(gamma[i], offset)));
         return RN_TWIN_OK;
     }
-    int rc = ziv_quot(rstd, &r->w, r->nmp, sq, NULL, out); /* rstd = n / sqrt(Q) */
+    int rc = ziv_quot(rstd, &r->w, r->nmp, sq, NULL, NULL, out); /* rstd = n / sqrt(Q) */
     if (rc)
         return rc;
     for (size_t i = 0; i < n; i++) {
@@ -471,7 +216,7 @@ static int rmsnorm_row_forward_mpfr(double *y, double *rstd, const double *x,
         weight_exact(r->wv, gamma[i], offset, r->tmp3);
         mul_exact(r->tmp, r->xv[i], r->wv);                  /* x_i w_i */
         mul_ui_exact(r->tmp2, r->tmp, (unsigned long)n);     /* n x_i w_i */
-        rc = ziv_quot(&y[i], &r->w, r->tmp2, sq, NULL, out); /* y = n x w / sqrt(Q) */
+        rc = ziv_quot(&y[i], &r->w, r->tmp2, sq, NULL, NULL, out); /* y = n x w / sqrt(Q) */
         if (rc)
             return rc;
     }
@@ -576,7 +321,7 @@ static int rmsnorm_row_backward_mpfr(double *dx, const double *dy, const double 
         mul_exact(b, r->xv[i], nnH);       /* -n^2 x_i H */
         mpfr_ptr terms[2] = {a, b};
         sum_exact(gx, terms, 2);           /* N_i */
-        rc = ziv_quot(&dx[i], &r->w, gx, sq, sq->Q, out); /* N_i / (Q sqrt Q) */
+        rc = ziv_quot(&dx[i], &r->w, gx, sq, sq->Q, NULL, out); /* N_i / (Q sqrt Q) */
     }
 done:
     free(gX);
@@ -663,7 +408,7 @@ static int backward_rows(double *dx, double *dgamma, double *dxsum, const double
                 set_d(r.tmp2, d);
                 mul_exact(r.tmp3, r.tmp, r.tmp2);
                 mul_ui_exact(r.tmp, r.tmp3, (unsigned long)n); /* n dy_rj x_rj */
-                enclose_quot(lp[q], hp[q], &r.w, r.tmp, &sq[k], NULL, lev);
+                enclose_quot(lp[q], hp[q], &r.w, r.tmp, &sq[k], NULL, NULL, lev);
                 q++;
             }
             mpfr_set_prec(slo, (mpfr_prec_t)P0 << lev);
@@ -749,7 +494,7 @@ static int dx_column_sums(double *dxsum, const double *dx, const double *dy, con
         for (int lev = 0; lev < NLEV && !done; lev++) {
             for (size_t q = 0; q < m; q++) {
                 size_t k = which[q];
-                enclose_quot(lo[q], hi[q], &r->w, Nv[k], &sq[k], sq[k].Q, lev);
+                enclose_quot(lo[q], hi[q], &r->w, Nv[k], &sq[k], sq[k].Q, NULL, lev);
                 lp[q] = lo[q], hp[q] = hi[q];
             }
             mpfr_set_prec(slo, (mpfr_prec_t)P0 << lev);
