@@ -6,7 +6,8 @@
 SHELL := /bin/bash
 
 DEB_PACKAGES := gcc make libmpfr-dev libgmp-dev libjansson-dev libssl-dev libcriterion-dev \
-                frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev python3-torch python3-numpy
+                frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev python3-torch python3-numpy \
+                python3-jsonschema
 
 CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
@@ -68,12 +69,15 @@ check: deps
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; RESNORM=$(RESNORM) $$t --jobs 2; done
 
-# PyTorch (Debian's python3-torch) as a real client of 'resnorm check'; prints SKIPPED if absent.
+# PyTorch (Debian's python3-torch) as a real client of 'resnorm check' and, over the whole suite, of
+# 'resnorm golden run-check' (f32 and bf16); prints SKIPPED if absent.
 pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_check.py
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_suite.py
 
+# ZOO_QUICK: the bug zoo runs its correct kernels only under the sanitizers (the mutants run in unit).
 asan:
-	$(MAKE) B=build/asan CC=gcc \
+	ZOO_QUICK=1 $(MAKE) B=build/asan CC=gcc \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined" unit
 
@@ -104,6 +108,8 @@ golden-check: build
 	  { echo "golden/ differs from a fresh generation (run 'make golden' and review):"; \
 	    diff -rq golden $(B)/golden.regen | head -20; exit 1; }
 	@echo "golden: regenerated bit-identical to the committed files"
+	set -o pipefail; $(RESNORM) golden verify --root . | tail -1
+	/usr/bin/python3 tests/manifest_schema_check.py
 
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk

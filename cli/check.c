@@ -6,7 +6,8 @@
  * same infinity or a NaN (an infinity minus itself inside a running mean is a legitimate way to
  * get there), and a finite want a finite got -- except where the analysis is void (bound +Inf,
  * specs/error-analysis.md §7): such elements are unconstrained, counted and reported, never
- * failed.  Reference: specs/cli.md. */
+ * failed.  The checker proper, cli_check_job, is shared with `resnorm golden run-check`
+ * (cli/golden_tools.c), which runs it case by case.  Reference: specs/cli.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +18,9 @@
 #include "cli.h"
 #include "layernorm_bound.h"
 
-#define WORST_MAX 5
-
-typedef struct {
-    size_t i;
-    double got, want, ulps, ratio;
-} worst_t;
-
-typedef struct {
-    size_t count, mismatches, unconstrained;
-    double max_ratio, max_ulps;
-    size_t max_ratio_i;
-    int nworst;
-    worst_t worst[WORST_MAX];
-} summary_t;
+#define WORST_MAX CLI_WORST_MAX
+typedef cli_worst worst_t;
+typedef cli_summary summary_t;
 
 void cli_check_help(void)
 {
@@ -119,6 +109,11 @@ static void summarize(const double *got, const double *want, const double *bound
             ok = 1;
             ulps = ratio = 0;
             s->unconstrained++;
+        } else if (isinf(g) && g == rn_round(w, d)) {
+            /* the exact value is beyond the range of the output dtype: its correctly rounded
+               value, and the golden file's, is this infinity (e.g. rstd = 1e18 in f16) */
+            ok = 1;
+            ulps = ratio = 0;
         } else if (!isfinite(g)) {
             ok = 0;
             ulps = ratio = INFINITY;
@@ -202,6 +197,124 @@ static int inputs_exact_in(const cli_job *job, rn_dtype cd)
     return 0;
 }
 
+/* The checker proper, shared by `check` and `golden run-check` (cli/golden_tools.c): the job's
+   inputs and actual outputs are loaded; compare every actual with the twin's exact values under the
+   op's bound for (compute dtype of d, d).  d: the dtype the implementation declares. */
+int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->d = d;
+    r->cd = rn_compute_dtype(d);
+    int rc = inputs_exact_in(job, r->cd);
+    if (rc)
+        return rc;
+    rn_array want[CLI_MAX_IO] = {{0}}, bound[CLI_MAX_IO] = {{0}};
+    rc = cli_run_twin(job, RN_F64, want);
+    if (!rc)
+        rc = cli_run_bound(job, r->cd, d, bound);
+    r->pass = 1;
+    for (int m = 0; !rc && m < job->nactual; m++) {
+        int k = job->act_index[m];
+        summarize(job->act[m].data, want[k].data, bound[k].data, want[k].count, d, &r->sum[m]);
+        if (r->sum[m].mismatches)
+            r->pass = 0;
+    }
+    for (int k = 0; k < CLI_MAX_IO; k++) {
+        rn_array_free(&want[k]);
+        rn_array_free(&bound[k]);
+    }
+    return rc;
+}
+
+/* The JSON report of one checked job (specs/cli.md). */
+json_t *cli_check_json(const cli_job *job, const cli_check_result *r)
+{
+    const summary_t *sum = r->sum;
+    rn_dtype d = r->d, cd = r->cd;
+    int pass = r->pass;
+    json_t *root = json_object();
+    json_object_set_new(root, "op", json_string(job->op->name));
+    json_object_set_new(root, "dtype", json_string(rn_dtype_name(d)));
+    json_object_set_new(root, "compute_dtype", json_string(rn_dtype_name(cd)));
+    json_object_set_new(root, "pass", json_boolean(pass));
+    json_object_set_new(root, "tolerance", json_string(job->op->tolerance_doc));
+    for (int a = 0; a < job->op->nattrs; a++) /* effective values: eps as used, axis >= 0 */
+        json_object_set_new(root, job->op->attrs[a].name,
+                            job->op->attrs[a].kind == CLI_ATTR_INT
+                                ? json_integer((json_int_t)job->attr_value[a])
+                                : json_real(job->attr_value[a]));
+    json_t *outs = json_object();
+    for (int m = 0; m < job->nactual; m++) {
+        const summary_t *s = &sum[m];
+        const rn_array *a = &job->act[m];
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(job->act_path[m]));
+        json_object_set_new(o, "count", json_integer((json_int_t)s->count));
+        json_object_set_new(o, "mismatches", json_integer((json_int_t)s->mismatches));
+        json_object_set_new(o, "unconstrained", json_integer((json_int_t)s->unconstrained));
+        json_object_set_new(o, "max_ratio", jnum(s->max_ratio));
+        json_object_set_new(o, "max_ulps", jnum(s->max_ulps));
+        json_object_set_new(o, "max_ratio_index",
+                            s->count ? jindex(s->max_ratio_i, a) : json_null());
+        json_t *w = json_array();
+        for (int j = 0; j < s->nworst; j++) {
+            json_t *e = json_object();
+            json_object_set_new(e, "index", jindex(s->worst[j].i, a));
+            json_object_set_new(e, "got", jnum(s->worst[j].got));
+            json_object_set_new(e, "want", jnum(s->worst[j].want));
+            json_object_set_new(e, "err_ulps", jnum(s->worst[j].ulps));
+            json_object_set_new(e, "err_bound_ratio", jnum(s->worst[j].ratio));
+            json_array_append_new(w, e);
+        }
+        json_object_set_new(o, "worst", w);
+        json_object_set_new(outs, job->op->outputs[job->act_index[m]], o);
+    }
+    json_object_set_new(root, "outputs", outs);
+    return root;
+}
+
+/* The text report of one checked job (specs/cli.md). */
+static void print_text(const cli_job *job, const cli_check_result *r)
+{
+    const summary_t *sum = r->sum;
+    rn_dtype d = r->d, cd = r->cd;
+    int pass = r->pass;
+    printf("check %s: dtype %s, compute dtype %s", job->op->name, rn_dtype_name(d),
+           rn_dtype_name(cd));
+    for (int a = 0; a < job->op->nattrs; a++) {
+        if (job->op->attrs[a].kind == CLI_ATTR_INT)
+            printf(", %s %ld", job->op->attrs[a].name, (long)job->attr_value[a]);
+        else
+            printf(", %s %.17g", job->op->attrs[a].name, job->attr_value[a]);
+    }
+    printf("\n");
+    printf("tolerance: %s (per-element a-priori bound, %s)\n", job->op->tolerance_doc,
+           job->op->bound_src);
+    for (int m = 0; m < job->nactual; m++) {
+        const summary_t *s = &sum[m];
+        const rn_array *a = &job->act[m];
+        char ib[160];
+        index_str(ib, sizeof ib, s->max_ratio_i, a);
+        printf("  %-7s %s: %zu elements, %zu mismatches, max err/bound %.3g (at %s), "
+               "max err %.3g ulp\n", job->op->outputs[job->act_index[m]], job->act_path[m],
+               s->count, s->mismatches, s->max_ratio, s->count ? ib : "-", s->max_ulps);
+        for (int j = 0; j < s->nworst; j++) {
+            const worst_t *w = &s->worst[j];
+            index_str(ib, sizeof ib, w->i, a);
+            printf("    MISMATCH %s%s: got %.*g, want %.17g, err %.3g ulp, err/bound %.3g\n",
+                   job->op->outputs[job->act_index[m]], ib, digits_of(a->dtype), w->got,
+                   w->want, w->ulps, w->ratio);
+        }
+        if (s->unconstrained)
+            printf("    %zu elements unconstrained: the analysis is void there (%s)\n",
+                   s->unconstrained, job->op->void_note);
+        if (s->mismatches > (size_t)s->nworst)
+            printf("    ... and %zu more mismatches\n", s->mismatches - (size_t)s->nworst);
+    }
+    printf("%s\n", pass ? "PASS: every element within tolerance"
+                        : "FAIL: some elements are outside the tolerance");
+}
+
 int cli_check_main(int argc, char **argv)
 {
     cli_job job;
@@ -218,71 +331,14 @@ int cli_check_main(int argc, char **argv)
         return rc;
     }
     rn_dtype d = job.have_dtype ? job.dtype : job.act[0].dtype;
-    rn_dtype cd = rn_compute_dtype(d);
-    rc = inputs_exact_in(&job, cd);
+    cli_check_result res;
+    rc = cli_check_job(&job, d, &res);
     if (rc) {
         cli_job_free(&job);
         return rc;
-    }
-    rn_array want[CLI_MAX_IO] = {{0}}, bound[CLI_MAX_IO] = {{0}};
-    rc = cli_run_twin(&job, RN_F64, want);
-    if (!rc) {
-        rc = cli_run_bound(&job, cd, d, bound);
-        if (rc)
-            for (int k = 0; k < CLI_MAX_IO; k++)
-                rn_array_free(&want[k]);
-    }
-    if (rc) {
-        cli_job_free(&job);
-        return rc;
-    }
-    summary_t sum[CLI_MAX_IO];
-    int pass = 1;
-    for (int m = 0; m < job.nactual; m++) {
-        int k = job.act_index[m];
-        summarize(job.act[m].data, want[k].data, bound[k].data, want[k].count, d, &sum[m]);
-        if (sum[m].mismatches)
-            pass = 0;
     }
     if (job.json) {
-        json_t *root = json_object();
-        json_object_set_new(root, "op", json_string(job.op->name));
-        json_object_set_new(root, "dtype", json_string(rn_dtype_name(d)));
-        json_object_set_new(root, "compute_dtype", json_string(rn_dtype_name(cd)));
-        json_object_set_new(root, "pass", json_boolean(pass));
-        json_object_set_new(root, "tolerance", json_string(job.op->tolerance_doc));
-        for (int a = 0; a < job.op->nattrs; a++) /* effective values: eps as used, axis >= 0 */
-            json_object_set_new(root, job.op->attrs[a].name,
-                                job.op->attrs[a].kind == CLI_ATTR_INT
-                                    ? json_integer((json_int_t)job.attr_value[a])
-                                    : json_real(job.attr_value[a]));
-        json_t *outs = json_object();
-        for (int m = 0; m < job.nactual; m++) {
-            const summary_t *s = &sum[m];
-            const rn_array *a = &job.act[m];
-            json_t *o = json_object();
-            json_object_set_new(o, "file", json_string(job.act_path[m]));
-            json_object_set_new(o, "count", json_integer((json_int_t)s->count));
-            json_object_set_new(o, "mismatches", json_integer((json_int_t)s->mismatches));
-            json_object_set_new(o, "unconstrained", json_integer((json_int_t)s->unconstrained));
-            json_object_set_new(o, "max_ratio", jnum(s->max_ratio));
-            json_object_set_new(o, "max_ulps", jnum(s->max_ulps));
-            json_object_set_new(o, "max_ratio_index",
-                                s->count ? jindex(s->max_ratio_i, a) : json_null());
-            json_t *w = json_array();
-            for (int j = 0; j < s->nworst; j++) {
-                json_t *e = json_object();
-                json_object_set_new(e, "index", jindex(s->worst[j].i, a));
-                json_object_set_new(e, "got", jnum(s->worst[j].got));
-                json_object_set_new(e, "want", jnum(s->worst[j].want));
-                json_object_set_new(e, "err_ulps", jnum(s->worst[j].ulps));
-                json_object_set_new(e, "err_bound_ratio", jnum(s->worst[j].ratio));
-                json_array_append_new(w, e);
-            }
-            json_object_set_new(o, "worst", w);
-            json_object_set_new(outs, job.op->outputs[job.act_index[m]], o);
-        }
-        json_object_set_new(root, "outputs", outs);
+        json_t *root = cli_check_json(&job, &res);
         size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
         char *text = json_dumps(root, flags);
         if (text) {
@@ -293,47 +349,10 @@ int cli_check_main(int argc, char **argv)
         }
         json_decref(root);
     } else {
-        printf("check %s: dtype %s, compute dtype %s", job.op->name, rn_dtype_name(d),
-               rn_dtype_name(cd));
-        for (int a = 0; a < job.op->nattrs; a++) {
-            if (job.op->attrs[a].kind == CLI_ATTR_INT)
-                printf(", %s %ld", job.op->attrs[a].name, (long)job.attr_value[a]);
-            else
-                printf(", %s %.17g", job.op->attrs[a].name, job.attr_value[a]);
-        }
-        printf("\n");
-        printf("tolerance: %s (per-element a-priori bound, %s)\n", job.op->tolerance_doc,
-               job.op->bound_src);
-        for (int m = 0; m < job.nactual; m++) {
-            const summary_t *s = &sum[m];
-            const rn_array *a = &job.act[m];
-            char ib[160];
-            index_str(ib, sizeof ib, s->max_ratio_i, a);
-            printf("  %-7s %s: %zu elements, %zu mismatches, max err/bound %.3g (at %s), "
-                   "max err %.3g ulp\n", job.op->outputs[job.act_index[m]], job.act_path[m],
-                   s->count, s->mismatches, s->max_ratio, s->count ? ib : "-", s->max_ulps);
-            for (int j = 0; j < s->nworst; j++) {
-                const worst_t *w = &s->worst[j];
-                index_str(ib, sizeof ib, w->i, a);
-                printf("    MISMATCH %s%s: got %.*g, want %.17g, err %.3g ulp, err/bound %.3g\n",
-                       job.op->outputs[job.act_index[m]], ib, digits_of(a->dtype), w->got,
-                       w->want, w->ulps, w->ratio);
-            }
-            if (s->unconstrained)
-                printf("    %zu elements unconstrained: the analysis is void there (%s)\n",
-                       s->unconstrained, job.op->void_note);
-            if (s->mismatches > (size_t)s->nworst)
-                printf("    ... and %zu more mismatches\n", s->mismatches - (size_t)s->nworst);
-        }
-        printf("%s\n", pass ? "PASS: every element within tolerance"
-                            : "FAIL: some elements are outside the tolerance");
-    }
-    for (int k = 0; k < CLI_MAX_IO; k++) {
-        rn_array_free(&want[k]);
-        rn_array_free(&bound[k]);
+        print_text(&job, &res);
     }
     cli_job_free(&job);
     if (rc)
         return rc;
-    return pass ? RN_EXIT_OK : RN_EXIT_MISMATCH;
+    return res.pass ? RN_EXIT_OK : RN_EXIT_MISMATCH;
 }

@@ -145,6 +145,31 @@ void cli_shape_str(char *buf, size_t cap, int ndim, const size_t *shape);
 /* Print "resnorm VERB: error: ..." on stderr. */
 void cli_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The checker (cli/check.c), shared by `check` and `golden run-check`. */
+#define CLI_WORST_MAX 5
+typedef struct {
+    size_t i;
+    double got, want, ulps, ratio;
+} cli_worst;
+typedef struct {                /* one checked output */
+    size_t count, mismatches, unconstrained;
+    double max_ratio, max_ulps; /* worst |got - want| / bound, and in ulps of the dtype at want */
+    size_t max_ratio_i;
+    int nworst;
+    cli_worst worst[CLI_WORST_MAX]; /* the worst mismatches by ratio */
+} cli_summary;
+typedef struct {
+    rn_dtype d, cd;             /* declared output dtype, its compute dtype */
+    int pass;
+    cli_summary sum[CLI_MAX_IO]; /* per --actual, in job->act order */
+} cli_check_result;
+/* Check a loaded job's actual outputs (inputs must be exact in the compute dtype of d).
+   0, or an exit code after a message. */
+int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r);
+struct json_t;
+/* Its JSON report (specs/cli.md), a new reference. */
+struct json_t *cli_check_json(const cli_job *job, const cli_check_result *r);
+
 int cli_eval_main(int argc, char **argv);
 int cli_check_main(int argc, char **argv);
 void cli_eval_help(void);

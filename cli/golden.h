@@ -32,6 +32,11 @@ void golden_prng_seed(golden_prng *g, const char *name);
 double golden_uniform(golden_prng *g); /* in [0, 1), a multiple of 2^-53 */
 double golden_randn(golden_prng *g);   /* Irwin-Hall, 12 uniforms minus 6 */
 
+/* `golden verify | list | run-check` (cli/golden_tools.c); argv[0] is the sub-verb. */
+int golden_tools_main(int argc, char **argv);
+/* SHA-256 of a file as 64 lowercase hex digits; 0 or -1. */
+int golden_sha256_file(const char *path, char hex[65]);
+
 /* mkdir -p; 0 or -1. */
 int golden_mkdirs(const char *path);
 /* Write v (count = prod shape) as <out>/<dir>/<sub><name>.npy in dtype dt; record its manifest path

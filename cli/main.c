@@ -32,7 +32,7 @@ static void main_help(void)
         "verbs:\n"
         "  eval OP ...     compute OP's outputs (certified, rounded once) into .npy files\n"
         "  check OP ...    check another implementation's .npy outputs against them\n"
-        "  golden ...      generate the golden vectors (golden/)\n"
+        "  golden ...      the golden vectors (golden/): gen, verify, list, run-check DIR\n"
         "  help VERB       help on VERB (also: resnorm VERB --help)\n"
         "\n");
     print_ops();
