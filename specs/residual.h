@@ -11,7 +11,7 @@
  * and the backward rounds once per accumulation (exact when dx, df start at zero: 0 + dy = dy,
  * except that +0 + -0 = +0).  Error analysis: specs/error-analysis-residual.md.
  *
- * Contracts (ACSL, proved by `make prove`, proofs/residual.mk; see proofs/README-rmsnorm-residual.md).
+ * Contracts (ACSL, proved by `make prove-residual`, proofs/residual.mk; see proofs/README-rmsnorm-residual.md).
  * In the WP proofs (-wp-model real) float and double values are the reals they denote: the
  * postconditions below say that each output is the exact sum / accumulation of the inputs (the
  * formulas above), for in-place calls too.  The rounding is checked separately, with Gappa, on the

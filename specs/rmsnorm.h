@@ -14,8 +14,8 @@
  * The rows x n drivers apply the row kernel to each row r (x + r*n, ...) and rstd[r].
  * The backward takes the forward's rstd (as in training), not a recomputed one.
  *
- * Written as plain loops in the style of ref/layernorm.c so that ACSL contracts (real model) can be
- * added next to these prototypes; the order of operations is the one specs/error-analysis-rmsnorm.md
+ * Written as plain loops in the style of ref/layernorm.c; the ACSL contracts (real model) are next to
+ * the prototypes below; the order of operations is the one specs/error-analysis-rmsnorm.md
  * analyses (any order of the sum of squares is admitted there).
  * Exact reference: ref/rmsnorm_mpfr.h.  A-priori error bound: ref/rmsnorm_bound.h.
  */
@@ -24,25 +24,161 @@
 
 #include <limits.h>
 
-/* One row.  y, x, gamma: [n]; n >= 1; eps >= 0; offset 0 or 1 (any non-zero value means 1). */
+#include "rmsnorm_model.h" /* the real-number model (ACSL logic functions) */
+
+/* Contracts (ACSL, proved by `make prove-rmsnorm`, proofs/rmsnorm.mk; see proofs/README-rmsnorm-residual.md).
+ * In the proofs, float and double values are the real numbers they denote (WP's real model): the
+ * functional postconditions state that the code implements the formulas above, in the stated order,
+ * up to rounding; the rounding itself is bounded by EVA (no NaN/Inf/overflow over the ranges below),
+ * by Gappa (error of the sum of squares, proofs/gappa_rmsnorm_sumsq.c) and by the analysis in
+ * specs/error-analysis-rmsnorm.md.
+ *
+ * EVA-checked input ranges (proofs/eva_rmsnorm.c, -warn-special-float non-finite: 0 alarms),
+ * for float and for double, forward and backward, offset 0 and 1:
+ *   1 <= n <= 4096, |x[i]|, |gamma[i]|, |dy[i]| <= 1.0e4, eps in [1.0e-12, 1],
+ *   backward: rstd as produced by the forward kernel on the same x and eps,
+ *             dgamma[i] accumulated from 0 over one row.
+ * Outside these ranges (e.g. |x| ~ 1.0e20 in float, whose square overflows) the sum may overflow.
+ */
+
+/* One row.  y, x, gamma: [n]; n >= 1; eps > 0; offset 0 or 1 (any non-zero value means 1). */
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. n - 1));
+    requires valid_rstd: \valid(rstd);
+    requires sep_out: \separated(y + (0 .. n - 1), rstd);
+    requires sep_x: \separated(y + (0 .. n - 1), rstd, x + (0 .. n - 1));
+    requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
+    assigns y[0 .. n - 1], *rstd;
+    ensures rstd_def: *rstd == rms_rstd{Pre}(x, n, eps);
+    ensures y_def: \forall integer i; 0 <= i < n ==>
+      y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i);
+*/
 void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int n,
                              float eps, int offset);
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. n - 1));
+    requires valid_rstd: \valid(rstd);
+    requires sep_out: \separated(y + (0 .. n - 1), rstd);
+    requires sep_x: \separated(y + (0 .. n - 1), rstd, x + (0 .. n - 1));
+    requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
+    assigns y[0 .. n - 1], *rstd;
+    ensures rstd_def: *rstd == rms_rstd{Pre}(x, n, eps);
+    ensures y_def: \forall integer i; 0 <= i < n ==>
+      y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i);
+*/
 void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int n,
                              double eps, int offset);
 
 /* One row.  dx, dy, x, gamma, dgamma: [n]; rstd: the forward's value for this row. */
+/*@ requires n_pos: n >= 1;
+    requires valid_dy: \valid_read(dy + (0 .. n - 1));
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_dx: \valid(dx + (0 .. n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires sep_out: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dy + (0 .. n - 1));
+    requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), x + (0 .. n - 1));
+    requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
+    assigns dx[0 .. n - 1], dgamma[0 .. n - 1];
+    ensures dx_def: \forall integer i; 0 <= i < n ==>
+      dx[i] == rms_dx{Pre}(dy, gamma, x, rstd, offset, n, i);
+    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
+      dgamma[i] == rms_acc_prod(\old(dgamma[i]), \old(dy[i]), rms_xhat{Pre}(x, rstd, i));
+*/
 void rmsnorm_row_backward_f32(float *dx, float *dgamma, const float *dy, const float *x,
                               const float *gamma, float rstd, int n, int offset);
+/*@ requires n_pos: n >= 1;
+    requires valid_dy: \valid_read(dy + (0 .. n - 1));
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_dx: \valid(dx + (0 .. n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires sep_out: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dy + (0 .. n - 1));
+    requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), x + (0 .. n - 1));
+    requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
+    assigns dx[0 .. n - 1], dgamma[0 .. n - 1];
+    ensures dx_def: \forall integer i; 0 <= i < n ==>
+      dx[i] == rms_dx{Pre}(dy, gamma, x, rstd, offset, n, i);
+    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
+      dgamma[i] == rms_acc_prod(\old(dgamma[i]), \old(dy[i]), rms_xhat{Pre}(x, rstd, i));
+*/
 void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, const double *x,
                               const double *gamma, double rstd, int n, int offset);
 
-/* rows x n drivers. y, x, dx, dy: [rows*n]; rstd: [rows]; gamma, dgamma: [n]; rows*n <= INT_MAX. */
+/* rows x n drivers. y, x, dx, dy: [rows*n]; rstd: [rows]; gamma, dgamma: [n]; rows*n <= INT_MAX.
+ * Proved: memory safety, index arithmetic, assigns, termination (each row by the row contract). */
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. rows * n - 1));
+    requires valid_rstd: \valid(rstd + (0 .. rows - 1));
+    requires sep_out: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1));
+    requires sep_x: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), gamma + (0 .. n - 1));
+    assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
+*/
 void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int rows,
                          int n, float eps, int offset);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_y: \valid(y + (0 .. rows * n - 1));
+    requires valid_rstd: \valid(rstd + (0 .. rows - 1));
+    requires sep_out: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1));
+    requires sep_x: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), gamma + (0 .. n - 1));
+    assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
+*/
 void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int rows,
                          int n, double eps, int offset);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * n - 1));
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_rstd: \valid_read(rstd + (0 .. rows - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires sep_out: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dy + (0 .. rows * n - 1));
+    requires sep_x: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
+    requires sep_rstd: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), rstd + (0 .. rows - 1));
+    assigns dx[0 .. rows * n - 1], dgamma[0 .. n - 1];
+*/
 void rmsnorm_backward_f32(float *dx, float *dgamma, const float *dy, const float *x,
                           const float *gamma, const float *rstd, int rows, int n, int offset);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * n - 1));
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_rstd: \valid_read(rstd + (0 .. rows - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires sep_out: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dy + (0 .. rows * n - 1));
+    requires sep_x: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), x + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
+    requires sep_rstd: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), rstd + (0 .. rows - 1));
+    assigns dx[0 .. rows * n - 1], dgamma[0 .. n - 1];
+*/
 void rmsnorm_backward_f64(double *dx, double *dgamma, const double *dy, const double *x,
                           const double *gamma, const double *rstd, int rows, int n, int offset);
 

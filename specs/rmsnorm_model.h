@@ -1,0 +1,74 @@
+/* Real-number model of RMSNorm (ACSL only; nothing here is compiled): the functions that the
+ * contracts in specs/rmsnorm.h and the loop invariants in ref/rmsnorm.c are stated with.
+ *
+ * Every function is a plain recursive (or explicit) definition over the reals, overloaded for
+ * float* and double* rows; a float or double value read from memory is its exact real value.
+ * No axioms.  Each recursive sum adds its terms left to right, index 0 first, exactly as the
+ * kernels do, so that "the loop computed the model" is a one-step unfolding per iteration.
+ *
+ *   rms_sumsq(x, n)                    = x[0]^2 + ... + x[n-1]^2          (sum of squares)
+ *   rms_ms(x, n)                       = rms_sumsq(x, n) / n              (mean square)
+ *   rms_rstd(x, n, eps)                = 1 / sqrt(rms_ms(x, n) + eps)
+ *   rms_w(g, offset, i)                = g[i] (offset 0) or 1 + g[i] (offset != 0)
+ *   rms_y(x, g, n, eps, offset, i)     = (x[i] * rstd) * w_i
+ *   rms_xhat(x, r, i)                  = x[i] * r                          (r: the cached rstd)
+ *   rms_g(dy, g, offset, i)            = dy[i] * w_i
+ *   rms_sum_gx(dy, g, x, r, offset, n) = sum_k rms_g(k) * rms_xhat(k)
+ *   rms_dx(dy, g, x, r, offset, n, i)  = (rms_g(i) - rms_xhat(i) * rms_sum_gx / n) * r
+ *   rms_acc_prod(acc, a, b)            = acc + a * b                      (dgamma[i] += dy[i] * xhat_i)
+ */
+#ifndef RESNORM_RMSNORM_MODEL_H
+#define RESNORM_RMSNORM_MODEL_H
+
+/*@
+  // ---- per-element formulas (one per helper function in ref/rmsnorm.c) ----
+  logic real rms_w_v(real g, integer offset) = offset != 0 ? 1.0 + g : g;
+  logic real rms_y_v(real xi, real r, real w) = xi * r * w;
+  logic real rms_dx_v(real g, real xhat, real mean_gx, real r) = (g - xhat * mean_gx) * r;
+  logic real rms_mul(real a, real b) = a * b;
+  logic real rms_acc_prod(real acc, real a, real b) = acc + a * b;
+  logic real rms_div(real a, real b) = a / b;
+
+  // ---- forward ----
+  logic real rms_sumsq{L}(float *x, integer n) =
+    n <= 0 ? 0.0 : rms_sumsq(x, n - 1) + x[n - 1] * x[n - 1];
+  logic real rms_sumsq{L}(double *x, integer n) =
+    n <= 0 ? 0.0 : rms_sumsq(x, n - 1) + x[n - 1] * x[n - 1];
+
+  logic real rms_ms{L}(float *x, integer n) = rms_sumsq(x, n) / n;
+  logic real rms_ms{L}(double *x, integer n) = rms_sumsq(x, n) / n;
+
+  logic real rms_rstd{L}(float *x, integer n, real eps) = 1.0 / \sqrt(rms_ms(x, n) + eps);
+  logic real rms_rstd{L}(double *x, integer n, real eps) = 1.0 / \sqrt(rms_ms(x, n) + eps);
+
+  logic real rms_w{L}(float *g, integer offset, integer i) = rms_w_v(g[i], offset);
+  logic real rms_w{L}(double *g, integer offset, integer i) = rms_w_v(g[i], offset);
+
+  logic real rms_y{L}(float *x, float *g, integer n, real eps, integer offset, integer i) =
+    rms_y_v(x[i], rms_rstd(x, n, eps), rms_w(g, offset, i));
+  logic real rms_y{L}(double *x, double *g, integer n, real eps, integer offset, integer i) =
+    rms_y_v(x[i], rms_rstd(x, n, eps), rms_w(g, offset, i));
+
+  // ---- backward (rstd is the cached value passed in) ----
+  logic real rms_xhat{L}(float *x, real r, integer i) = rms_mul(x[i], r);
+  logic real rms_xhat{L}(double *x, real r, integer i) = rms_mul(x[i], r);
+
+  logic real rms_g{L}(float *dy, float *g, integer offset, integer i) =
+    rms_mul(dy[i], rms_w(g, offset, i));
+  logic real rms_g{L}(double *dy, double *g, integer offset, integer i) =
+    rms_mul(dy[i], rms_w(g, offset, i));
+
+  logic real rms_sum_gx{L}(float *dy, float *g, float *x, real r, integer offset, integer n) =
+    n <= 0 ? 0.0
+           : rms_sum_gx(dy, g, x, r, offset, n - 1) + rms_g(dy, g, offset, n - 1) * rms_xhat(x, r, n - 1);
+  logic real rms_sum_gx{L}(double *dy, double *g, double *x, real r, integer offset, integer n) =
+    n <= 0 ? 0.0
+           : rms_sum_gx(dy, g, x, r, offset, n - 1) + rms_g(dy, g, offset, n - 1) * rms_xhat(x, r, n - 1);
+
+  logic real rms_dx{L}(float *dy, float *g, float *x, real r, integer offset, integer n, integer i) =
+    rms_dx_v(rms_g(dy, g, offset, i), rms_xhat(x, r, i), rms_div(rms_sum_gx(dy, g, x, r, offset, n), n), r);
+  logic real rms_dx{L}(double *dy, double *g, double *x, real r, integer offset, integer n, integer i) =
+    rms_dx_v(rms_g(dy, g, offset, i), rms_xhat(x, r, i), rms_div(rms_sum_gx(dy, g, x, r, offset, n), n), r);
+*/
+
+#endif
