@@ -113,9 +113,10 @@ golden-check: build
 
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
-include proofs/rmsnorm.mk proofs/residual.mk
-# `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm and the residual add.
-prove: prove-rmsnorm prove-residual
+include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
+# `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
+# and the fused skip + norm kernels.
+prove: prove-rmsnorm prove-residual prove-skip
 
 # ---- benchmark: timing lives here, never in tests ----
 bench: build $(B)/tests/bench_layernorm

@@ -11,15 +11,98 @@
  * exact sum, rounded once; `sum` is the exact sum rounded once.  An implementation's error is bounded
  * in specs/error-analysis-residual.md §7 (the sum's rounding composed with LayerNorm's analysis).
  *
- * ACSL contracts are to be added by the proof work of issue 3 (the composition of specs/residual.h
- * and specs/layernorm.h).
+ * Contracts (ACSL, proved by `make prove-skip`, proofs/skip.mk; see proofs/README-skip.md): WP in the
+ * real model (float and double values are the reals they denote), from the contracts of the callees
+ * (specs/residual.h, specs/layernorm.h).  Proved: no runtime error, every callee precondition
+ * (validity, separation, in-place use of the residual add, int index arithmetic with
+ * rows*n <= INT_MAX), assigns, termination, and `sum_def` (without bias): every sum element is the
+ * exact x + skip of the inputs.  Not stated: the sum with a bias (the invariant of the in-place bias
+ * loop was not proved), dbias (the column sums), and y, mean, rstd (forward), dx, dgamma, dbeta
+ * (backward) beyond assigns: the rows x n LayerNorm drivers' contracts state no functional
+ * postcondition (the row kernels' do; see specs/layernorm.h).
  */
 #ifndef RESNORM_SKIP_LAYERNORM_H
 #define RESNORM_SKIP_LAYERNORM_H
 
+#include <limits.h>
+
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_skip: \valid_read(skip + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_beta: \valid_read(beta + (0 .. n - 1));
+    requires valid_sum: \valid(sum + (0 .. rows * n - 1));
+    requires valid_y: \valid(y + (0 .. rows * n - 1));
+    requires valid_mean: \valid(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid(rstd + (0 .. rows - 1));
+    requires alias_x: sum == x || \separated(sum + (0 .. rows * n - 1), x + (0 .. rows * n - 1));
+    requires alias_skip: sum == skip || \separated(sum + (0 .. rows * n - 1), skip + (0 .. rows * n - 1));
+    requires sep_sum: \separated(sum + (0 .. rows * n - 1), gamma + (0 .. n - 1), beta + (0 .. n - 1));
+    requires sep_out: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                  sum + (0 .. rows * n - 1));
+    requires sep_x: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                x + (0 .. rows * n - 1));
+    requires sep_skip: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                   skip + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_beta: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                   beta + (0 .. n - 1));
+    assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1], sum[0 .. rows * n - 1];
+    behavior no_bias:
+      assumes bias == \null;
+      ensures sum_def: \forall integer k; 0 <= k < rows * n ==> sum[k] == \old(x[k]) + \old(skip[k]);
+    behavior with_bias:
+      assumes bias != \null;
+      requires valid_bias: \valid_read(bias + (0 .. n - 1));
+      requires sep_bias: \separated(bias + (0 .. n - 1), sum + (0 .. rows * n - 1), y + (0 .. rows * n - 1),
+                                     mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    complete behaviors;
+    disjoint behaviors;
+*/
 void skip_layernorm_forward_f32(float *y, float *mean, float *rstd, float *sum, const float *x,
                                 const float *skip, const float *gamma, const float *beta,
                                 const float *bias, int rows, int n, float eps);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. rows * n - 1));
+    requires valid_skip: \valid_read(skip + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_beta: \valid_read(beta + (0 .. n - 1));
+    requires valid_sum: \valid(sum + (0 .. rows * n - 1));
+    requires valid_y: \valid(y + (0 .. rows * n - 1));
+    requires valid_mean: \valid(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid(rstd + (0 .. rows - 1));
+    requires alias_x: sum == x || \separated(sum + (0 .. rows * n - 1), x + (0 .. rows * n - 1));
+    requires alias_skip: sum == skip || \separated(sum + (0 .. rows * n - 1), skip + (0 .. rows * n - 1));
+    requires sep_sum: \separated(sum + (0 .. rows * n - 1), gamma + (0 .. n - 1), beta + (0 .. n - 1));
+    requires sep_out: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                  sum + (0 .. rows * n - 1));
+    requires sep_x: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                x + (0 .. rows * n - 1));
+    requires sep_skip: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                   skip + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_beta: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
+                                   beta + (0 .. n - 1));
+    assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1], sum[0 .. rows * n - 1];
+    behavior no_bias:
+      assumes bias == \null;
+      ensures sum_def: \forall integer k; 0 <= k < rows * n ==> sum[k] == \old(x[k]) + \old(skip[k]);
+    behavior with_bias:
+      assumes bias != \null;
+      requires valid_bias: \valid_read(bias + (0 .. n - 1));
+      requires sep_bias: \separated(bias + (0 .. n - 1), sum + (0 .. rows * n - 1), y + (0 .. rows * n - 1),
+                                     mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    complete behaviors;
+    disjoint behaviors;
+*/
 void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *sum,
                                 const double *x, const double *skip, const double *gamma,
                                 const double *beta, const double *bias, int rows, int n,
@@ -30,9 +113,59 @@ void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *s
  * uses dx for both); dbias_j = sum_r dx_rj (overwritten, summed from zero in row order); dgamma,
  * dbeta as layernorm_backward's.  Shapes: dx, dy, sum: [rows*n]; dbias, dgamma, dbeta, gamma: [n];
  * mean, rstd: [rows].  Error: specs/error-analysis-residual.md §9. */
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * n - 1));
+    requires valid_sum: \valid_read(sum + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_mean: \valid_read(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid_read(rstd + (0 .. rows - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * n - 1));
+    requires valid_dbias: \valid(dbias + (0 .. n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires valid_dbeta: \valid(dbeta + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                 dy + (0 .. rows * n - 1));
+    requires sep_sum: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                  sum + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_stats: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    requires sep_dbias: \separated(dbias + (0 .. n - 1), dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1),
+                                    dbeta + (0 .. n - 1), dy + (0 .. rows * n - 1), sum + (0 .. rows * n - 1),
+                                    gamma + (0 .. n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    assigns dx[0 .. rows * n - 1], dbias[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
+*/
 void skip_layernorm_backward_f32(float *dx, float *dbias, float *dgamma, float *dbeta,
                                  const float *dy, const float *sum, const float *gamma,
                                  const float *mean, const float *rstd, int rows, int n);
+/*@ requires rows_nonneg: rows >= 0;
+    requires n_pos: n >= 1;
+    requires size_fits: rows * n <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * n - 1));
+    requires valid_sum: \valid_read(sum + (0 .. rows * n - 1));
+    requires valid_gamma: \valid_read(gamma + (0 .. n - 1));
+    requires valid_mean: \valid_read(mean + (0 .. rows - 1));
+    requires valid_rstd: \valid_read(rstd + (0 .. rows - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * n - 1));
+    requires valid_dbias: \valid(dbias + (0 .. n - 1));
+    requires valid_dgamma: \valid(dgamma + (0 .. n - 1));
+    requires valid_dbeta: \valid(dbeta + (0 .. n - 1));
+    requires sep_dy: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                 dy + (0 .. rows * n - 1));
+    requires sep_sum: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                  sum + (0 .. rows * n - 1));
+    requires sep_gamma: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    gamma + (0 .. n - 1));
+    requires sep_stats: \separated(dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1),
+                                    mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    requires sep_dbias: \separated(dbias + (0 .. n - 1), dx + (0 .. rows * n - 1), dgamma + (0 .. n - 1),
+                                    dbeta + (0 .. n - 1), dy + (0 .. rows * n - 1), sum + (0 .. rows * n - 1),
+                                    gamma + (0 .. n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1));
+    assigns dx[0 .. rows * n - 1], dbias[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
+*/
 void skip_layernorm_backward_f64(double *dx, double *dbias, double *dgamma, double *dbeta,
                                  const double *dy, const double *sum, const double *gamma,
                                  const double *mean, const double *rstd, int rows, int n);
