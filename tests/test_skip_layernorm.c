@@ -442,77 +442,13 @@ Test(skip_layernorm_twin, exact_beyond_binary64)
 
 /* ================================================================ the CLI */
 
-static char tmpdir[256];
-static char out_text[65536], err_text[65536];
+#define CLI_HARNESS_PREFIX "/tmp/resnorm_test_skip."
+#include "cli_harness.h"
 
-static void setup(void)
-{
-    strcpy(tmpdir, "/tmp/resnorm_test_skip.XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static const char *resnorm(void)
-{
-    const char *r = getenv("RESNORM");
-    return r && *r ? r : "build/resnorm";
-}
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-    char args[8192], cmd[9000], o[512], e[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(o, sizeof o, "%s/.stdout", tmpdir);
-    snprintf(e, sizeof e, "%s/.stderr", tmpdir);
-    if ((size_t)snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", resnorm(), args, o, e) >= sizeof cmd)
-        cr_assert_fail("command line too long");
-    int st = system(cmd);
-    slurp(o, out_text, sizeof out_text);
-    slurp(e, err_text, sizeof err_text);
-    unlink(o);
-    unlink(e);
-    cr_assert(WIFEXITED(st), "%s: did not exit normally", cmd);
-    return WEXITSTATUS(st);
-}
-
-static const char *P(const char *name)
-{
-    static char bufs[16][512];
-    static int k;
-    char *b = bufs[k++ % 16];
-    snprintf(b, 512, "%s/%s", tmpdir, name);
-    return b;
-}
-
+/* The CLI tests here write f32 inputs. */
 static void put(const char *name, int ndim, const size_t *shape, const double *v)
 {
-    rn_array a;
-    char err[512];
-    cr_assert_eq(rn_array_alloc(&a, RN_F32, ndim, shape), 0);
-    memcpy(a.data, v, a.count * sizeof(double));
-    cr_assert_eq(npy_write(P(name), &a, err, sizeof err), 0, "%s", err);
-    rn_array_free(&a);
+    put_npy(name, RN_F32, ndim, shape, v);
 }
 
 static void expect_file(const char *name, size_t count, const double *want)
