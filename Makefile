@@ -11,7 +11,7 @@ DEB_PACKAGES := gcc make libmpfr-dev libgmp-dev libjansson-dev libssl-dev libcri
 
 CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
-# assume it).  Never -Ofast / -ffast-math; no FMA contraction.
+# assume it).  No fast-math of any kind, no FMA contraction.
 IEEE    := -O2 -ffp-contract=off -fno-fast-math
 CFLAGS  := $(IEEE) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
 LDFLAGS := $(EXTRA_LDFLAGS)
