@@ -12,26 +12,9 @@
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
 #include "npy.h"
+#include "golden_harness.h"
 
 #define MANIFEST "golden/manifest.json"
-
-static rn_array load(const char *path)
-{
-    rn_array a;
-    char err[512];
-    cr_assert_eq(npy_read(path, &a, err, sizeof err), 0, "%s", err);
-    return a;
-}
-
-/* Rows and row length of x for an ONNX axis: n = prod(shape[axis:]). */
-static void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
-{
-    if (axis < 0)
-        axis += x->ndim;
-    *rows = 1, *n = 1;
-    for (int k = 0; k < x->ndim; k++)
-        *(k < axis ? rows : n) *= x->shape[k];
-}
 
 /* Worst |got - want| / bound over an output; fails the test on any element beyond its bound.
    NaN/Inf wants (bound 0) demand the same class. */

@@ -19,19 +19,12 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "golden_harness.h"
 #include "residual.h"
 #include "residual_bound.h"
 #include "residual_mpfr.h"
 
 #define MANIFEST "golden/manifest.json"
-
-static rn_array load(const char *path)
-{
-    rn_array a;
-    char err[512];
-    cr_assert_eq(npy_read(path, &a, err, sizeof err), 0, "%s", err);
-    return a;
-}
 
 /* Same value, and the same sign for zeros; NaN matches NaN. */
 static int same(double a, double b)

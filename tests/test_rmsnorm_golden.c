@@ -19,32 +19,11 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "golden_harness.h"
 #include "rmsnorm.h"
 #include "rmsnorm_bound.h"
 
 #define MANIFEST "golden/manifest.json"
-
-static rn_array load(const char *path)
-{
-    rn_array a;
-    char err[512];
-    cr_assert_eq(npy_read(path, &a, err, sizeof err), 0, "%s", err);
-    return a;
-}
-
-static const char *get_path(json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
-}
-
-static void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
-{
-    if (axis < 0)
-        axis += x->ndim;
-    *rows = 1, *n = 1;
-    for (int k = 0; k < x->ndim; k++)
-        *(k < axis ? rows : n) *= x->shape[k];
-}
 
 /* ================================================================ kernels vs golden */
 

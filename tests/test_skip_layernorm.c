@@ -24,19 +24,12 @@
 
 #include "layernorm_mpfr.h"
 #include "npy.h"
+#include "golden_harness.h"
 #include "skip_layernorm.h"
 #include "skip_layernorm_bound.h"
 #include "skip_layernorm_mpfr.h"
 
 #define MANIFEST "golden/manifest.json"
-
-static rn_array load(const char *path)
-{
-    rn_array a;
-    char err[512];
-    cr_assert_eq(npy_read(path, &a, err, sizeof err), 0, "%s", err);
-    return a;
-}
 
 static int same(double a, double b)
 {
@@ -68,20 +61,6 @@ static double compare(const char *id, const char *what, const double *got, const
             worst = err / bound[i];
     }
     return worst;
-}
-
-static void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
-{
-    if (axis < 0)
-        axis += x->ndim;
-    *rows = 1, *n = 1;
-    for (int k = 0; k < x->ndim; k++)
-        *(k < axis ? rows : n) *= x->shape[k];
-}
-
-static const char *get_path(json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
 }
 
 static void run_case(json_t *c, double worst[2][2], int cases[2])

@@ -1,0 +1,35 @@
+/* Reading golden cases in Criterion tests: a .npy file that must load, the rows x n view of x for
+ * an ONNX axis, and a path out of a manifest object. Shared by the kernel-vs-golden tests. */
+#ifndef RESNORM_GOLDEN_HARNESS_H
+#define RESNORM_GOLDEN_HARNESS_H
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "npy.h"
+
+static inline rn_array load(const char *path)
+{
+    rn_array a;
+    char err[512];
+    cr_assert_eq(npy_read(path, &a, err, sizeof err), 0, "%s", err);
+    return a;
+}
+
+/* Rows and row length of x for an ONNX axis: rows = prod(shape[:axis]), n = prod(shape[axis:]). */
+static inline void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
+{
+    if (axis < 0)
+        axis += x->ndim;
+    *rows = 1, *n = 1;
+    for (int k = 0; k < x->ndim; k++)
+        *(k < axis ? rows : n) *= x->shape[k];
+}
+
+/* The string o[k] (a manifest path), or NULL. */
+static inline const char *get_path(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+#endif
