@@ -25,6 +25,7 @@
 #include "dtype.h"
 #include "cli.h"
 #include "npy.h"
+#include "layernorm_mpfr.h" /* RN_TWIN_* */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
 
@@ -169,6 +170,156 @@ json_t *golden_flags_json(const char *flags)
     for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
         json_array_append_new(a, json_string(t));
     return a;
+}
+
+/* ---------------------------------------------------------------- one case */
+
+void golden_row_view(int ndim, const size_t *shape, int axis, golden_rowview *v)
+{
+    int ax = axis < 0 ? axis + ndim : axis;
+    v->rows = 1;
+    v->n = 1;
+    v->pnd = ndim - ax;
+    for (int i = 0; i < ndim; i++) {
+        if (i < ax)
+            v->rows *= shape[i];
+        else
+            v->n *= shape[i];
+        if (i >= ax)
+            v->pshape[i - ax] = shape[i];
+        v->sshape[i] = i < ax ? shape[i] : 1;
+    }
+}
+
+golden_array golden_arr(const char *name, int ndim, const size_t *shape, double *v)
+{
+    golden_array a = {name, ndim, {0}, v};
+    memcpy(a.shape, shape, sizeof(size_t) * (size_t)ndim);
+    return a;
+}
+
+static int names_contain(const char *const *names, const char *name)
+{
+    for (; *names; names++)
+        if (!strcmp(*names, name))
+            return 1;
+    return 0;
+}
+
+/* Write array a as <dir>/<sub><a.name>.npy in dtype dt; its path into *rel (a new string), its
+   hash under that path into sha[e] of each entry e whose `uses(e)` list names it. */
+static int put_shared(const golden_ctx *G, const golden_case *c, const char *dir, const char *sub,
+                      const golden_array *a, rn_dtype dt, int input, json_t *const *sha,
+                      json_t **rel)
+{
+    json_t *one = json_object(), *hashes = json_object();
+    int rc = golden_put(G->out, dir, sub, a->name, dt, a->ndim, a->shape, a->v, one, hashes, NULL);
+    if (rc == 0) {
+        *rel = json_incref(json_object_get(one, a->name));
+        const char *path = json_string_value(*rel);
+        for (int e = 0; e < c->nentries; e++)
+            if (names_contain(input ? c->entries[e].inputs : c->entries[e].outputs, a->name))
+                json_object_set(sha[e], path, json_object_get(hashes, path));
+    }
+    json_decref(one);
+    json_decref(hashes);
+    return rc;
+}
+
+int golden_case_write(golden_ctx *G, const golden_case *c)
+{
+    char dir[512], path[4096];
+    json_t *in_paths = json_object(), *res = json_object();
+    json_t *sha[GOLDEN_MAX_ENTRIES], *ex[GOLDEN_MAX_ENTRIES];
+    int rc = -1;
+    for (int e = 0; e < c->nentries; e++) {
+        sha[e] = json_object();
+        ex[e] = json_object();
+    }
+    snprintf(dir, sizeof dir, "%s/%s", c->family, c->name);
+    snprintf(path, sizeof path, "%s/%s", G->out, dir);
+    if (golden_mkdirs(path) != 0) {
+        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
+        goto out;
+    }
+    for (int k = 0; k < c->ninputs; k++) {
+        json_t *rel = NULL;
+        if (!c->inputs[k].v)
+            continue;
+        if (put_shared(G, c, dir, "", &c->inputs[k], c->in, 1, sha, &rel))
+            goto out;
+        json_object_set_new(in_paths, c->inputs[k].name, rel);
+    }
+    for (int d = 0; d < RN_NDTYPES; d++) {
+        rn_dtype dt = (rn_dtype)d;
+        const char *dn = rn_dtype_name(dt);
+        char sub[16];
+        snprintf(sub, sizeof sub, "%s/", dn);
+        snprintf(path, sizeof path, "%s/%s/%s", G->out, dir, dn);
+        if (golden_mkdirs(path) != 0) {
+            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
+            goto out;
+        }
+        int t = c->twin(c, dt);
+        if (t) {
+            fprintf(stderr, "resnorm golden: %s/%s: the twin %s\n", c->name, dn,
+                    t == RN_TWIN_NOMEM ? "ran out of memory" : "could not certify an output");
+            goto out;
+        }
+        json_object_set_new(res, dn, json_string("valid"));
+        /* each entry's outputs, in the entry's order (an output belongs to one entry) */
+        for (int e = 0; e < c->nentries; e++) {
+            json_t *p = json_object();
+            json_object_set_new(ex[e], dn, p);
+            for (const char *const *o = c->entries[e].outputs; *o; o++) {
+                const golden_array *a = NULL;
+                for (int k = 0; k < c->noutputs && !a; k++)
+                    if (!strcmp(c->outputs[k].name, *o))
+                        a = &c->outputs[k];
+                if (!a) {
+                    fprintf(stderr, "resnorm golden: %s: entry %s names no output '%s'\n",
+                            c->name, c->entries[e].op, *o);
+                    goto out;
+                }
+                if (golden_put(G->out, dir, sub, a->name, dt, a->ndim, a->shape, a->v, p, sha[e],
+                               NULL))
+                    goto out;
+            }
+        }
+    }
+    for (int e = 0; e < c->nentries; e++) {
+        const golden_entry *en = &c->entries[e];
+        json_t *j = json_object(), *ins = json_object();
+        char id[512];
+        for (const char *const *i = en->inputs; *i; i++) {
+            json_t *p = json_object_get(in_paths, *i);
+            if (p) /* an optional input the case does not have is absent */
+                json_object_set(ins, *i, p);
+        }
+        snprintf(id, sizeof id, "%s/%s", en->op, c->name);
+        json_object_set_new(j, "id", json_string(id));
+        json_object_set_new(j, "op", json_string(en->op));
+        json_object_set_new(j, "comment", json_string(c->comment));
+        json_object_set_new(j, "flags", golden_flags_json(c->flags));
+        json_object_set(j, "attrs", c->attrs);
+        json_object_set_new(j, "shape", golden_shape_json(c->ndim, c->shape));
+        json_object_set_new(j, "input_dtype", json_string(rn_dtype_name(c->in)));
+        json_object_set_new(j, "inputs", ins);
+        json_object_set(j, "expected", ex[e]);
+        json_object_set(j, "result", res);
+        json_object_set(j, "sha256", sha[e]);
+        json_array_append_new(G->cases, j);
+    }
+    G->ncases++;
+    rc = 0;
+out:
+    json_decref(in_paths);
+    json_decref(res);
+    for (int e = 0; e < c->nentries; e++) {
+        json_decref(sha[e]);
+        json_decref(ex[e]);
+    }
+    return rc;
 }
 
 static int write_manifest(const char *out, json_t *root)

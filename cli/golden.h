@@ -46,6 +46,68 @@ int golden_put(const char *out, const char *dir, const char *sub, const char *na
                int ndim, const size_t *shape, const double *v, json_t *paths, json_t *sha1,
                json_t *sha2);
 json_t *golden_shape_json(int ndim, const size_t *shape);
+
+/* ---------------------------------------------------------------- one case, written generically
+ *
+ * Every family writes a case the same way: the directory golden/<family>/<case>/, the inputs
+ * (in the case's input dtype) at its top, then for each output dtype d in f64 f32 f16 bf16 the
+ * twin's outputs rounded once to d in <d>/, and one manifest entry per op of the case (e.g.
+ * layernorm/<case> and layernorm_backward/<case>) that names its inputs, its expected files per
+ * dtype, result "valid" per dtype and the SHA-256 of every file it names.  A family describes its
+ * case in a golden_case and calls golden_case_write; the bytes written depend only on that
+ * description. */
+#define GOLDEN_MAX_ARRAYS 16
+#define GOLDEN_MAX_ENTRIES 4
+
+typedef struct {
+    const char *name;   /* file <name>.npy and the manifest key */
+    int ndim;
+    size_t shape[8];    /* RN_MAX_DIMS */
+    double *v;          /* prod(shape) values; NULL: an optional array this case does not have
+                           (no file, absent from every entry) */
+} golden_array;
+
+typedef struct {
+    const char *op;     /* the entry's op; its id is "<op>/<case name>" */
+    /* Names of the case's inputs and outputs this entry uses, NULL-ended.  `inputs` is in the
+       order of the entry's "inputs" object; the sha256 object lists the input files in the order
+       they are written (golden_case.inputs) and then, per dtype, the outputs in this order. */
+    const char *inputs[GOLDEN_MAX_ARRAYS];
+    const char *outputs[GOLDEN_MAX_ARRAYS];
+} golden_entry;
+
+typedef struct golden_case {
+    const char *family; /* directory golden/<family>/<name>/ */
+    const char *name;
+    const char *comment, *flags;  /* flags space-separated */
+    rn_dtype in;                  /* the input dtype (inputs must be values of it) */
+    int ndim;                     /* the manifest's "shape" (of x) */
+    const size_t *shape;
+    json_t *attrs;                /* the manifest's "attrs" (borrowed; shared by the entries) */
+    int ninputs, noutputs, nentries;
+    golden_array inputs[GOLDEN_MAX_ARRAYS];  /* written in this order */
+    golden_array outputs[GOLDEN_MAX_ARRAYS]; /* buffers the twin fills, for each dtype */
+    golden_entry entries[GOLDEN_MAX_ENTRIES];
+    /* Fill every outputs[k].v with the certified outputs rounded once to `out`; RN_TWIN_* (0 ok). */
+    int (*twin)(const struct golden_case *c, rn_dtype out);
+    const void *arg;              /* the family's own data for twin */
+} golden_case;
+
+/* Write case c's files and append its entries to G->cases (G->ncases += 1).  0, or -1 after a
+   message naming the case. */
+int golden_case_write(golden_ctx *G, const golden_case *c);
+
+/* The row view of a case's x (ONNX axis, may be negative): rows = prod(shape[:axis]),
+   n = prod(shape[axis:]); pshape = shape[axis:] (pnd dims: gamma, beta, dgamma, ...);
+   sshape = shape[:axis] + [1]*(ndim-axis) (mean, rstd). */
+typedef struct {
+    size_t rows, n;
+    int pnd;
+    size_t pshape[8], sshape[8];
+} golden_rowview;
+void golden_row_view(int ndim, const size_t *shape, int axis, golden_rowview *v);
+/* A golden_array named `name` of ndim/shape over v. */
+golden_array golden_arr(const char *name, int ndim, const size_t *shape, double *v);
 json_t *golden_flags_json(const char *flags); /* "a b" -> ["a", "b"] */
 
 #endif

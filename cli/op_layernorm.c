@@ -334,135 +334,73 @@ static void gen_inputs(const gcase *c, size_t rows, size_t n, double *x, double 
 
 /* ---------------------------------------------------------------- generation */
 
-/* One case: files, and its two manifest entries appended to `cases`. */
+/* The buffers of one case, and the twin that fills its outputs for golden_case_write. */
+typedef struct {
+    golden_rowview v;
+    double eps;
+    double *x, *gamma, *beta, *dy, *y, *mean, *rstd, *dx, *dg, *db;
+} ln_bufs;
+
+static int ln_case_twin(const golden_case *gc, rn_dtype dt)
+{
+    const ln_bufs *b = gc->arg;
+    int t1 = layernorm_forward_mpfr(b->y, b->mean, b->rstd, b->x, b->gamma, b->beta, b->v.rows,
+                                    b->v.n, b->eps, dt);
+    int t2 = layernorm_backward_mpfr(b->dx, b->dg, b->db, b->dy, b->x, b->gamma, b->v.rows, b->v.n,
+                                     b->eps, dt);
+    return t1 == RN_TWIN_NOMEM || t2 == RN_TWIN_NOMEM ? RN_TWIN_NOMEM : (t1 ? t1 : t2);
+}
+
+/* One case: files, and its two manifest entries (layernorm/<case>, layernorm_backward/<case>). */
 static int gen_case(golden_ctx *G, const gcase *c)
 {
-    int nd = c->ndim, axis = c->axis < 0 ? c->axis + nd : c->axis;
-    size_t rows = 1, n = 1;
-    for (int i = 0; i < nd; i++) {
-        if (i < axis)
-            rows *= c->shape[i];
-        else
-            n *= c->shape[i];
-    }
-    size_t pshape[4], sshape[4];
-    int pnd = nd - axis;
-    for (int i = 0; i < nd; i++) {
-        if (i >= axis)
-            pshape[i - axis] = c->shape[i];
-        sshape[i] = i < axis ? c->shape[i] : 1;
-    }
-    double eps;
-    if (rn_parse_eps(c->eps, c->in, &eps) != 0) {
+    ln_bufs b = {0};
+    int nd = c->ndim, rc = -1;
+    golden_row_view(nd, c->shape, c->axis, &b.v);
+    size_t rows = b.v.rows, n = b.v.n, N = rows * n;
+    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
         fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
         return -1;
     }
-
-    size_t N = rows * n;
-    double *x = malloc(N * sizeof *x), *dy = malloc(N * sizeof *dy), *gamma = malloc(n * sizeof *gamma),
-           *beta = malloc(n * sizeof *beta), *y = malloc(N * sizeof *y), *dx = malloc(N * sizeof *dx),
-           *mean = malloc(rows * sizeof *mean), *rstd = malloc(rows * sizeof *rstd),
-           *dg = malloc(n * sizeof *dg), *db = malloc(n * sizeof *db);
-    int rc = -1;
-    json_t *fwd = NULL, *bwd = NULL;
-    if (!x || !dy || !gamma || !beta || !y || !dx || !mean || !rstd || !dg || !db) {
+    b.x = malloc(N * sizeof *b.x), b.dy = malloc(N * sizeof *b.dy);
+    b.gamma = malloc(n * sizeof *b.gamma), b.beta = malloc(n * sizeof *b.beta);
+    b.y = malloc(N * sizeof *b.y), b.dx = malloc(N * sizeof *b.dx);
+    b.mean = malloc(rows * sizeof *b.mean), b.rstd = malloc(rows * sizeof *b.rstd);
+    b.dg = malloc(n * sizeof *b.dg), b.db = malloc(n * sizeof *b.db);
+    json_t *attrs = json_object();
+    if (!b.x || !b.dy || !b.gamma || !b.beta || !b.y || !b.dx || !b.mean || !b.rstd || !b.dg ||
+        !b.db) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
-    gen_inputs(c, rows, n, x, gamma, beta, dy);
-
-    const char *out = G->out;
-    json_t *sha_fwd = json_object(), *sha_bwd = json_object();
-    char dir[512], path[4096];
-    snprintf(dir, sizeof dir, "layernorm/%s", c->name);
-    snprintf(path, sizeof path, "%s/%s", out, dir);
-    if (golden_mkdirs(path) != 0) {
-        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
+    gen_inputs(c, rows, n, b.x, b.gamma, b.beta, b.dy);
+    json_object_set_new(attrs, "eps", json_string(c->eps));
+    json_object_set_new(attrs, "axis", json_integer(c->axis));
+    int pnd = b.v.pnd;
+    const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
+    golden_case gc = {
+        "layernorm", c->name, c->comment, c->flags, c->in, nd, c->shape, attrs,
+        4, 6, 2,
+        {golden_arr("x", nd, xs, b.x), golden_arr("gamma", pnd, ps, b.gamma),
+         golden_arr("beta", pnd, ps, b.beta), golden_arr("dy", nd, xs, b.dy)},
+        {golden_arr("y", nd, xs, b.y), golden_arr("mean", nd, ss, b.mean),
+         golden_arr("rstd", nd, ss, b.rstd), golden_arr("dx", nd, xs, b.dx),
+         golden_arr("dgamma", pnd, ps, b.dg), golden_arr("dbeta", pnd, ps, b.db)},
+        {{"layernorm", {"x", "gamma", "beta", NULL}, {"y", "mean", "rstd", NULL}},
+         {"layernorm_backward", {"x", "gamma", "dy", NULL}, {"dx", "dgamma", "dbeta", NULL}}},
+        ln_case_twin, &b,
+    };
+    if (golden_case_write(G, &gc) != 0)
         goto out;
-    }
-
-    json_t *in_f = json_object(), *in_b = json_object();
-    json_t *ex_f = json_object(), *ex_b = json_object(), *res = json_object();
-    fwd = json_object();
-    bwd = json_object();
-    if (golden_put(out, dir, "", "x", c->in, nd, c->shape, x, in_f, sha_fwd, sha_bwd) ||
-        golden_put(out, dir, "", "gamma", c->in, pnd, pshape, gamma, in_f, sha_fwd, sha_bwd) ||
-        golden_put(out, dir, "", "beta", c->in, pnd, pshape, beta, in_f, sha_fwd, NULL) ||
-        golden_put(out, dir, "", "dy", c->in, nd, c->shape, dy, NULL, sha_bwd, NULL))
-        goto out_json;
-    json_object_set(in_b, "x", json_object_get(in_f, "x"));
-    json_object_set(in_b, "gamma", json_object_get(in_f, "gamma"));
-    {
-        char rel[1024];
-        snprintf(rel, sizeof rel, "golden/%s/dy.npy", dir);
-        json_object_set_new(in_b, "dy", json_string(rel));
-    }
-
-    for (int d = 0; d < RN_NDTYPES; d++) {
-        rn_dtype dt = (rn_dtype)d;
-        char sub[16];
-        snprintf(sub, sizeof sub, "%s/", rn_dtype_name(dt));
-        snprintf(path, sizeof path, "%s/%s/%s", out, dir, rn_dtype_name(dt));
-        if (golden_mkdirs(path) != 0) {
-            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
-            goto out_json;
-        }
-        int t1 = layernorm_forward_mpfr(y, mean, rstd, x, gamma, beta, rows, n, eps, dt);
-        int t2 = layernorm_backward_mpfr(dx, dg, db, dy, x, gamma, rows, n, eps, dt);
-        if (t1 || t2) {
-            fprintf(stderr, "resnorm golden: %s/%s: the twin %s\n", c->name, rn_dtype_name(dt),
-                    (t1 == RN_TWIN_NOMEM || t2 == RN_TWIN_NOMEM) ? "ran out of memory"
-                                                                : "could not certify an output");
-            goto out_json;
-        }
-        json_t *pf = json_object(), *pb = json_object();
-        json_object_set_new(ex_f, rn_dtype_name(dt), pf);
-        json_object_set_new(ex_b, rn_dtype_name(dt), pb);
-        json_object_set_new(res, rn_dtype_name(dt), json_string("valid"));
-        if (golden_put(out, dir, sub, "y", dt, nd, c->shape, y, pf, sha_fwd, NULL) ||
-            golden_put(out, dir, sub, "mean", dt, nd, sshape, mean, pf, sha_fwd, NULL) ||
-            golden_put(out, dir, sub, "rstd", dt, nd, sshape, rstd, pf, sha_fwd, NULL) ||
-            golden_put(out, dir, sub, "dx", dt, nd, c->shape, dx, pb, sha_bwd, NULL) ||
-            golden_put(out, dir, sub, "dgamma", dt, pnd, pshape, dg, pb, sha_bwd, NULL) ||
-            golden_put(out, dir, sub, "dbeta", dt, pnd, pshape, db, pb, sha_bwd, NULL))
-            goto out_json;
-    }
-
-    for (int b = 0; b < 2; b++) {
-        json_t *e = b ? bwd : fwd;
-        char id[512];
-        snprintf(id, sizeof id, "%s/%s", b ? "layernorm_backward" : "layernorm", c->name);
-        json_object_set_new(e, "id", json_string(id));
-        json_object_set_new(e, "op", json_string(b ? "layernorm_backward" : "layernorm"));
-        json_object_set_new(e, "comment", json_string(c->comment));
-        json_object_set_new(e, "flags", golden_flags_json(c->flags));
-        json_t *attrs = json_object();
-        json_object_set_new(attrs, "eps", json_string(c->eps));
-        json_object_set_new(attrs, "axis", json_integer(c->axis));
-        json_object_set_new(e, "attrs", attrs);
-        json_object_set_new(e, "shape", golden_shape_json(nd, c->shape));
-        json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
-        json_object_set(e, "inputs", b ? in_b : in_f);
-        json_object_set(e, "expected", b ? ex_b : ex_f);
-        json_object_set(e, "result", res);
-        json_object_set(e, "sha256", b ? sha_bwd : sha_fwd);
-    }
-    json_array_append(G->cases, fwd);
-    json_array_append(G->cases, bwd);
-    G->ncases++;
     fprintf(stderr, "golden: layernorm/%s  rows %zu x n %zu, input %s: ok\n", c->name, rows, n,
             rn_dtype_name(c->in));
     rc = 0;
-out_json:
-    json_decref(in_f), json_decref(in_b), json_decref(ex_f), json_decref(ex_b), json_decref(res);
-    json_decref(sha_fwd), json_decref(sha_bwd);
 out:
-    json_decref(fwd), json_decref(bwd);
-    free(x), free(dy), free(gamma), free(beta), free(y), free(dx), free(mean), free(rstd), free(dg),
-        free(db);
+    json_decref(attrs);
+    free(b.x), free(b.dy), free(b.gamma), free(b.beta), free(b.y), free(b.dx), free(b.mean),
+        free(b.rstd), free(b.dg), free(b.db);
     return rc;
 }
-
 
 static int ln_golden(golden_ctx *G)
 {

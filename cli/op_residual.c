@@ -251,85 +251,54 @@ static void res_gen_inputs(const rcase *c, size_t N, double *x, double *f, doubl
     }
 }
 
+/* The buffers of one case, and the twin that fills its outputs for golden_case_write. */
+typedef struct {
+    size_t N;
+    double *x, *f, *dy, *y, *dx, *df;
+} res_bufs;
+
+static int res_case_twin(const golden_case *gc, rn_dtype dt)
+{
+    const res_bufs *b = gc->arg;
+    int t = residual_forward_mpfr(b->y, b->x, b->f, b->N, dt);
+    return t ? t : residual_backward_mpfr(b->dx, b->df, b->dy, b->N, dt);
+}
+
 /* One case: files, and its two manifest entries (residual/<case>, residual_backward/<case>). */
 static int res_gen_case(golden_ctx *G, const rcase *c)
 {
-    const char *out = G->out;
-    size_t N = 1;
-    for (int i = 0; i < c->ndim; i++)
-        N *= c->shape[i];
-    double *x = malloc(N * sizeof *x), *f = malloc(N * sizeof *f), *dy = malloc(N * sizeof *dy),
-           *y = malloc(N * sizeof *y), *dx = malloc(N * sizeof *dx), *df = malloc(N * sizeof *df);
-    json_t *in_f = json_object(), *in_b = json_object(), *ex_f = json_object(),
-           *ex_b = json_object(), *res = json_object(), *sha_f = json_object(),
-           *sha_b = json_object(), *fwd = json_object(), *bwd = json_object();
-    int rc = -1;
-    char dir[512], path[4096];
-    if (!x || !f || !dy || !y || !dx || !df) {
+    res_bufs b = {0};
+    int nd = c->ndim, rc = -1;
+    b.N = 1;
+    for (int i = 0; i < nd; i++)
+        b.N *= c->shape[i];
+    size_t N = b.N;
+    b.x = malloc(N * sizeof *b.x), b.f = malloc(N * sizeof *b.f), b.dy = malloc(N * sizeof *b.dy);
+    b.y = malloc(N * sizeof *b.y), b.dx = malloc(N * sizeof *b.dx), b.df = malloc(N * sizeof *b.df);
+    json_t *attrs = json_object();
+    if (!b.x || !b.f || !b.dy || !b.y || !b.dx || !b.df) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
-    res_gen_inputs(c, N, x, f, dy);
-    snprintf(dir, sizeof dir, "residual/%s", c->name);
-    snprintf(path, sizeof path, "%s/%s", out, dir);
-    if (golden_mkdirs(path) != 0) {
-        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
+    res_gen_inputs(c, N, b.x, b.f, b.dy);
+    const size_t *xs = c->shape;
+    golden_case gc = {
+        "residual", c->name, c->comment, c->flags, c->in, nd, c->shape, attrs,
+        3, 3, 2,
+        {golden_arr("x", nd, xs, b.x), golden_arr("f", nd, xs, b.f), golden_arr("dy", nd, xs, b.dy)},
+        {golden_arr("y", nd, xs, b.y), golden_arr("dx", nd, xs, b.dx), golden_arr("df", nd, xs, b.df)},
+        {{"residual", {"x", "f", NULL}, {"y", NULL}},
+         {"residual_backward", {"dy", NULL}, {"dx", "df", NULL}}},
+        res_case_twin, &b,
+    };
+    if (golden_case_write(G, &gc) != 0)
         goto out;
-    }
-    if (golden_put(out, dir, "", "x", c->in, c->ndim, c->shape, x, in_f, sha_f, NULL) ||
-        golden_put(out, dir, "", "f", c->in, c->ndim, c->shape, f, in_f, sha_f, NULL) ||
-        golden_put(out, dir, "", "dy", c->in, c->ndim, c->shape, dy, in_b, sha_b, NULL))
-        goto out;
-    for (int d = 0; d < RN_NDTYPES; d++) {
-        rn_dtype dt = (rn_dtype)d;
-        char sub[16];
-        snprintf(sub, sizeof sub, "%s/", rn_dtype_name(dt));
-        snprintf(path, sizeof path, "%s/%s/%s", out, dir, rn_dtype_name(dt));
-        if (golden_mkdirs(path) != 0) {
-            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
-            goto out;
-        }
-        if (residual_forward_mpfr(y, x, f, N, dt) || residual_backward_mpfr(dx, df, dy, N, dt)) {
-            fprintf(stderr, "resnorm golden: %s/%s: the twin could not certify an output\n",
-                    c->name, rn_dtype_name(dt));
-            goto out;
-        }
-        json_t *pf = json_object(), *pb = json_object();
-        json_object_set_new(ex_f, rn_dtype_name(dt), pf);
-        json_object_set_new(ex_b, rn_dtype_name(dt), pb);
-        json_object_set_new(res, rn_dtype_name(dt), json_string("valid"));
-        if (golden_put(out, dir, sub, "y", dt, c->ndim, c->shape, y, pf, sha_f, NULL) ||
-            golden_put(out, dir, sub, "dx", dt, c->ndim, c->shape, dx, pb, sha_b, NULL) ||
-            golden_put(out, dir, sub, "df", dt, c->ndim, c->shape, df, pb, sha_b, NULL))
-            goto out;
-    }
-    for (int b = 0; b < 2; b++) {
-        json_t *e = b ? bwd : fwd;
-        const char *op = b ? "residual_backward" : "residual";
-        char id[512];
-        snprintf(id, sizeof id, "%s/%s", op, c->name);
-        json_object_set_new(e, "id", json_string(id));
-        json_object_set_new(e, "op", json_string(op));
-        json_object_set_new(e, "comment", json_string(c->comment));
-        json_object_set_new(e, "flags", golden_flags_json(c->flags));
-        json_object_set_new(e, "attrs", json_object());
-        json_object_set_new(e, "shape", golden_shape_json(c->ndim, c->shape));
-        json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
-        json_object_set(e, "inputs", b ? in_b : in_f);
-        json_object_set(e, "expected", b ? ex_b : ex_f);
-        json_object_set(e, "result", res);
-        json_object_set(e, "sha256", b ? sha_b : sha_f);
-    }
-    json_array_append(G->cases, fwd);
-    json_array_append(G->cases, bwd);
-    G->ncases++;
     fprintf(stderr, "golden: residual/%s  %zu elements, input %s: ok\n", c->name, N,
             rn_dtype_name(c->in));
     rc = 0;
 out:
-    json_decref(in_f), json_decref(in_b), json_decref(ex_f), json_decref(ex_b), json_decref(res);
-    json_decref(sha_f), json_decref(sha_b), json_decref(fwd), json_decref(bwd);
-    free(x), free(f), free(dy), free(y), free(dx), free(df);
+    json_decref(attrs);
+    free(b.x), free(b.f), free(b.dy), free(b.y), free(b.dx), free(b.df);
     return rc;
 }
 

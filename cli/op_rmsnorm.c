@@ -244,114 +244,70 @@ static void gen_inputs(const rcase *c, size_t rows, size_t n, double *x, double 
         gamma[j] = rn_round(gamma[j], c->in);
 }
 
-/* The manifest entry of op `op` for case c (inputs, expected, result, sha256 borrowed). */
-static json_t *entry(const rcase *c, const char *op, json_t *in, json_t *ex, json_t *res,
-                     json_t *sha)
+/* The buffers of one case, and the twin that fills its outputs for golden_case_write. */
+typedef struct {
+    golden_rowview v;
+    double eps;
+    int offset;
+    double *x, *gamma, *dy, *y, *rstd, *dx, *dg;
+} rms_bufs;
+
+static int rms_case_twin(const golden_case *gc, rn_dtype dt)
 {
-    json_t *e = json_object(), *attrs = json_object();
-    char id[512];
-    snprintf(id, sizeof id, "%s/%s", op, c->name);
-    json_object_set_new(e, "id", json_string(id));
-    json_object_set_new(e, "op", json_string(op));
-    json_object_set_new(e, "comment", json_string(c->comment));
-    json_object_set_new(e, "flags", golden_flags_json(c->flags));
-    json_object_set_new(attrs, "eps", json_string(c->eps));
-    json_object_set_new(attrs, "axis", json_integer(c->axis));
-    json_object_set_new(attrs, "offset", json_integer(c->offset));
-    json_object_set_new(e, "attrs", attrs);
-    json_object_set_new(e, "shape", golden_shape_json(c->ndim, c->shape));
-    json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
-    json_object_set(e, "inputs", in);
-    json_object_set(e, "expected", ex);
-    json_object_set(e, "result", res);
-    json_object_set(e, "sha256", sha);
-    return e;
+    const rms_bufs *b = gc->arg;
+    int t1 = rmsnorm_forward_mpfr(b->y, b->rstd, b->x, b->gamma, b->v.rows, b->v.n, b->eps,
+                                  b->offset, dt);
+    int t2 = rmsnorm_backward_mpfr(b->dx, b->dg, b->dy, b->x, b->gamma, b->v.rows, b->v.n, b->eps,
+                                   b->offset, dt);
+    return t1 == RN_TWIN_NOMEM || t2 == RN_TWIN_NOMEM ? RN_TWIN_NOMEM : (t1 ? t1 : t2);
 }
 
 /* One case: files, and its two manifest entries (rmsnorm/<case>, rmsnorm_backward/<case>). */
 static int gen_case(golden_ctx *G, const rcase *c)
 {
-    int nd = c->ndim, axis = c->axis < 0 ? c->axis + nd : c->axis;
-    size_t rows = 1, n = 1, pshape[4], sshape[4];
-    int pnd = nd - axis;
-    for (int i = 0; i < nd; i++) {
-        if (i < axis)
-            rows *= c->shape[i];
-        else
-            n *= c->shape[i];
-        if (i >= axis)
-            pshape[i - axis] = c->shape[i];
-        sshape[i] = i < axis ? c->shape[i] : 1;
-    }
-    double eps;
-    if (rn_parse_eps(c->eps, c->in, &eps) != 0) {
+    rms_bufs b = {0};
+    int nd = c->ndim, rc = -1;
+    golden_row_view(nd, c->shape, c->axis, &b.v);
+    size_t rows = b.v.rows, n = b.v.n, N = rows * n;
+    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
         fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
         return -1;
     }
-    size_t N = rows * n;
-    double *x = malloc(N * sizeof *x), *dy = malloc(N * sizeof *dy), *gamma = malloc(n * sizeof *gamma),
-           *y = malloc(N * sizeof *y), *dx = malloc(N * sizeof *dx),
-           *rstd = malloc(rows * sizeof *rstd), *dg = malloc(n * sizeof *dg);
-    json_t *in_f = json_object(), *in_b = json_object(), *ex_f = json_object(),
-           *ex_b = json_object(), *res = json_object(), *sha_f = json_object(),
-           *sha_b = json_object();
-    int rc = -1;
-    const char *out = G->out;
-    char dir[512], path[4096];
-    if (!x || !dy || !gamma || !y || !dx || !rstd || !dg) {
+    b.offset = c->offset;
+    b.x = malloc(N * sizeof *b.x), b.dy = malloc(N * sizeof *b.dy);
+    b.gamma = malloc(n * sizeof *b.gamma), b.y = malloc(N * sizeof *b.y);
+    b.dx = malloc(N * sizeof *b.dx), b.rstd = malloc(rows * sizeof *b.rstd);
+    b.dg = malloc(n * sizeof *b.dg);
+    json_t *attrs = json_object();
+    if (!b.x || !b.dy || !b.gamma || !b.y || !b.dx || !b.rstd || !b.dg) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
-    gen_inputs(c, rows, n, x, gamma, dy);
-    snprintf(dir, sizeof dir, "rmsnorm/%s", c->name);
-    snprintf(path, sizeof path, "%s/%s", out, dir);
-    if (golden_mkdirs(path) != 0) {
-        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
+    gen_inputs(c, rows, n, b.x, b.gamma, b.dy);
+    json_object_set_new(attrs, "eps", json_string(c->eps));
+    json_object_set_new(attrs, "axis", json_integer(c->axis));
+    json_object_set_new(attrs, "offset", json_integer(c->offset));
+    int pnd = b.v.pnd;
+    const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
+    golden_case gc = {
+        "rmsnorm", c->name, c->comment, c->flags, c->in, nd, c->shape, attrs,
+        3, 4, 2,
+        {golden_arr("x", nd, xs, b.x), golden_arr("gamma", pnd, ps, b.gamma),
+         golden_arr("dy", nd, xs, b.dy)},
+        {golden_arr("y", nd, xs, b.y), golden_arr("rstd", nd, ss, b.rstd),
+         golden_arr("dx", nd, xs, b.dx), golden_arr("dgamma", pnd, ps, b.dg)},
+        {{"rmsnorm", {"x", "gamma", NULL}, {"y", "rstd", NULL}},
+         {"rmsnorm_backward", {"dy", "x", "gamma", NULL}, {"dx", "dgamma", NULL}}},
+        rms_case_twin, &b,
+    };
+    if (golden_case_write(G, &gc) != 0)
         goto out;
-    }
-    if (golden_put(out, dir, "", "x", c->in, nd, c->shape, x, in_f, sha_f, sha_b) ||
-        golden_put(out, dir, "", "gamma", c->in, pnd, pshape, gamma, in_f, sha_f, sha_b) ||
-        golden_put(out, dir, "", "dy", c->in, nd, c->shape, dy, in_b, sha_b, NULL))
-        goto out;
-    json_object_set(in_b, "x", json_object_get(in_f, "x"));
-    json_object_set(in_b, "gamma", json_object_get(in_f, "gamma"));
-    for (int d = 0; d < RN_NDTYPES; d++) {
-        rn_dtype dt = (rn_dtype)d;
-        char sub[16];
-        snprintf(sub, sizeof sub, "%s/", rn_dtype_name(dt));
-        snprintf(path, sizeof path, "%s/%s/%s", out, dir, rn_dtype_name(dt));
-        if (golden_mkdirs(path) != 0) {
-            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
-            goto out;
-        }
-        int t1 = rmsnorm_forward_mpfr(y, rstd, x, gamma, rows, n, eps, c->offset, dt);
-        int t2 = rmsnorm_backward_mpfr(dx, dg, dy, x, gamma, rows, n, eps, c->offset, dt);
-        if (t1 || t2) {
-            fprintf(stderr, "resnorm golden: %s/%s: the twin %s\n", c->name, rn_dtype_name(dt),
-                    (t1 == RN_TWIN_NOMEM || t2 == RN_TWIN_NOMEM) ? "ran out of memory"
-                                                                : "could not certify an output");
-            goto out;
-        }
-        json_t *pf = json_object(), *pb = json_object();
-        json_object_set_new(ex_f, rn_dtype_name(dt), pf);
-        json_object_set_new(ex_b, rn_dtype_name(dt), pb);
-        json_object_set_new(res, rn_dtype_name(dt), json_string("valid"));
-        if (golden_put(out, dir, sub, "y", dt, nd, c->shape, y, pf, sha_f, NULL) ||
-            golden_put(out, dir, sub, "rstd", dt, nd, sshape, rstd, pf, sha_f, NULL) ||
-            golden_put(out, dir, sub, "dx", dt, nd, c->shape, dx, pb, sha_b, NULL) ||
-            golden_put(out, dir, sub, "dgamma", dt, pnd, pshape, dg, pb, sha_b, NULL))
-            goto out;
-    }
-    json_array_append_new(G->cases, entry(c, "rmsnorm", in_f, ex_f, res, sha_f));
-    json_array_append_new(G->cases, entry(c, "rmsnorm_backward", in_b, ex_b, res, sha_b));
-    G->ncases++;
     fprintf(stderr, "golden: rmsnorm/%s  rows %zu x n %zu, input %s, offset %d: ok\n", c->name,
             rows, n, rn_dtype_name(c->in), c->offset);
     rc = 0;
 out:
-    json_decref(in_f), json_decref(in_b), json_decref(ex_f), json_decref(ex_b), json_decref(res);
-    json_decref(sha_f), json_decref(sha_b);
-    free(x), free(dy), free(gamma), free(y), free(dx), free(rstd), free(dg);
+    json_decref(attrs);
+    free(b.x), free(b.dy), free(b.gamma), free(b.y), free(b.dx), free(b.rstd), free(b.dg);
     return rc;
 }
 

@@ -195,143 +195,84 @@ static void sln_gen_inputs(const scase *c, size_t rows, size_t n, double *x, dou
     }
 }
 
+/* The buffers of one case, and the twin that fills its outputs for golden_case_write. */
+typedef struct {
+    golden_rowview v;
+    double eps;
+    const double *bias; /* NULL without a bias */
+    double *x, *skip, *gamma, *beta, *dy, *y, *mean, *rstd, *sum, *dx, *dskip, *dbias, *dg, *dbeta;
+} sln_bufs;
+
+static int sln_case_twin(const golden_case *gc, rn_dtype dt)
+{
+    const sln_bufs *b = gc->arg;
+    int t = skip_layernorm_forward_mpfr(b->y, b->mean, b->rstd, b->sum, b->x, b->skip, b->gamma,
+                                        b->beta, b->bias, b->v.rows, b->v.n, b->eps, dt);
+    if (!t)
+        t = skip_layernorm_backward_mpfr(b->dx, b->dskip, b->dbias, b->dg, b->dbeta, b->dy, b->x,
+                                         b->skip, b->gamma, b->bias, b->v.rows, b->v.n, b->eps, dt);
+    return t;
+}
+
+/* One case: files, and its two manifest entries (skip_layernorm/<case>,
+   skip_layernorm_backward/<case>, the backward's dy drawn last). */
 static int sln_gen_case(golden_ctx *G, const scase *c)
 {
-    const char *out = G->out;
-    int nd = c->ndim, axis = c->axis < 0 ? c->axis + nd : c->axis;
-    size_t rows = 1, n = 1, pshape[4], sshape[4];
-    int pnd = nd - axis;
-    for (int i = 0; i < nd; i++) {
-        if (i < axis)
-            rows *= c->shape[i];
-        else
-            n *= c->shape[i];
-        if (i >= axis)
-            pshape[i - axis] = c->shape[i];
-        sshape[i] = i < axis ? c->shape[i] : 1;
-    }
-    double eps;
-    if (rn_parse_eps(c->eps, c->in, &eps) != 0) {
+    sln_bufs b = {0};
+    int nd = c->ndim, rc = -1;
+    golden_row_view(nd, c->shape, c->axis, &b.v);
+    size_t rows = b.v.rows, n = b.v.n, N = rows * n;
+    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
         fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
         return -1;
     }
-    size_t N = rows * n;
-    double *x = malloc(N * sizeof *x), *skip = malloc(N * sizeof *skip),
-           *gamma = malloc(n * sizeof *gamma), *beta = malloc(n * sizeof *beta),
-           *bias = malloc(n * sizeof *bias), *y = malloc(N * sizeof *y),
-           *sum = malloc(N * sizeof *sum), *mean = malloc(rows * sizeof *mean),
-           *rstd = malloc(rows * sizeof *rstd), *dy = malloc(N * sizeof *dy),
-           *dx = malloc(N * sizeof *dx), *dskip = malloc(N * sizeof *dskip),
-           *dbias = malloc(n * sizeof *dbias), *dg = malloc(n * sizeof *dg),
-           *dbeta = malloc(n * sizeof *dbeta);
-    json_t *in = json_object(), *ex = json_object(), *res = json_object(), *sha = json_object(),
-           *e = json_object();
-    /* the backward entry (skip_layernorm_backward/<case>): inputs x, skip, gamma, dy, [bias] */
-    json_t *in_b = json_object(), *ex_b = json_object(), *sha_b = json_object(), *eb = json_object();
-    int rc = -1;
-    char dir[512], path[4096];
-    if (!x || !skip || !gamma || !beta || !bias || !y || !sum || !mean || !rstd || !dy || !dx ||
-        !dskip || !dbias || !dg || !dbeta) {
+    b.x = malloc(N * sizeof *b.x), b.skip = malloc(N * sizeof *b.skip);
+    b.gamma = malloc(n * sizeof *b.gamma), b.beta = malloc(n * sizeof *b.beta);
+    double *bias = malloc(n * sizeof *bias);
+    b.y = malloc(N * sizeof *b.y), b.sum = malloc(N * sizeof *b.sum);
+    b.mean = malloc(rows * sizeof *b.mean), b.rstd = malloc(rows * sizeof *b.rstd);
+    b.dy = malloc(N * sizeof *b.dy), b.dx = malloc(N * sizeof *b.dx);
+    b.dskip = malloc(N * sizeof *b.dskip), b.dbias = malloc(n * sizeof *b.dbias);
+    b.dg = malloc(n * sizeof *b.dg), b.dbeta = malloc(n * sizeof *b.dbeta);
+    json_t *attrs = json_object();
+    if (!b.x || !b.skip || !b.gamma || !b.beta || !bias || !b.y || !b.sum || !b.mean || !b.rstd ||
+        !b.dy || !b.dx || !b.dskip || !b.dbias || !b.dg || !b.dbeta) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
-    sln_gen_inputs(c, rows, n, x, skip, gamma, beta, bias, dy);
-    snprintf(dir, sizeof dir, "skip_layernorm/%s", c->name);
-    snprintf(path, sizeof path, "%s/%s", out, dir);
-    if (golden_mkdirs(path) != 0) {
-        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
-        goto out;
-    }
-    if (golden_put(out, dir, "", "x", c->in, nd, c->shape, x, in, sha, sha_b) ||
-        golden_put(out, dir, "", "skip", c->in, nd, c->shape, skip, in, sha, sha_b) ||
-        golden_put(out, dir, "", "gamma", c->in, pnd, pshape, gamma, in, sha, sha_b) ||
-        golden_put(out, dir, "", "beta", c->in, pnd, pshape, beta, in, sha, NULL) ||
-        (c->has_bias &&
-         golden_put(out, dir, "", "bias", c->in, pnd, pshape, bias, in, sha, sha_b)) ||
-        golden_put(out, dir, "", "dy", c->in, nd, c->shape, dy, in_b, sha_b, NULL))
-        goto out;
-    json_object_set(in_b, "x", json_object_get(in, "x"));
-    json_object_set(in_b, "skip", json_object_get(in, "skip"));
-    json_object_set(in_b, "gamma", json_object_get(in, "gamma"));
-    if (c->has_bias)
-        json_object_set(in_b, "bias", json_object_get(in, "bias"));
-    for (int d = 0; d < RN_NDTYPES; d++) {
-        rn_dtype dt = (rn_dtype)d;
-        char sub[16];
-        snprintf(sub, sizeof sub, "%s/", rn_dtype_name(dt));
-        snprintf(path, sizeof path, "%s/%s/%s", out, dir, rn_dtype_name(dt));
-        if (golden_mkdirs(path) != 0) {
-            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
-            goto out;
-        }
-        int t = skip_layernorm_forward_mpfr(y, mean, rstd, sum, x, skip, gamma, beta,
-                                            c->has_bias ? bias : NULL, rows, n, eps, dt);
-        if (!t)
-            t = skip_layernorm_backward_mpfr(dx, dskip, dbias, dg, dbeta, dy, x, skip, gamma,
-                                             c->has_bias ? bias : NULL, rows, n, eps, dt);
-        if (t) {
-            fprintf(stderr, "resnorm golden: %s/%s: the twin %s\n", c->name, rn_dtype_name(dt),
-                    t == RN_TWIN_NOMEM ? "ran out of memory" : "could not certify an output");
-            goto out;
-        }
-        json_t *p = json_object();
-        json_object_set_new(ex, rn_dtype_name(dt), p);
-        json_object_set_new(res, rn_dtype_name(dt), json_string("valid"));
-        if (golden_put(out, dir, sub, "y", dt, nd, c->shape, y, p, sha, NULL) ||
-            golden_put(out, dir, sub, "mean", dt, nd, sshape, mean, p, sha, NULL) ||
-            golden_put(out, dir, sub, "rstd", dt, nd, sshape, rstd, p, sha, NULL) ||
-            golden_put(out, dir, sub, "sum", dt, nd, c->shape, sum, p, sha, NULL))
-            goto out;
-        json_t *pb = json_object();
-        json_object_set_new(ex_b, rn_dtype_name(dt), pb);
-        if (golden_put(out, dir, sub, "dx", dt, nd, c->shape, dx, pb, sha_b, NULL) ||
-            golden_put(out, dir, sub, "dskip", dt, nd, c->shape, dskip, pb, sha_b, NULL) ||
-            golden_put(out, dir, sub, "dbias", dt, pnd, pshape, dbias, pb, sha_b, NULL) ||
-            golden_put(out, dir, sub, "dgamma", dt, pnd, pshape, dg, pb, sha_b, NULL) ||
-            golden_put(out, dir, sub, "dbeta", dt, pnd, pshape, dbeta, pb, sha_b, NULL))
-            goto out;
-    }
-    char id[512];
-    snprintf(id, sizeof id, "skip_layernorm/%s", c->name);
-    json_object_set_new(e, "id", json_string(id));
-    json_object_set_new(e, "op", json_string("skip_layernorm"));
-    json_object_set_new(e, "comment", json_string(c->comment));
-    json_object_set_new(e, "flags", golden_flags_json(c->flags));
-    json_t *attrs = json_object();
+    sln_gen_inputs(c, rows, n, b.x, b.skip, b.gamma, b.beta, bias, b.dy);
+    b.bias = c->has_bias ? bias : NULL;
     json_object_set_new(attrs, "eps", json_string(c->eps));
     json_object_set_new(attrs, "axis", json_integer(c->axis));
-    json_object_set_new(e, "attrs", attrs);
-    json_object_set_new(e, "shape", golden_shape_json(nd, c->shape));
-    json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
-    json_object_set(e, "inputs", in);
-    json_object_set(e, "expected", ex);
-    json_object_set(e, "result", res);
-    json_object_set(e, "sha256", sha);
-    json_array_append(G->cases, e);
-    /* the backward entry: the same fields, after the forward's (whose bytes do not change) */
-    snprintf(id, sizeof id, "skip_layernorm_backward/%s", c->name);
-    json_object_set_new(eb, "id", json_string(id));
-    json_object_set_new(eb, "op", json_string("skip_layernorm_backward"));
-    json_object_set_new(eb, "comment", json_string(c->comment));
-    json_object_set_new(eb, "flags", golden_flags_json(c->flags));
-    json_object_set(eb, "attrs", attrs);
-    json_object_set_new(eb, "shape", golden_shape_json(nd, c->shape));
-    json_object_set_new(eb, "input_dtype", json_string(rn_dtype_name(c->in)));
-    json_object_set(eb, "inputs", in_b);
-    json_object_set(eb, "expected", ex_b);
-    json_object_set(eb, "result", res);
-    json_object_set(eb, "sha256", sha_b);
-    json_array_append(G->cases, eb);
-    G->ncases++;
+    int pnd = b.v.pnd;
+    const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
+    golden_case gc = {
+        "skip_layernorm", c->name, c->comment, c->flags, c->in, nd, c->shape, attrs,
+        6, 9, 2,
+        {golden_arr("x", nd, xs, b.x), golden_arr("skip", nd, xs, b.skip),
+         golden_arr("gamma", pnd, ps, b.gamma), golden_arr("beta", pnd, ps, b.beta),
+         golden_arr("bias", pnd, ps, c->has_bias ? bias : NULL), golden_arr("dy", nd, xs, b.dy)},
+        {golden_arr("y", nd, xs, b.y), golden_arr("mean", nd, ss, b.mean),
+         golden_arr("rstd", nd, ss, b.rstd), golden_arr("sum", nd, xs, b.sum),
+         golden_arr("dx", nd, xs, b.dx), golden_arr("dskip", nd, xs, b.dskip),
+         golden_arr("dbias", pnd, ps, b.dbias), golden_arr("dgamma", pnd, ps, b.dg),
+         golden_arr("dbeta", pnd, ps, b.dbeta)},
+        {{"skip_layernorm", {"x", "skip", "gamma", "beta", "bias", NULL},
+          {"y", "mean", "rstd", "sum", NULL}},
+         {"skip_layernorm_backward", {"dy", "x", "skip", "gamma", "bias", NULL},
+          {"dx", "dskip", "dbias", "dgamma", "dbeta", NULL}}},
+        sln_case_twin, &b,
+    };
+    if (golden_case_write(G, &gc) != 0)
+        goto out;
     fprintf(stderr, "golden: skip_layernorm/%s  rows %zu x n %zu, input %s%s: ok\n", c->name, rows,
             n, rn_dtype_name(c->in), c->has_bias ? ", bias" : "");
     rc = 0;
 out:
-    json_decref(in), json_decref(ex), json_decref(res), json_decref(sha), json_decref(e);
-    json_decref(in_b), json_decref(ex_b), json_decref(sha_b), json_decref(eb);
-    free(dy), free(dx), free(dskip), free(dbias), free(dg), free(dbeta);
-    free(x), free(skip), free(gamma), free(beta), free(bias), free(y), free(sum), free(mean),
-        free(rstd);
+    json_decref(attrs);
+    free(b.dy), free(b.dx), free(b.dskip), free(b.dbias), free(b.dg), free(b.dbeta);
+    free(b.x), free(b.skip), free(b.gamma), free(b.beta), free(bias), free(b.y), free(b.sum),
+        free(b.mean), free(b.rstd);
     return rc;
 }
 
