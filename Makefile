@@ -23,7 +23,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit pytorch-check asan fuzz-smoke fuzz prove golden golden-check bench clean
+.PHONY: all deps build check unit pytorch-check onnx-check asan fuzz-smoke fuzz prove golden golden-check bench clean
 
 all: deps
 	$(MAKE) build
@@ -59,6 +59,7 @@ $(B)/tests/%: tests/%.c $(B)/libresnorm.a $(RESNORM) $(wildcard tests/*.h)
 check: deps
 	$(MAKE) unit
 	$(MAKE) pytorch-check
+	$(MAKE) onnx-check
 	$(MAKE) golden-check
 	$(MAKE) prove
 	$(MAKE) asan
@@ -74,6 +75,24 @@ unit: $(TESTS)
 pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_check.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_suite.py
+
+# ONNX Runtime (npm onnxruntime-node, pinned; its CPU binaries ship in the package, install scripts
+# are not run) as a real client over the suite, installed under build/node (never committed).
+# node and npm come from Debian's nodejs and npm when the machine has neither.
+ORT_VERSION := 1.23.2
+ORT_DIR     := $(B)/node
+ORT_STAMP   := $(ORT_DIR)/.installed-$(ORT_VERSION)
+$(ORT_STAMP):
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+	  { echo "onnx-check: installing Debian's nodejs npm"; apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm; }
+	mkdir -p $(ORT_DIR)
+	cd $(ORT_DIR) && npm install --ignore-scripts --no-audit --no-fund --save-exact --prefix . \
+	  onnxruntime-node@$(ORT_VERSION)
+	touch $@
+
+onnx-check: build $(ORT_STAMP)
+	RESNORM=$(RESNORM) ORT_DIR=$(ORT_DIR) node tests/onnx_suite.js
 
 # ZOO_QUICK: the bug zoo runs its correct kernels only under the sanitizers (the mutants run in unit).
 asan:

@@ -8,6 +8,7 @@
  * specs/error-analysis.md §7): such elements are unconstrained, counted and reported, never
  * failed.  The checker proper, cli_check_job, is shared with `resnorm golden run-check`
  * (cli/golden_tools.c), which runs it case by case.  Reference: specs/cli.md. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "layernorm_bound.h"
 
 #define WORST_MAX CLI_WORST_MAX
+#define CLI_MAX_OPS_HELP 64
 typedef cli_worst worst_t;
 typedef cli_summary summary_t;
 
@@ -26,27 +28,46 @@ void cli_check_help(void)
 {
     printf(
         "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
-        "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16] [--json]\n"
+        "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16]\n"
+        "                        [--attr eps_dtype=f32|f64|input] [--allow ftz] [--json]\n"
         "\n"
         "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
         "against the certified values, element by element, under the a-priori error bound of an\n"
         "implementation that computes in DTYPE's compute precision (f64 -> f64; f32, f16, bf16 ->\n"
-        "f32) and rounds its outputs to DTYPE (default: the dtype of the first --actual file).\n"
+        "f32; default DTYPE: the widest --actual file's dtype) and rounds each output to the\n"
+        "coarser of DTYPE and that output's file dtype (an f64 graph may return f32 mean/rstd).\n"
+        "eps: its text rounded once to --attr eps_dtype=f32|f64|input (default f64 for f64 x,\n"
+        "else f32, as PyTorch; ONNX Runtime: f32 always).\n"
         "Element i passes iff |got - want| <= bound_i (want: exact result rounded to f64);\n"
         "NaN must match NaN, +-Inf the same infinity (or NaN). Where the analysis is void\n"
         "(overflow in the compute dtype) an element is reported as unconstrained, not failed.\n"
-        "Tolerance: specs/error-analysis.md.\n"
+        "Flush-to-zero is a failure by default; --allow ftz also accepts the exact result on the\n"
+        "inputs with their subnormals (in the compute dtype) flushed to zero (DAZ) and a 0 where\n"
+        "the exact result is subnormal (FTZ), counts those elements and says so in the report.\n"
+        "An actual of another shape with the same number of elements is compared in C order\n"
+        "(the report notes it).  Tolerance: specs/error-analysis.md.\n"
         "\n"
         "ops, inputs and outputs:\n");
-    for (int i = 0; i < cli_nops; i++) {
+    /* Columns as wide as the longest op name and input list (plus two blanks), so that no two
+       columns ever run together. */
+    char ins[CLI_MAX_OPS_HELP][256];
+    int wname = 0, wins = 0;
+    for (int i = 0; i < cli_nops && i < CLI_MAX_OPS_HELP; i++) {
         const cli_op *op = cli_ops[i];
-        char ins[256];
         size_t k = 0;
-        ins[0] = '\0';
-        for (int j = 0; j < op->ninputs && k < sizeof ins; j++)
-            k += (size_t)snprintf(ins + k, sizeof ins - k, op->optional[j] ? "%s[%s]" : "%s%s",
-                                  j ? " " : "", op->inputs[j]);
-        printf("  %-20s%-*s->  ", op->name, (int)k + 2 > 14 ? (int)k + 2 : 14, ins);
+        ins[i][0] = '\0';
+        for (int j = 0; j < op->ninputs && k < sizeof ins[i]; j++)
+            k += (size_t)snprintf(ins[i] + k, sizeof ins[i] - k,
+                                  op->optional[j] ? "%s[%s]" : "%s%s", j ? " " : "",
+                                  op->inputs[j]);
+        if ((int)strlen(op->name) > wname)
+            wname = (int)strlen(op->name);
+        if ((int)strlen(ins[i]) > wins)
+            wins = (int)strlen(ins[i]);
+    }
+    for (int i = 0; i < cli_nops && i < CLI_MAX_OPS_HELP; i++) {
+        const cli_op *op = cli_ops[i];
+        printf("  %-*s  %-*s  ->  ", wname, op->name, wins, ins[i]);
         for (int j = 0; j < op->noutputs; j++)
             printf("%s%s", j ? " " : "", op->outputs[j]);
         printf("\n");
@@ -55,7 +76,7 @@ void cli_check_help(void)
         "Output shapes as 'resnorm eval --help' gives them; size-1 dimensions may differ.\n"
         "\n"
         "--json prints one JSON object: {op, dtype, compute_dtype, pass, tolerance, outputs:\n"
-        "  {NAME: {file, count, mismatches, unconstrained, max_ratio, max_ulps, max_ratio_index,\n"
+        "  {NAME: {file, dtype, count, mismatches, unconstrained, max_ratio, max_ulps, max_ratio_index,\n"
         "          worst: [{index, got, want, err_ulps, err_bound_ratio}]}}}\n"
         "(non-finite numbers as the strings \"NaN\", \"Infinity\", \"-Infinity\").\n"
         "\n"
@@ -90,42 +111,73 @@ static void index_str(char *buf, size_t cap, size_t i, const rn_array *a)
     }
 }
 
-static void summarize(const double *got, const double *want, const double *bound, size_t count,
-                      rn_dtype d, summary_t *s)
+/* One element: does got match want within bound (the rules of specs/cli.md), and its error in
+   ulps of d and in units of the bound.  *unc: the bound is void there (unconstrained). */
+static int element_ok(double g, double w, double b, rn_dtype d, double *ulps, double *ratio,
+                      int *unc)
+{
+    *unc = 0;
+    if (isnan(w)) {
+        *ulps = *ratio = isnan(g) ? 0 : INFINITY;
+        return isnan(g);
+    }
+    if (isinf(w)) {
+        int ok = g == w || isnan(g);
+        *ulps = *ratio = ok ? 0 : INFINITY;
+        return ok;
+    }
+    if (isinf(b)) {
+        *ulps = *ratio = 0;
+        *unc = 1;
+        return 1;
+    }
+    if (isinf(g) && g == rn_round(w, d)) {
+        /* the exact value is beyond the range of the output dtype: its correctly rounded value,
+           and the golden file's, is this infinity (e.g. rstd = 1e18 in f16) */
+        *ulps = *ratio = 0;
+        return 1;
+    }
+    if (!isfinite(g)) {
+        *ulps = *ratio = INFINITY;
+        return 0;
+    }
+    double e = fabs(g - w);
+    *ulps = e / rn_ulp(w, d);
+    *ratio = e == 0 ? 0 : e / b; /* b == 0 -> Inf */
+    return e <= b;
+}
+
+/* --allow ftz: what flushing would give.  want_f, bound_f: the twin and bound on the inputs with
+   their compute-dtype subnormals flushed to zero (NULL if no input is subnormal); tiny: the
+   smallest normal of the compute and output formats (a result below it may be flushed to 0). */
+typedef struct {
+    const double *want_f, *bound_f;
+    double tiny;
+} ftz_t;
+
+static void summarize(const double *got, const double *want, const double *bound,
+                      const ftz_t *ftz, size_t count, rn_dtype d, summary_t *s)
 {
     memset(s, 0, sizeof *s);
     s->count = count;
     for (size_t i = 0; i < count; i++) {
-        double g = got[i], w = want[i], b = bound[i];
-        int ok;
-        double ulps, ratio;
-        if (isnan(w)) {
-            ok = isnan(g);
-            ulps = ratio = ok ? 0 : INFINITY;
-        } else if (isinf(w)) {
-            ok = g == w || isnan(g);
-            ulps = ratio = ok ? 0 : INFINITY;
-        } else if (isinf(b)) {
-            ok = 1;
-            ulps = ratio = 0;
-            s->unconstrained++;
-        } else if (isinf(g) && g == rn_round(w, d)) {
-            /* the exact value is beyond the range of the output dtype: its correctly rounded
-               value, and the golden file's, is this infinity (e.g. rstd = 1e18 in f16) */
-            ok = 1;
-            ulps = ratio = 0;
-        } else if (!isfinite(g)) {
-            ok = 0;
-            ulps = ratio = INFINITY;
-        } else {
-            double e = fabs(g - w);
-            ok = e <= b;
-            ulps = e / rn_ulp(w, d);
-            if (e == 0)
+        double g = got[i], w = want[i], ulps, ratio;
+        int unc, ok = element_ok(g, w, bound[i], d, &ulps, &ratio, &unc);
+        if (!ok && ftz) {
+            double u2, r2;
+            int unc2;
+            if (ftz->want_f && element_ok(g, ftz->want_f[i], ftz->bound_f[i], d, &u2, &r2, &unc2)) {
+                ok = 1; /* the exact result on the flushed inputs (DAZ) */
+                ulps = u2, ratio = r2;
+            } else if (g == 0 && (fabs(w) < ftz->tiny ||
+                                  (ftz->want_f && fabs(ftz->want_f[i]) < ftz->tiny))) {
+                ok = 1; /* a subnormal result flushed to zero (FTZ) */
                 ratio = 0;
-            else
-                ratio = e / b; /* b == 0 -> Inf, b == Inf -> 0 */
+            }
+            if (ok)
+                s->ftz_accepted++;
         }
+        s->unconstrained += (size_t)unc;
         if (i == 0 || ratio > s->max_ratio) {
             s->max_ratio = ratio;
             s->max_ratio_i = i;
@@ -200,6 +252,62 @@ static int inputs_exact_in(const cli_job *job, rn_dtype cd)
 /* The checker proper, shared by `check` and `golden run-check` (cli/golden_tools.c): the job's
    inputs and actual outputs are loaded; compare every actual with the twin's exact values under the
    op's bound for (compute dtype of d, d).  d: the dtype the implementation declares. */
+rn_dtype cli_coarser_dtype(rn_dtype a, rn_dtype b)
+{
+    return rn_dtype_unit_roundoff(a) >= rn_dtype_unit_roundoff(b) ? a : b;
+}
+
+rn_dtype cli_default_dtype(const cli_job *job)
+{
+    rn_dtype d = job->act[0].dtype;
+    for (int m = 1; m < job->nactual; m++)
+        if (rn_dtype_unit_roundoff(job->act[m].dtype) < rn_dtype_unit_roundoff(d))
+            d = job->act[m].dtype;
+    return d;
+}
+
+static double smallest_normal(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 0x1p-1022;
+    case RN_F16: return 0x1p-14;
+    default: return 0x1p-126; /* f32, bf16 */
+    }
+}
+
+/* --allow ftz (DAZ): a copy of job whose inputs have their compute-dtype subnormals replaced by
+   zeros of the same sign; returns how many were flushed (0: no copy is needed), -1 out of memory. */
+static long flushed_job(const cli_job *job, rn_dtype cd, cli_job *fj)
+{
+    double tiny = smallest_normal(cd);
+    long nflush = 0;
+    *fj = *job;
+    for (int k = 0; k < job->op->ninputs; k++) {
+        const rn_array *a = &job->in[k];
+        fj->in[k].data = NULL;
+        for (size_t i = 0; i < a->count; i++)
+            if (a->data[i] != 0 && fabs(a->data[i]) < tiny) {
+                if (!fj->in[k].data) {
+                    if (!(fj->in[k].data = malloc(a->count * sizeof(double))))
+                        return -1;
+                    memcpy(fj->in[k].data, a->data, a->count * sizeof(double));
+                }
+                fj->in[k].data[i] = copysign(0.0, a->data[i]);
+                nflush++;
+            }
+        if (!fj->in[k].data)
+            fj->in[k].data = a->data;
+    }
+    return nflush;
+}
+
+static void free_flushed(const cli_job *job, cli_job *fj)
+{
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (fj->in[k].data != job->in[k].data)
+            free(fj->in[k].data);
+}
+
 int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -208,21 +316,53 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
     int rc = inputs_exact_in(job, r->cd);
     if (rc)
         return rc;
-    rn_array want[CLI_MAX_IO] = {{0}}, bound[CLI_MAX_IO] = {{0}};
-    rc = cli_run_twin(job, RN_F64, want);
-    if (!rc)
-        rc = cli_run_bound(job, r->cd, d, bound);
+    /* The bound of each output for (compute dtype, that output's final rounding): one run of the
+       op's bound per distinct output dtype (an f64 graph may return Mean/InvStdDev in f32).
+       Under --allow ftz, the same again on the inputs with their subnormals flushed. */
+    rn_array want[2][CLI_MAX_IO] = {{{0}}}, bound[2][RN_NDTYPES][CLI_MAX_IO] = {{{{0}}}};
+    int have[2][RN_NDTYPES] = {{0}}, nj = 1;
+    cli_job fj;
+    const cli_job *jobs[2] = {job, &fj};
+    if (job->allow_ftz) {
+        long nf = flushed_job(job, r->cd, &fj);
+        if (nf < 0) {
+            free_flushed(job, &fj);
+            cli_error(job->verb, "out of memory");
+            return RN_EXIT_INTERNAL;
+        }
+        r->ftz_inputs = (int)(nf > INT_MAX ? INT_MAX : nf);
+        nj = nf > 0 ? 2 : 1;
+        if (nf == 0)
+            free_flushed(job, &fj);
+    }
+    for (int j = 0; j < nj && !rc; j++)
+        rc = cli_run_twin(jobs[j], RN_F64, want[j]);
     r->pass = 1;
     for (int m = 0; !rc && m < job->nactual; m++) {
         int k = job->act_index[m];
-        summarize(job->act[m].data, want[k].data, bound[k].data, want[k].count, d, &r->sum[m]);
+        rn_dtype od = cli_coarser_dtype(job->act[m].dtype, d);
+        for (int j = 0; j < nj && !rc; j++)
+            if (!have[j][od] && !(rc = cli_run_bound(jobs[j], r->cd, od, bound[j][od])))
+                have[j][od] = 1;
+        if (rc)
+            break;
+        double tiny = smallest_normal(od) > smallest_normal(r->cd) ? smallest_normal(od)
+                                                                   : smallest_normal(r->cd);
+        ftz_t ftz = {nj > 1 ? want[1][k].data : NULL, nj > 1 ? bound[1][od][k].data : NULL, tiny};
+        summarize(job->act[m].data, want[0][k].data, bound[0][od][k].data,
+                  job->allow_ftz ? &ftz : NULL, want[0][k].count, od, &r->sum[m]);
+        r->sum[m].out = od;
         if (r->sum[m].mismatches)
             r->pass = 0;
     }
-    for (int k = 0; k < CLI_MAX_IO; k++) {
-        rn_array_free(&want[k]);
-        rn_array_free(&bound[k]);
-    }
+    if (nj > 1)
+        free_flushed(job, &fj);
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < CLI_MAX_IO; k++) {
+            rn_array_free(&want[j][k]);
+            for (int t = 0; t < RN_NDTYPES; t++)
+                rn_array_free(&bound[j][t][k]);
+        }
     return rc;
 }
 
@@ -238,10 +378,18 @@ json_t *cli_check_json(const cli_job *job, const cli_check_result *r)
     json_object_set_new(root, "compute_dtype", json_string(rn_dtype_name(cd)));
     json_object_set_new(root, "pass", json_boolean(pass));
     json_object_set_new(root, "tolerance", json_string(job->op->tolerance_doc));
+    if (job->allow_ftz) { /* only with --allow ftz: the report says what was allowed */
+        json_t *al = json_array();
+        json_array_append_new(al, json_string("ftz"));
+        json_object_set_new(root, "allow", al);
+        json_object_set_new(root, "ftz_inputs_flushed", json_integer(r->ftz_inputs));
+    }
     for (int a = 0; a < job->op->nattrs; a++) /* effective values: eps as used, axis >= 0 */
         json_object_set_new(root, job->op->attrs[a].name,
                             job->op->attrs[a].kind == CLI_ATTR_INT
                                 ? json_integer((json_int_t)job->attr_value[a])
+                            : job->op->attrs[a].kind == CLI_ATTR_ENUM
+                                ? json_string(job->attr_str[a] ? job->attr_str[a] : "")
                                 : json_real(job->attr_value[a]));
     json_t *outs = json_object();
     for (int m = 0; m < job->nactual; m++) {
@@ -249,9 +397,20 @@ json_t *cli_check_json(const cli_job *job, const cli_check_result *r)
         const rn_array *a = &job->act[m];
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(job->act_path[m]));
+        json_object_set_new(o, "dtype", json_string(rn_dtype_name(s->out)));
         json_object_set_new(o, "count", json_integer((json_int_t)s->count));
         json_object_set_new(o, "mismatches", json_integer((json_int_t)s->mismatches));
         json_object_set_new(o, "unconstrained", json_integer((json_int_t)s->unconstrained));
+        if (job->allow_ftz)
+            json_object_set_new(o, "ftz_accepted", json_integer((json_int_t)s->ftz_accepted));
+        if (job->act_reshaped[m]) {
+            char note[512], s1[160], s2[160];
+            cli_shape_str(s1, sizeof s1, a->ndim, a->shape);
+            cli_shape_str(s2, sizeof s2, job->exp_ndim[m], job->exp_shape[m]);
+            snprintf(note, sizeof note, "shape %s, expected %s: the same number of elements, "
+                     "compared in C order", s1, s2);
+            json_object_set_new(o, "shape_note", json_string(note));
+        }
         json_object_set_new(o, "max_ratio", jnum(s->max_ratio));
         json_object_set_new(o, "max_ulps", jnum(s->max_ulps));
         json_object_set_new(o, "max_ratio_index",
@@ -284,19 +443,27 @@ static void print_text(const cli_job *job, const cli_check_result *r)
     for (int a = 0; a < job->op->nattrs; a++) {
         if (job->op->attrs[a].kind == CLI_ATTR_INT)
             printf(", %s %ld", job->op->attrs[a].name, (long)job->attr_value[a]);
+        else if (job->op->attrs[a].kind == CLI_ATTR_ENUM)
+            printf(", %s %s", job->op->attrs[a].name, job->attr_str[a] ? job->attr_str[a] : "");
         else
             printf(", %s %.17g", job->op->attrs[a].name, job->attr_value[a]);
     }
     printf("\n");
     printf("tolerance: %s (per-element a-priori bound, %s)\n", job->op->tolerance_doc,
            job->op->bound_src);
+    if (job->allow_ftz)
+        printf("allow ftz: subnormal inputs may be flushed to zero (%d of them here) and subnormal "
+               "results may be 0\n", r->ftz_inputs);
     for (int m = 0; m < job->nactual; m++) {
         const summary_t *s = &sum[m];
         const rn_array *a = &job->act[m];
         char ib[160];
         index_str(ib, sizeof ib, s->max_ratio_i, a);
-        printf("  %-7s %s: %zu elements, %zu mismatches, max err/bound %.3g (at %s), "
-               "max err %.3g ulp\n", job->op->outputs[job->act_index[m]], job->act_path[m],
+        char od[40] = "";
+        if (s->out != d)
+            snprintf(od, sizeof od, " (rounded to %s)", rn_dtype_name(s->out));
+        printf("  %-7s %s%s: %zu elements, %zu mismatches, max err/bound %.3g (at %s), "
+               "max err %.3g ulp\n", job->op->outputs[job->act_index[m]], job->act_path[m], od,
                s->count, s->mismatches, s->max_ratio, s->count ? ib : "-", s->max_ulps);
         for (int j = 0; j < s->nworst; j++) {
             const worst_t *w = &s->worst[j];
@@ -305,6 +472,16 @@ static void print_text(const cli_job *job, const cli_check_result *r)
                    job->op->outputs[job->act_index[m]], ib, digits_of(a->dtype), w->got,
                    w->want, w->ulps, w->ratio);
         }
+        if (job->act_reshaped[m]) {
+            char s1[160], s2[160];
+            cli_shape_str(s1, sizeof s1, a->ndim, a->shape);
+            cli_shape_str(s2, sizeof s2, job->exp_ndim[m], job->exp_shape[m]);
+            printf("    note: shape %s, expected %s: the same number of elements, compared in C "
+                   "order\n", s1, s2);
+        }
+        if (s->ftz_accepted)
+            printf("    %zu elements accepted only under --allow ftz (the result with subnormal "
+                   "inputs or results flushed to zero)\n", s->ftz_accepted);
         if (s->unconstrained)
             printf("    %zu elements unconstrained: the analysis is void there (%s)\n",
                    s->unconstrained, job->op->void_note);
@@ -330,7 +507,7 @@ int cli_check_main(int argc, char **argv)
         cli_job_free(&job);
         return rc;
     }
-    rn_dtype d = job.have_dtype ? job.dtype : job.act[0].dtype;
+    rn_dtype d = job.have_dtype ? job.dtype : cli_default_dtype(&job);
     cli_check_result res;
     rc = cli_check_job(&job, d, &res);
     if (rc) {

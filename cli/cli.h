@@ -24,21 +24,26 @@
 enum { RN_EXIT_OK = 0, RN_EXIT_MISMATCH = 1, RN_EXIT_USAGE = 2, RN_EXIT_INTERNAL = 3 };
 
 #define CLI_MAX_IO 8
-#define CLI_MAX_ATTRS 4
+#define CLI_MAX_ATTRS 8
 
 typedef struct cli_job cli_job;
 struct golden_ctx;
 
-/* Attribute kinds: decimal TEXT (eps: kept as text, rounded by the family to the input dtype) and
-   INT (axis, offset: a base-10 integer within [min, max]). */
-typedef enum { CLI_ATTR_DECIMAL, CLI_ATTR_INT } cli_attr_kind;
+/* Attribute kinds: decimal TEXT (eps: kept as text, rounded once by the family to its eps_dtype),
+   INT (axis, offset: a base-10 integer within [min, max]) and ENUM (eps_dtype: one word of
+   `choices`). */
+typedef enum { CLI_ATTR_DECIMAL, CLI_ATTR_INT, CLI_ATTR_ENUM } cli_attr_kind;
 
 typedef struct {
     const char *name;
-    const char *def;           /* default, as text */
+    const char *def;           /* default, as text (NULL: resolved by the op's prepare) */
     cli_attr_kind kind;
     long min, max;             /* CLI_ATTR_INT: accepted range at parse time */
+    const char *choices;       /* CLI_ATTR_ENUM: the accepted words, space-separated */
 } cli_attr;
+
+/* The eps_dtype attribute of every op with an eps: which format eps's text is rounded to. */
+#define CLI_EPS_DTYPE_ATTR {"eps_dtype", NULL, CLI_ATTR_ENUM, 0, 0, "f32 f64 input"}
 
 typedef struct {
     const char *name;          /* "layernorm": golden/<name>/..., ids "<op>/<case>" */
@@ -93,16 +98,25 @@ struct cli_job {
     rn_array in[CLI_MAX_IO];   /* in the order of op->inputs */
     const char *attr_text[CLI_MAX_ATTRS]; /* as given; NULL: not given (default applies) */
     long attr_int[CLI_MAX_ATTRS];        /* CLI_ATTR_INT: as given, or the parsed default */
-    /* set by prepare: the effective value of each attribute, as the checker reports it */
+    /* set by prepare: the effective value of each attribute, as the checker reports it
+       (CLI_ATTR_ENUM: attr_str, e.g. eps_dtype "f32" after resolving its default) */
     double attr_value[CLI_MAX_ATTRS];
+    const char *attr_str[CLI_MAX_ATTRS];
     int have_dtype;
     rn_dtype dtype;
     const char *out_dir;       /* eval */
     int json;                  /* check */
+    int allow_ftz;             /* check --allow ftz: accept what flushing subnormals would give */
     int nactual;
     int act_index[CLI_MAX_IO]; /* output index of each --actual, in command-line order */
     const char *act_path[CLI_MAX_IO];
     rn_array act[CLI_MAX_IO];
+    /* set by cli_load: 1 if the actual's shape differs from the expected one beyond size-1
+       dimensions while its element count is the same (compared element by element in C order,
+       and the report says so); exp_ndim/exp_shape: the expected shape */
+    int act_reshaped[CLI_MAX_IO];
+    int exp_ndim[CLI_MAX_IO];
+    size_t exp_shape[CLI_MAX_IO][RN_MAX_DIMS];
     /* derived by prepare */
     int ax;                    /* normalized axis, 0 <= ax < ndim(x) (row view of input 0) */
     size_t rows, n;
@@ -111,8 +125,17 @@ struct cli_job {
 
 /* Index of attribute `name` of job's op, or -1. */
 int cli_attr_index(const cli_op *op, const char *name);
-/* The attribute's text: as given, or its default. */
+/* The attribute's text: as given, or its default (NULL if it has none). */
 const char *cli_attr_text(const cli_job *job, int a);
+/* eps as real runtimes use it: its text rounded once to the format eps_dtype names -- f32, f64, or
+   `input` (the dtype of x) -- by default f64 when x is f64, else f32 (PyTorch: `static_cast<acc_t>
+   (eps)`; specs/golden-format.md, "eps").  Sets job->eps, attr_value[a_eps] and attr_str[a_epsdt];
+   0 or an exit code after a message. */
+int cli_resolve_eps(cli_job *job, int a_eps, int a_epsdt);
+/* The default eps_dtype for inputs of dtype x: f64 for f64, else f32. */
+rn_dtype cli_default_eps_dtype(rn_dtype x);
+/* "f32", "f64" or "input" -> the format eps is rounded to for inputs of dtype x; -1 if unknown. */
+int cli_eps_dtype_from_name(const char *s, rn_dtype x, rn_dtype *d);
 
 /* Parse argv (argv[0] is the verb, argv[1..] its arguments). allow: which verb-specific options
    are valid. Returns 0 on success, -1 if help was requested (printed), or an exit code > 0 after
@@ -152,20 +175,28 @@ typedef struct {
     double got, want, ulps, ratio;
 } cli_worst;
 typedef struct {                /* one checked output */
+    rn_dtype out;               /* its final rounding: the coarser of its file's dtype and d */
     size_t count, mismatches, unconstrained;
+    size_t ftz_accepted;        /* --allow ftz: elements that pass only with subnormals flushed */
     double max_ratio, max_ulps; /* worst |got - want| / bound, and in ulps of the dtype at want */
     size_t max_ratio_i;
     int nworst;
     cli_worst worst[CLI_WORST_MAX]; /* the worst mismatches by ratio */
 } cli_summary;
 typedef struct {
-    rn_dtype d, cd;             /* declared output dtype, its compute dtype */
+    rn_dtype d, cd;             /* declared dtype (--dtype), its compute dtype */
+    int ftz_inputs;             /* --allow ftz: input elements that are subnormal in cd */
     int pass;
     cli_summary sum[CLI_MAX_IO]; /* per --actual, in job->act order */
 } cli_check_result;
-/* Check a loaded job's actual outputs (inputs must be exact in the compute dtype of d).
-   0, or an exit code after a message. */
+/* Check a loaded job's actual outputs (inputs must be exact in the compute dtype of d): the
+   implementation computes in rn_compute_dtype(d) and rounds each output to the coarser of d and
+   the dtype of that output's file.  0, or an exit code after a message. */
 int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r);
+/* The declared dtype when --dtype is absent: the widest dtype among the --actual files. */
+rn_dtype cli_default_dtype(const cli_job *job);
+/* The coarser of two formats (larger unit roundoff; a half dtype beats f32 beats f64). */
+rn_dtype cli_coarser_dtype(rn_dtype a, rn_dtype b);
 struct json_t;
 /* Its JSON report (specs/cli.md), a new reference. */
 struct json_t *cli_check_json(const cli_job *job, const cli_check_result *r);

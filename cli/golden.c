@@ -191,6 +191,30 @@ void golden_row_view(int ndim, const size_t *shape, int axis, golden_rowview *v)
     }
 }
 
+int golden_eps(const char *name, const char *text, const char *eps_dtype, rn_dtype in, double *eps,
+               rn_dtype *ed)
+{
+    *ed = cli_default_eps_dtype(in);
+    if ((eps_dtype && cli_eps_dtype_from_name(eps_dtype, in, ed) != 0) ||
+        rn_parse_eps(text, *ed, eps) != 0) {
+        fprintf(stderr, "resnorm golden: %s: bad eps '%s' or eps_dtype '%s'\n", name, text,
+                eps_dtype ? eps_dtype : "(default)");
+        return -1;
+    }
+    return 0;
+}
+
+json_t *golden_norm_attrs(const char *eps_text, int axis, int offset, rn_dtype ed)
+{
+    json_t *a = json_object();
+    json_object_set_new(a, "eps", json_string(eps_text));
+    json_object_set_new(a, "axis", json_integer(axis));
+    if (offset >= 0)
+        json_object_set_new(a, "offset", json_integer(offset));
+    json_object_set_new(a, "eps_dtype", json_string(rn_dtype_name(ed)));
+    return a;
+}
+
 golden_array golden_arr(const char *name, int ndim, const size_t *shape, double *v)
 {
     golden_array a = {name, ndim, {0}, v};
@@ -302,6 +326,11 @@ int golden_case_write(golden_ctx *G, const golden_case *c)
         json_object_set_new(j, "comment", json_string(c->comment));
         json_object_set_new(j, "flags", golden_flags_json(c->flags));
         json_object_set(j, "attrs", c->attrs);
+        if (c->has_eps) {
+            char hex[64];
+            snprintf(hex, sizeof hex, "%a", c->eps);
+            json_object_set_new(j, "eps_exact", json_string(hex));
+        }
         json_object_set_new(j, "shape", golden_shape_json(c->ndim, c->shape));
         json_object_set_new(j, "input_dtype", json_string(rn_dtype_name(c->in)));
         json_object_set_new(j, "inputs", ins);
@@ -512,10 +541,15 @@ static void usage(FILE *f)
                "usage: resnorm golden list [--op OP] [--json] [--root DIR]\n"
                "  The cases; --json: an array of {id, op, attrs, shape, input_dtype, inputs,\n"
                "  expected, flags, result, comment} with paths relative to the repository root.\n"
-               "usage: resnorm golden run-check DIR [--dtype D] [--op OP] [--json] [--root DIR]\n"
+               "usage: resnorm golden run-check DIR [--dtype D] [--eps-dtype f32|f64|input] [--op OP]\n"
+               "                                    [--allow ftz] [--json] [--root DIR]\n"
                "  Check another implementation's outputs laid out DIR/<case id>/<output>.npy (any\n"
                "  subset of cases and outputs) as 'resnorm check' does; --dtype: the dtype the\n"
-               "  implementation declares (default: that of each case's files). Cases absent from\n"
+               "  implementation computes in (default: the widest of each case's files; each output\n"
+               "  is rounded to the coarser of D and its file's dtype); --eps-dtype: check under\n"
+               "  that eps convention (ONNX Runtime: f32 in every graph) instead of the case's\n"
+               "  attrs.eps_dtype, the expected values recomputed by the twin; --allow ftz: as for\n"
+               "  'resnorm check', flushed subnormals are accepted and counted. Cases absent from\n"
                "  DIR are skipped. Prints case, verdict, worst error in ulps and in units of the\n"
                "  bound, and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a mismatch, 2 an\n"
                "  input error.  See specs/cli.md.\n");
@@ -566,7 +600,7 @@ int golden_main(int argc, char **argv)
 
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string("resnorm-golden"));
-    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "version", json_integer(2));
     /* The schema lives in specs/ ('make golden' replaces golden/ as a whole). */
     json_object_set_new(root, "json_schema", json_string("specs/golden-manifest.schema.json"));
     json_t *notes = json_object(), *fl = json_object();

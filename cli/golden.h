@@ -91,7 +91,20 @@ typedef struct golden_case {
     /* Fill every outputs[k].v with the certified outputs rounded once to `out`; RN_TWIN_* (0 ok). */
     int (*twin)(const struct golden_case *c, rn_dtype out);
     const void *arg;              /* the family's own data for twin */
+    /* Ops with an eps: has_eps = 1 and eps = the exact value used (the text of attrs.eps rounded
+       once to attrs.eps_dtype), written as the entry's "eps_exact" (a C99 hex float). */
+    int has_eps;
+    double eps;
 } golden_case;
+
+/* eps of a case: its decimal text rounded once to eps_dtype ("f32", "f64", "input"; NULL: the
+   default, f64 for f64 inputs, else f32 as PyTorch); *ed: the format used.  0, or -1 after a
+   message naming the case. */
+int golden_eps(const char *name, const char *text, const char *eps_dtype, rn_dtype in, double *eps,
+               rn_dtype *ed);
+/* The attrs of a normalization case: {"eps": text, "axis": axis, ["offset": offset (>= 0),]
+   "eps_dtype": name of ed}. */
+json_t *golden_norm_attrs(const char *eps_text, int axis, int offset, rn_dtype ed);
 
 /* Write case c's files and append its entries to G->cases (G->ncases += 1).  0, or -1 after a
    message naming the case. */

@@ -92,7 +92,8 @@ static const char *jstr(json_t *o, const char *key)
    (run-check's one positional argument).  0, or an exit code after a message. */
 typedef struct {
     const char *root, *op, *dir;
-    int json, have_dtype;
+    const char *eps_dtype; /* run-check --eps-dtype: check under this eps convention instead */
+    int json, have_dtype, allow_ftz;
     rn_dtype dtype;
 } opts_t;
 
@@ -133,6 +134,20 @@ static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int al
                 return RN_EXIT_USAGE;
             }
             o->have_dtype = 1;
+        } else if (allow_dir && OPT("--eps-dtype")) {
+            VALUE();
+            if (strcmp(v, "f32") && strcmp(v, "f64") && strcmp(v, "input")) {
+                cli_error(verb, "--eps-dtype '%s': expected f32, f64 or input", v);
+                return RN_EXIT_USAGE;
+            }
+            o->eps_dtype = v;
+        } else if (allow_dir && OPT("--allow")) {
+            VALUE();
+            if (strcmp(v, "ftz")) {
+                cli_error(verb, "--allow '%s': the only choice is 'ftz'", v);
+                return RN_EXIT_USAGE;
+            }
+            o->allow_ftz = 1;
         } else if (allow_json && !strcmp(a, "--json")) {
             o->json = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -236,7 +251,7 @@ static int verify_main(int argc, char **argv)
 /* The fields a harness needs, in a fixed order (the manifest's entry without its hashes). */
 static json_t *list_entry(json_t *c)
 {
-    static const char *const keys[] = {"id", "op", "attrs", "shape", "input_dtype", "inputs",
+    static const char *const keys[] = {"id", "op", "attrs", "eps_exact", "shape", "input_dtype", "inputs",
                                        "expected", "flags", "result", "result_notes", "comment"};
     json_t *e = json_object();
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
@@ -303,7 +318,7 @@ static int check_case(json_t *c, const char *root, const char *casedir, const op
         cli_error("golden run-check", "%s: unknown op '%s'", jstr(c, "id"), jstr(c, "op"));
         return RN_EXIT_USAGE;
     }
-    enum { MAXA = 2 + 2 * (2 * CLI_MAX_IO + CLI_MAX_ATTRS) + 2 };
+    enum { MAXA = 2 + 2 * (2 * CLI_MAX_IO + CLI_MAX_ATTRS) + 4 };
     char *av[MAXA];
     char buf[MAXA][PATH_MAX + 64];
     int ac = 0, nact = 0, nb = 0;
@@ -317,7 +332,9 @@ static int check_case(json_t *c, const char *root, const char *casedir, const op
         av[ac++] = buf[nb++];
     }
     json_object_foreach(json_object_get(c, "attrs"), name, v) {
-        if (json_is_string(v))
+        if (!strcmp(name, "eps_dtype") && o->eps_dtype) /* another convention: the twin recomputes */
+            snprintf(buf[nb], sizeof buf[nb], "%s=%s", name, o->eps_dtype);
+        else if (json_is_string(v))
             snprintf(buf[nb], sizeof buf[nb], "%s=%s", name, json_string_value(v));
         else
             snprintf(buf[nb], sizeof buf[nb], "%s=%lld", name, (long long)json_integer_value(v));
@@ -340,12 +357,16 @@ static int check_case(json_t *c, const char *root, const char *casedir, const op
         av[ac++] = "--dtype";
         av[ac++] = (char *)rn_dtype_name(o->dtype);
     }
+    if (o->allow_ftz) {
+        av[ac++] = "--allow";
+        av[ac++] = "ftz";
+    }
     int rc = cli_parse(job, ac, av, CLI_ALLOW_ACTUAL);
     if (rc)
         return rc < 0 ? RN_EXIT_INTERNAL : rc;
     rc = cli_load(job);
     if (!rc)
-        rc = cli_check_job(job, job->have_dtype ? job->dtype : job->act[0].dtype, r);
+        rc = cli_check_job(job, job->have_dtype ? job->dtype : cli_default_dtype(job), r);
     return rc;
 }
 

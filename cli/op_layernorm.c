@@ -18,8 +18,8 @@ enum { A_EPS = 0, A_AXIS = 1 }; /* attribute indices, as in the table at the end
 /* ---------------------------------------------------------------- CLI adaptors */
 
 /* Shapes (ONNX): x viewed as rows x n over dims axis..end; gamma, beta (and skip_layernorm's bias):
-   x.shape[axis:] or 1-D of length n; dy (and skip): x.shape; eps: its text rounded once to the
-   dtype of x.  Optional inputs not given are skipped.  Shared with cli/op_skip_layernorm.c. */
+   x.shape[axis:] or 1-D of length n; dy (and skip): x.shape; eps: its text rounded once to
+   eps_dtype (cli_resolve_eps).  Optional inputs not given are skipped.  Shared with cli/op_skip_layernorm.c. */
 int cli_ln_prepare(cli_job *job)
 {
     const char *verb = job->verb;
@@ -74,14 +74,9 @@ int cli_ln_prepare(cli_job *job)
             return RN_EXIT_USAGE;
         }
     }
-    const char *eps_text = cli_attr_text(job, A_EPS);
-    if (rn_parse_eps(eps_text, x->dtype, &job->eps) != 0 || !(job->eps >= 0) ||
-        !isfinite(job->eps)) {
-        cli_error(verb, "attribute eps: '%s' is not a finite, non-negative decimal number",
-                  eps_text);
-        return RN_EXIT_USAGE;
-    }
-    job->attr_value[A_EPS] = job->eps;
+    int rc = cli_resolve_eps(job, A_EPS, cli_attr_index(op, "eps_dtype"));
+    if (rc)
+        return rc;
     job->attr_value[A_AXIS] = job->ax;
     return 0;
 }
@@ -191,7 +186,7 @@ static const gcase CASES[] = {
      RN_F32, 2, {4, 768}, -1, "1e-5", K_RANDN, RANDN_STD},
     {"gpt2_row_f64", "GPT-2 width: 4 rows of 768, randn x", "gpt2",
      RN_F64, 2, {4, 768}, -1, "1e-5", K_RANDN, RANDN_STD},
-    {"gpt2_row_f16", "GPT-2 width: 4 rows of 768, f16 inputs (eps 1e-5 rounds to an f16 subnormal)",
+    {"gpt2_row_f16", "GPT-2 width: 4 rows of 768, f16 inputs (eps 1e-5 in f32, not the f16 subnormal 168 * 2^-24)",
      "gpt2 half_input", RN_F16, 2, {4, 768}, -1, "1e-5", K_RANDN, RANDN_STD},
     {"gpt2_row_bf16", "GPT-2 width: 4 rows of 768, bf16 inputs", "gpt2 half_input",
      RN_BF16, 2, {4, 768}, -1, "1e-5", K_RANDN, RANDN_STD},
@@ -261,7 +256,7 @@ static const char *const LN_FLAGS[][2] = {
                   "added to the standard deviation, or ignored"},
     {"small_n", "few elements per row: catches the unbiased (n-1) variance"},
     {"gpt2", "a realistic transformer width (n = 768)"},
-    {"half_input", "f16 or bf16 inputs (eps is rounded to the input dtype)"},
+    {"half_input", "f16 or bf16 inputs (eps is rounded to f32: attrs.eps_dtype)"},
     {"large_mean", "|mean| much larger than the standard deviation: catches the one-pass variance "
                    "E[x^2] - E[x]^2 (catastrophic cancellation) and an inaccurate mean"},
     {"zero_variance", "constant rows: var = 0 and y == beta exactly; catches var + eps mishandled "
@@ -358,24 +353,21 @@ static int gen_case(golden_ctx *G, const gcase *c)
     int nd = c->ndim, rc = -1;
     golden_row_view(nd, c->shape, c->axis, &b.v);
     size_t rows = b.v.rows, n = b.v.n, N = rows * n;
-    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
-        fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
+    rn_dtype ed;
+    if (golden_eps(c->name, c->eps, NULL, c->in, &b.eps, &ed) != 0)
         return -1;
-    }
     b.x = malloc(N * sizeof *b.x), b.dy = malloc(N * sizeof *b.dy);
     b.gamma = malloc(n * sizeof *b.gamma), b.beta = malloc(n * sizeof *b.beta);
     b.y = malloc(N * sizeof *b.y), b.dx = malloc(N * sizeof *b.dx);
     b.mean = malloc(rows * sizeof *b.mean), b.rstd = malloc(rows * sizeof *b.rstd);
     b.dg = malloc(n * sizeof *b.dg), b.db = malloc(n * sizeof *b.db);
-    json_t *attrs = json_object();
+    json_t *attrs = golden_norm_attrs(c->eps, c->axis, -1, ed);
     if (!b.x || !b.dy || !b.gamma || !b.beta || !b.y || !b.dx || !b.mean || !b.rstd || !b.dg ||
         !b.db) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
     gen_inputs(c, rows, n, b.x, b.gamma, b.beta, b.dy);
-    json_object_set_new(attrs, "eps", json_string(c->eps));
-    json_object_set_new(attrs, "axis", json_integer(c->axis));
     int pnd = b.v.pnd;
     const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
     golden_case gc = {
@@ -388,7 +380,7 @@ static int gen_case(golden_ctx *G, const gcase *c)
          golden_arr("dgamma", pnd, ps, b.dg), golden_arr("dbeta", pnd, ps, b.db)},
         {{"layernorm", {"x", "gamma", "beta", NULL}, {"y", "mean", "rstd", NULL}},
          {"layernorm_backward", {"x", "gamma", "dy", NULL}, {"dx", "dgamma", "dbeta", NULL}}},
-        ln_case_twin, &b,
+        ln_case_twin, &b, 1, b.eps,
     };
     if (golden_case_write(G, &gc) != 0)
         goto out;
@@ -419,13 +411,16 @@ const cli_family cli_family_layernorm = {
     "             gamma, beta: shape x.shape[axis:] (or 1-D of that size); dy: shape of x.\n"
     "             mean, rstd: x.shape[:axis] + [1]*(ndim-axis); dgamma, dbeta: x.shape[axis:],\n"
     "             summed over all rows.\n"
-    "  eps=TEXT   decimal text, rounded once to the dtype of x (default 1e-5).\n",
+    "  eps=TEXT   decimal text, rounded once to eps_dtype (default 1e-5).\n"
+    "  eps_dtype=f32|f64|input  the format eps is rounded to (input: the dtype of x); default\n"
+    "             f64 for an f64 x, else f32, as PyTorch (specs/golden-format.md, 'eps').\n",
     ln_golden,
     LN_FLAGS,
 };
 
 #define LN_ATTRS                                                                                   \
-    2, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0}, {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS}}
+    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0, NULL},                                             \
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS, NULL}, CLI_EPS_DTYPE_ATTR}
 
 const cli_op cli_op_layernorm = {
     "layernorm", "LayerNorm forward (ONNX LayerNormalization): y, mean, rstd",

@@ -289,7 +289,7 @@ static int res_gen_case(golden_ctx *G, const rcase *c)
         {golden_arr("y", nd, xs, b.y), golden_arr("dx", nd, xs, b.dx), golden_arr("df", nd, xs, b.df)},
         {{"residual", {"x", "f", NULL}, {"y", NULL}},
          {"residual_backward", {"dy", NULL}, {"dx", "df", NULL}}},
-        res_case_twin, &b,
+        res_case_twin, &b, 0, 0.0,
     };
     if (golden_case_write(G, &gc) != 0)
         goto out;

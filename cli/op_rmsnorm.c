@@ -269,24 +269,20 @@ static int gen_case(golden_ctx *G, const rcase *c)
     int nd = c->ndim, rc = -1;
     golden_row_view(nd, c->shape, c->axis, &b.v);
     size_t rows = b.v.rows, n = b.v.n, N = rows * n;
-    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
-        fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
+    rn_dtype ed;
+    if (golden_eps(c->name, c->eps, NULL, c->in, &b.eps, &ed) != 0)
         return -1;
-    }
     b.offset = c->offset;
     b.x = malloc(N * sizeof *b.x), b.dy = malloc(N * sizeof *b.dy);
     b.gamma = malloc(n * sizeof *b.gamma), b.y = malloc(N * sizeof *b.y);
     b.dx = malloc(N * sizeof *b.dx), b.rstd = malloc(rows * sizeof *b.rstd);
     b.dg = malloc(n * sizeof *b.dg);
-    json_t *attrs = json_object();
+    json_t *attrs = golden_norm_attrs(c->eps, c->axis, c->offset, ed);
     if (!b.x || !b.dy || !b.gamma || !b.y || !b.dx || !b.rstd || !b.dg) {
         fprintf(stderr, "resnorm golden: out of memory\n");
         goto out;
     }
     gen_inputs(c, rows, n, b.x, b.gamma, b.dy);
-    json_object_set_new(attrs, "eps", json_string(c->eps));
-    json_object_set_new(attrs, "axis", json_integer(c->axis));
-    json_object_set_new(attrs, "offset", json_integer(c->offset));
     int pnd = b.v.pnd;
     const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
     golden_case gc = {
@@ -298,7 +294,7 @@ static int gen_case(golden_ctx *G, const rcase *c)
          golden_arr("dx", nd, xs, b.dx), golden_arr("dgamma", pnd, ps, b.dg)},
         {{"rmsnorm", {"x", "gamma", NULL}, {"y", "rstd", NULL}},
          {"rmsnorm_backward", {"dy", "x", "gamma", NULL}, {"dx", "dgamma", NULL}}},
-        rms_case_twin, &b,
+        rms_case_twin, &b, 1, b.eps,
     };
     if (golden_case_write(G, &gc) != 0)
         goto out;
@@ -331,9 +327,9 @@ const cli_family cli_family_rmsnorm = {
 };
 
 #define RMS_ATTRS                                                                                  \
-    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0},                                                   \
-        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS},                                   \
-        {"offset", "0", CLI_ATTR_INT, 0, 1}}
+    4, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0, NULL},                                             \
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS, NULL},                             \
+        {"offset", "0", CLI_ATTR_INT, 0, 1, NULL}, CLI_EPS_DTYPE_ATTR}
 
 const cli_op cli_op_rmsnorm = {
     "rmsnorm", "RMSNorm forward (offset 1: Gemma's x̂·(1+γ)): y, rstd",

@@ -222,10 +222,9 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
     int nd = c->ndim, rc = -1;
     golden_row_view(nd, c->shape, c->axis, &b.v);
     size_t rows = b.v.rows, n = b.v.n, N = rows * n;
-    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
-        fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
+    rn_dtype ed;
+    if (golden_eps(c->name, c->eps, NULL, c->in, &b.eps, &ed) != 0)
         return -1;
-    }
     b.x = malloc(N * sizeof *b.x), b.skip = malloc(N * sizeof *b.skip);
     b.gamma = malloc(n * sizeof *b.gamma), b.beta = malloc(n * sizeof *b.beta);
     double *bias = malloc(n * sizeof *bias);
@@ -234,7 +233,7 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
     b.dy = malloc(N * sizeof *b.dy), b.dx = malloc(N * sizeof *b.dx);
     b.dskip = malloc(N * sizeof *b.dskip), b.dbias = malloc(n * sizeof *b.dbias);
     b.dg = malloc(n * sizeof *b.dg), b.dbeta = malloc(n * sizeof *b.dbeta);
-    json_t *attrs = json_object();
+    json_t *attrs = golden_norm_attrs(c->eps, c->axis, -1, ed);
     if (!b.x || !b.skip || !b.gamma || !b.beta || !bias || !b.y || !b.sum || !b.mean || !b.rstd ||
         !b.dy || !b.dx || !b.dskip || !b.dbias || !b.dg || !b.dbeta) {
         fprintf(stderr, "resnorm golden: out of memory\n");
@@ -242,8 +241,6 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
     }
     sln_gen_inputs(c, rows, n, b.x, b.skip, b.gamma, b.beta, bias, b.dy);
     b.bias = c->has_bias ? bias : NULL;
-    json_object_set_new(attrs, "eps", json_string(c->eps));
-    json_object_set_new(attrs, "axis", json_integer(c->axis));
     int pnd = b.v.pnd;
     const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
     golden_case gc = {
@@ -261,7 +258,7 @@ static int sln_gen_case(golden_ctx *G, const scase *c)
           {"y", "mean", "rstd", "sum", NULL}},
          {"skip_layernorm_backward", {"dy", "x", "skip", "gamma", "bias", NULL},
           {"dx", "dskip", "dbias", "dgamma", "dbeta", NULL}}},
-        sln_case_twin, &b,
+        sln_case_twin, &b, 1, b.eps,
     };
     if (golden_case_write(G, &gc) != 0)
         goto out;
@@ -301,7 +298,8 @@ const cli_op cli_op_skip_layernorm = {
     "skip_layernorm", "skip + LayerNorm (onnxruntime SkipLayerNormalization): y, mean, rstd, sum",
     &cli_family_skip_layernorm,
     5, {"x", "skip", "gamma", "beta", "bias"}, {0, 0, 0, 0, 1},
-    2, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0}, {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS}},
+    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0, NULL},
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS, NULL}, CLI_EPS_DTYPE_ATTR},
     4, {"y", "mean", "rstd", "sum"},
     "specs/error-analysis-residual.md", "ref/skip_layernorm_bound.c",
     "overflow in the compute dtype, or a sum that rounding makes constant, "
@@ -314,7 +312,8 @@ const cli_op cli_op_skip_layernorm_backward = {
     "skip + LayerNorm backward: dx = dskip, dbias (summed over rows), dgamma, dbeta",
     &cli_family_skip_layernorm,
     5, {"x", "skip", "gamma", "dy", "bias"}, {0, 0, 0, 0, 1},
-    2, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0}, {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS}},
+    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0, NULL},
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS, NULL}, CLI_EPS_DTYPE_ATTR},
     5, {"dx", "dskip", "dbias", "dgamma", "dbeta"},
     "specs/error-analysis-residual.md", "ref/skip_layernorm_bound.c",
     "overflow in the compute dtype, or a sum that rounding makes constant, "

@@ -222,10 +222,9 @@ static int srms_gen_case(golden_ctx *G, const scase *c)
     int nd = c->ndim, rc = -1;
     golden_row_view(nd, c->shape, c->axis, &b.v);
     size_t rows = b.v.rows, n = b.v.n, N = rows * n;
-    if (rn_parse_eps(c->eps, c->in, &b.eps) != 0) {
-        fprintf(stderr, "resnorm golden: %s: bad eps '%s'\n", c->name, c->eps);
+    rn_dtype ed;
+    if (golden_eps(c->name, c->eps, NULL, c->in, &b.eps, &ed) != 0)
         return -1;
-    }
     b.offset = c->offset;
     b.x = malloc(N * sizeof *b.x), b.skip = malloc(N * sizeof *b.skip);
     b.dy = malloc(N * sizeof *b.dy), b.gamma = malloc(n * sizeof *b.gamma);
@@ -234,7 +233,7 @@ static int srms_gen_case(golden_ctx *G, const scase *c)
     b.rstd = malloc(rows * sizeof *b.rstd), b.dx = malloc(N * sizeof *b.dx);
     b.dskip = malloc(N * sizeof *b.dskip), b.dbias = malloc(n * sizeof *b.dbias);
     b.dg = malloc(n * sizeof *b.dg);
-    json_t *attrs = json_object();
+    json_t *attrs = golden_norm_attrs(c->eps, c->axis, c->offset, ed);
     if (!b.x || !b.skip || !b.dy || !b.gamma || !bias || !b.y || !b.sum || !b.rstd || !b.dx ||
         !b.dskip || !b.dbias || !b.dg) {
         fprintf(stderr, "resnorm golden: out of memory\n");
@@ -242,9 +241,6 @@ static int srms_gen_case(golden_ctx *G, const scase *c)
     }
     srms_gen_inputs(c, rows, n, b.x, b.skip, b.gamma, bias, b.dy);
     b.bias = c->has_bias ? bias : NULL;
-    json_object_set_new(attrs, "eps", json_string(c->eps));
-    json_object_set_new(attrs, "axis", json_integer(c->axis));
-    json_object_set_new(attrs, "offset", json_integer(c->offset));
     int pnd = b.v.pnd;
     const size_t *ps = b.v.pshape, *ss = b.v.sshape, *xs = c->shape;
     golden_case gc = {
@@ -260,7 +256,7 @@ static int srms_gen_case(golden_ctx *G, const scase *c)
         {{"skip_rmsnorm", {"x", "skip", "gamma", "bias", NULL}, {"y", "rstd", "sum", NULL}},
          {"skip_rmsnorm_backward", {"dy", "x", "skip", "gamma", "bias", NULL},
           {"dx", "dskip", "dbias", "dgamma", NULL}}},
-        srms_case_twin, &b,
+        srms_case_twin, &b, 1, b.eps,
     };
     if (golden_case_write(G, &gc) != 0)
         goto out;
@@ -301,9 +297,9 @@ const cli_op cli_op_skip_rmsnorm = {
     "skip + RMSNorm (onnxruntime SkipSimplifiedLayerNormalization): y, rstd, sum",
     &cli_family_skip_rmsnorm,
     4, {"x", "skip", "gamma", "bias"}, {0, 0, 0, 1},
-    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0},
-        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS},
-        {"offset", "0", CLI_ATTR_INT, 0, 1}},
+    4, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0, NULL},
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS, NULL},
+        {"offset", "0", CLI_ATTR_INT, 0, 1, NULL}, CLI_EPS_DTYPE_ATTR},
     3, {"y", "rstd", "sum"},
     "specs/error-analysis-residual.md", "ref/skip_rmsnorm_bound.c",
     "overflow in the compute dtype, or a sum that rounding makes zero with eps = 0, "
@@ -316,9 +312,9 @@ const cli_op cli_op_skip_rmsnorm_backward = {
     "skip + RMSNorm backward: dx = dskip, dbias (summed over rows), dgamma",
     &cli_family_skip_rmsnorm,
     5, {"x", "skip", "gamma", "dy", "bias"}, {0, 0, 0, 0, 1},
-    3, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0},
-        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS},
-        {"offset", "0", CLI_ATTR_INT, 0, 1}},
+    4, {{"eps", "1e-5", CLI_ATTR_DECIMAL, 0, 0, NULL},
+        {"axis", "-1", CLI_ATTR_INT, -RN_MAX_DIMS, RN_MAX_DIMS, NULL},
+        {"offset", "0", CLI_ATTR_INT, 0, 1, NULL}, CLI_EPS_DTYPE_ATTR},
     4, {"dx", "dskip", "dbias", "dgamma"},
     "specs/error-analysis-residual.md", "ref/skip_rmsnorm_bound.c",
     "overflow in the compute dtype (of the sum of squares, or of the rounded sum), "

@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdlib.h>
 
 #include "npy.h"
 
@@ -30,6 +31,15 @@ static inline void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
 static inline const char *get_path(json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
+}
+
+/* The exact eps of a manifest entry: its "eps_exact" (hex float: attrs.eps rounded once to
+   attrs.eps_dtype). */
+static inline double case_eps(json_t *entry)
+{
+    const char *h = json_string_value(json_object_get(entry, "eps_exact"));
+    cr_assert(h, "manifest entry without eps_exact");
+    return strtod(h, NULL);
 }
 
 #endif

@@ -18,7 +18,10 @@ runs `resnorm golden run-check DIR --dtype D --json`:
         x.to(bfloat16) (a second rounding: bug class weight_after_cast), and PyTorch's native
         bfloat16 CPU kernels on bfloat16 tensors end to end.
 
-eps is the case's eps text rounded to the case's input dtype (the suite's semantics).  Every case
+eps is the case's exact eps (eps_exact: its text rounded once to eps_dtype, f32 for f32/f16/bf16
+inputs as PyTorch does, f64 for f64).  (Debian's torch 1.13 native bfloat16 CPU kernels, the
+informational run, fail 13 of 30 bf16 cases under that convention and 14 under `--eps-dtype input`,
+eps rounded to bfloat16: their failures come from bf16 intermediates, not from eps.)  Every case
 must pass, except the ones listed in KNOWN_FAILURES (each must then fail: a documented PyTorch
 behaviour resnorm rightly reports)."""
 import json
@@ -56,12 +59,9 @@ def load(path, dt):
 
 
 def eps_of(case):
-    """The eps text rounded once to the case's input dtype, as a Python float."""
-    text, idt = case["attrs"]["eps"], case["input_dtype"]
-    tdt = {"f64": torch.float64, "f32": torch.float32, "f16": torch.float16,
-           "bf16": torch.bfloat16}[idt]
-    return float(torch.tensor(float(np.float64(text)), dtype=torch.float64).to(tdt)
-                 .to(torch.float64)) if idt != "f32" else float(np.float32(text))
+    """The case's exact eps (its text rounded once to attrs.eps_dtype: f32 for f32/f16/bf16
+    inputs, as PyTorch's static_cast<acc_t>(eps)), as a Python float."""
+    return float.fromhex(case["eps_exact"])
 
 
 def dims(x, case):
@@ -177,9 +177,9 @@ def write_suite(cases, out, dtype, impl, native=False):
     return n
 
 
-def run_check(out, dtype):
+def run_check(out, dtype, extra=()):
     r = subprocess.run([RESNORM, "golden", "run-check", out, "--dtype", dtype, "--json",
-                        "--root", ROOT], capture_output=True, text=True)
+                        "--root", ROOT, *extra], capture_output=True, text=True)
     if r.returncode not in (0, 1):
         raise SystemExit(f"run-check exited {r.returncode}: {r.stderr}")
     return json.loads(r.stdout)

@@ -432,9 +432,9 @@ Test(cli, bad_files_exit_2_naming_the_file)
     put("dy21.npy", RN_F32, 2, S21, M21);
     expect_usage(P("dy21.npy"), "eval layernorm_backward --in x=%s --in gamma=%s --in dy=%s "
                  "--out %s", P("x.npy"), P("g.npy"), P("dy21.npy"), P("out"));
-    size_t s4[] = {4};
-    put("y4.npy", RN_F32, 1, s4, Y22);
-    expect_usage(P("y4.npy"), "check layernorm " FWD_FMT " --actual y=%s", FWD_ARGS, P("y4.npy"));
+    size_t s3y[] = {3};
+    put("y3.npy", RN_F32, 1, s3y, Y22); /* 3 elements where 4 are expected */
+    expect_usage(P("y3.npy"), "check layernorm " FWD_FMT " --actual y=%s", FWD_ARGS, P("y3.npy"));
     /* a scalar x */
     put("x0.npy", RN_F32, 0, NULL, G2);
     expect_usage(P("x0.npy"), EVAL_TO_OUT, P("x0.npy"), P("g.npy"), P("b.npy"), P("out"));
@@ -548,4 +548,136 @@ Test(cli, check_refuses_inputs_the_compute_dtype_cannot_hold)
     cr_assert_eq(rc, 2, "exit %d: %s", rc, err_text);
     cr_assert_not_null(strstr(err_text, P("x.npy")), "message lacks the file: %s", err_text);
     cr_assert_not_null(strstr(err_text, "not a f32 value"), "%s", err_text);
+}
+
+/* ---- shapes: the same C-order elements under another shape are compared, and noted ---- */
+Test(cli, reshaped_output_compared_in_c_order)
+{
+    put_forward_inputs(RN_F32);
+    size_t s4[] = {4};
+    put("y4.npy", RN_F32, 1, s4, Y22); /* y of shape (2, 2) given as (4,) */
+    int rc = run("check layernorm " FWD_FMT " --attr eps=0 --actual y=%s", FWD_ARGS, P("y4.npy"));
+    cr_assert_eq(rc, 0, "%s%s", out_text, err_text);
+    cr_assert_not_null(strstr(out_text, "note: shape (4,), expected (2, 2)"), "%s", out_text);
+    double bad[] = {-1.5, 2, 2, -1.5}; /* the right values in the wrong order still fail */
+    put("y4bad.npy", RN_F32, 1, s4, bad);
+    rc = run("check layernorm " FWD_FMT " --attr eps=0 --actual y=%s --json", FWD_ARGS,
+             P("y4bad.npy"));
+    cr_assert_eq(rc, 1, "%s%s", out_text, err_text);
+    cr_assert_not_null(strstr(out_text, "\"shape_note\""), "%s", out_text);
+}
+
+/* ---- eps: rounded once to eps_dtype, default f32 for half inputs (PyTorch's convention) ----
+ * x = [[1, 1]] in f16: var = 0, rstd = 1/sqrt(eps).  Default: eps = (float)1e-5, rstd =
+ * 316.2277...; eps_dtype=input: eps = the f16 subnormal 168 * 2^-24, rstd = 316.0133... (the two
+ * differ by 2.5e-4 relative, 1700 f32 ulps). */
+Test(cli, eps_dtype_default_is_f32_for_half_inputs)
+{
+    size_t s12[] = {1, 2};
+    double x[] = {1, 1}, g[] = {1, 1}, b[] = {0, 0};
+    put("xh.npy", RN_F16, 2, s12, x);
+    put("gh.npy", RN_F16, 1, S2, g);
+    put("bh.npy", RN_F16, 1, S2, b);
+    const char *in = "--in x=%s --in gamma=%s --in beta=%s";
+    char fmt[512];
+    snprintf(fmt, sizeof fmt, "eval layernorm %s --dtype f32 --out %%s", in);
+    cr_assert_eq(run(fmt, P("xh.npy"), P("gh.npy"), P("bh.npy"), P("o32")), 0, "%s", err_text);
+    snprintf(fmt, sizeof fmt, "eval layernorm %s --attr eps_dtype=input --dtype f32 --out %%s", in);
+    cr_assert_eq(run(fmt, P("xh.npy"), P("gh.npy"), P("bh.npy"), P("oin")), 0, "%s", err_text);
+    rn_array r32, rin;
+    size_t s11[] = {1, 1};
+    get("o32/rstd.npy", &r32, RN_F32, 2, s11);
+    get("oin/rstd.npy", &rin, RN_F32, 2, s11);
+    /* independent references: 1/sqrt in double of the two eps values, then to f32 (1 ulp) */
+    double want32 = 1.0 / sqrt((double)1e-5f), wantin = 1.0 / sqrt(168.0 * 0x1p-24);
+    cr_assert_leq(fabs(r32.data[0] - want32), rn_ulp(want32, RN_F32), "%.9g vs %.9g",
+                  r32.data[0], want32);
+    cr_assert_leq(fabs(rin.data[0] - wantin), rn_ulp(wantin, RN_F32), "%.9g vs %.9g",
+                  rin.data[0], wantin);
+    rn_array_free(&r32);
+    rn_array_free(&rin);
+    /* the f32-eps result passes by default and fails under eps_dtype=input, and vice versa */
+    snprintf(fmt, sizeof fmt, "check layernorm %s --actual rstd=%%s --dtype f32 %%s", in);
+    cr_assert_eq(run(fmt, P("xh.npy"), P("gh.npy"), P("bh.npy"), P("o32/rstd.npy"), ""), 0,
+                 "%s", out_text);
+    cr_assert_not_null(strstr(out_text, "eps_dtype f32"), "%s", out_text);
+    cr_assert_eq(run(fmt, P("xh.npy"), P("gh.npy"), P("bh.npy"), P("o32/rstd.npy"),
+                     "--attr eps_dtype=input"), 1, "%s", out_text);
+    cr_assert_eq(run(fmt, P("xh.npy"), P("gh.npy"), P("bh.npy"), P("oin/rstd.npy"), ""), 1,
+                 "%s", out_text);
+    cr_assert_eq(run(fmt, P("xh.npy"), P("gh.npy"), P("bh.npy"), P("o32/rstd.npy"),
+                     "--attr eps_dtype=f16"), 2, "%s", out_text);
+}
+
+/* ---- --dtype is the compute dtype; each output is rounded to its file's dtype ----
+ * An f64 implementation returning rstd in f32 (ONNX stash_type 1): x = [[1, 2], [3, 5]] in f64,
+ * eps = 1e-5 (f64): the f32 rstd file is checked with the f64 bound plus an f32 rounding. */
+Test(cli, per_output_rounding_f64_graph_with_f32_stats)
+{
+    double x[] = {1, 2, 3, 5};
+    put("x64.npy", RN_F64, 2, S22, x);
+    put("g64.npy", RN_F64, 1, S2, G2);
+    put("b64.npy", RN_F64, 1, S2, B2);
+    const char *in = "--in x=%s --in gamma=%s --in beta=%s";
+    char fmt[512];
+    snprintf(fmt, sizeof fmt, "eval layernorm %s --dtype %%s --out %%s", in);
+    cr_assert_eq(run(fmt, P("x64.npy"), P("g64.npy"), P("b64.npy"), "f64", P("e64")), 0, "%s",
+                 err_text);
+    cr_assert_eq(run(fmt, P("x64.npy"), P("g64.npy"), P("b64.npy"), "f32", P("e32")), 0, "%s",
+                 err_text);
+    snprintf(fmt, sizeof fmt, "check layernorm %s --actual y=%%s --actual rstd=%%s %%s", in);
+    cr_assert_eq(run(fmt, P("x64.npy"), P("g64.npy"), P("b64.npy"), P("e64/y.npy"),
+                     P("e32/rstd.npy"), "--dtype f64 --json"), 0, "%s%s", out_text, err_text);
+    json_error_t je;
+    json_t *j = json_loads(out_text, 0, &je);
+    cr_assert_not_null(j, "%s", out_text);
+    json_t *o = json_object_get(json_object_get(j, "outputs"), "rstd");
+    cr_assert_str_eq(json_string_value(json_object_get(o, "dtype")), "f32");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "compute_dtype")), "f64");
+    json_decref(j);
+    /* without --dtype the widest file (y, f64) sets the compute dtype */
+    cr_assert_eq(run(fmt, P("x64.npy"), P("g64.npy"), P("b64.npy"), P("e64/y.npy"),
+                     P("e32/rstd.npy"), ""), 0, "%s%s", out_text, err_text);
+    cr_assert_not_null(strstr(out_text, "compute dtype f64"), "%s", out_text);
+    cr_assert_not_null(strstr(out_text, "(rounded to f32)"), "%s", out_text);
+    /* the f32 rounding admits one rounding, not more: rstd moved by 4 f32 ulps fails */
+    rn_array r;
+    size_t s21[] = {2, 1};
+    get("e32/rstd.npy", &r, RN_F32, 2, s21);
+    r.data[1] += 4 * rn_ulp(r.data[1], RN_F32);
+    put("r32bad.npy", RN_F32, 2, s21, r.data);
+    rn_array_free(&r);
+    cr_assert_eq(run(fmt, P("x64.npy"), P("g64.npy"), P("b64.npy"), P("e64/y.npy"),
+                     P("r32bad.npy"), "--dtype f64"), 1, "%s%s", out_text, err_text);
+}
+
+/* ---- flush-to-zero: a failure by default, accepted and reported under --allow ftz ----
+ * residual y = x + f in f32 with x = 2^-140 (subnormal), f = 0: the exact y is 2^-140; a kernel
+ * with DAZ/FTZ returns 0. */
+Test(cli, flush_to_zero_only_when_allowed)
+{
+    size_t s1[] = {1};
+    double x[] = {0x1p-140}, f[] = {0}, zero[] = {0}, wrong[] = {0x1p-120};
+    put("xs.npy", RN_F32, 1, s1, x);
+    put("fs.npy", RN_F32, 1, s1, f);
+    put("y0.npy", RN_F32, 1, s1, zero);
+    put("yw.npy", RN_F32, 1, s1, wrong);
+    const char *fmt = "check residual --in x=%s --in f=%s --actual y=%s %s";
+    cr_assert_eq(run(fmt, P("xs.npy"), P("fs.npy"), P("y0.npy"), ""), 1, "%s", out_text);
+    cr_assert_eq(run(fmt, P("xs.npy"), P("fs.npy"), P("y0.npy"), "--allow ftz"), 0, "%s%s",
+                 out_text, err_text);
+    cr_assert_not_null(strstr(out_text, "accepted only under --allow ftz"), "%s", out_text);
+    cr_assert_not_null(strstr(out_text, "allow ftz"), "%s", out_text);
+    cr_assert_eq(run(fmt, P("xs.npy"), P("fs.npy"), P("yw.npy"), "--allow ftz"), 1, "%s",
+                 out_text);
+    cr_assert_eq(run(fmt, P("xs.npy"), P("fs.npy"), P("y0.npy"), "--allow nan"), 2, "%s",
+                 out_text);
+
+    /* DAZ: x = f = 2^-140, exact y = 2^-139; flushed inputs give y = 0 (json counts both) */
+    put("fs2.npy", RN_F32, 1, s1, x);
+    cr_assert_eq(run(fmt, P("xs.npy"), P("fs2.npy"), P("y0.npy"), "--json"), 1, "%s", out_text);
+    cr_assert_eq(run(fmt, P("xs.npy"), P("fs2.npy"), P("y0.npy"), "--allow ftz --json"), 0,
+                 "%s%s", out_text, err_text);
+    cr_assert_not_null(strstr(out_text, "\"ftz_accepted\": 1"), "%s", out_text);
+    cr_assert_not_null(strstr(out_text, "\"ftz_inputs_flushed\": 2"), "%s", out_text);
 }
