@@ -245,6 +245,25 @@ static const gcase CASES[] = {
      RN_F64, 2, {4, 8}, -1, "1e-5", K_NONFINITE_P, RANDN_STD},
     {"nonfinite_dy_f32", "dy[1][3] = +Inf, dy[2][5] = NaN, dy[3][3] = -Inf (backward)", "nonfinite",
      RN_F32, 2, {4, 8}, -1, "1e-5", K_NONFINITE_DY, RANDN_STD},
+    /* Production widths (n = 768 .. 8192), each in the regime of a bug class: var next to eps
+       (eps outside the sqrt, a wrong eps, the unbiased variance whose effect is 1/(2n)), a mean
+       large against the spread (one-pass variance) -- so that long-row code paths are tested. */
+    {"long_eps_var_768_f32", "x = 0.003 randn, 2 rows of 768 (GPT-2): var ~ 9e-6 next to eps 1e-5",
+     "eps_large long_row", RN_F32, 2, {2, 768}, -1, "1e-5", K_RANDN, 0.003, 0.0, 0.1, 1.0, 0.1},
+    {"long_mean_2048_f32", "x = 10 + randn, 2 rows of 2048: |mean| / std = 10, E[x^2] - E[x]^2 "
+     "loses ~7 bits in f32", "large_mean long_row", RN_F32, 2, {2, 2048}, -1, "1e-5", K_RANDN,
+     1.0, 10.0, 0.1, 1.0, 0.1},
+    {"long_eps_var_2048_f16", "x = 0.003 randn, one row of 2048, f16 inputs: var next to eps",
+     "eps_large long_row half_input", RN_F16, 2, {1, 2048}, -1, "1e-5", K_RANDN,
+     0.003, 0.0, 0.1, 1.0, 0.1},
+    {"long_mean_2048_f64", "x = 1000 + 0.01 randn, one row of 2048, f64: |mean| / std = 1e5, the "
+     "f64 one-pass variance is off by ~1e-6 relative", "large_mean long_row", RN_F64, 2, {1, 2048},
+     -1, "1e-5", K_RANDN, 0.01, 1000.0, 0.1, 1.0, 0.1},
+    {"long_eps_var_4096_bf16", "x = 0.003 randn, one row of 4096 (Llama-7B width), bf16 inputs",
+     "eps_large long_row half_input", RN_BF16, 2, {1, 4096}, -1, "1e-5", K_RANDN,
+     0.003, 0.0, 0.1, 1.0, 0.1},
+    {"long_eps_var_8192_f32", "x = 0.003 randn, one row of 8192 (Llama-70B width): var next to eps",
+     "eps_large long_row", RN_F32, 2, {1, 8192}, -1, "1e-5", K_RANDN, 0.003, 0.0, 0.1, 1.0, 0.1},
 };
 /* clang-format on */
 #define NCASES (sizeof CASES / sizeof CASES[0])
@@ -269,6 +288,10 @@ static const char *const LN_FLAGS[][2] = {
                    "(1e30) or nearly (1e18) while the exact result is ordinary; catches unscaled "
                    "variance computations"},
     {"nonfinite", "NaN / Inf inputs, with the propagation defined in specs/golden-format.md"},
+    {"long_row", "a production width (n = 768, 2048, 4096 or 8192) in the regime of the other "
+                 "flags' bug (var or mean(x^2) next to eps, a large mean, Gemma's offset, f16 "
+                 "squares): catches long-row code paths (vector loops, dispatch on n) and bugs "
+                 "whose effect shrinks with n"},
     {NULL, NULL},
 };
 

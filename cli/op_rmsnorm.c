@@ -178,6 +178,17 @@ static const rcase CASES[] = {
      "(0 * Inf = NaN)", "nonfinite", RN_F32, 2, {4, 8}, -1, "1e-5", 0, K_NONFINITE_P, RANDN_STD},
     {"nonfinite_dy_f32", "dy[1][3] = +Inf, dy[2][5] = NaN, dy[3][3] = -Inf (backward)", "nonfinite",
      RN_F32, 2, {4, 8}, -1, "1e-5", 0, K_NONFINITE_DY, RANDN_STD},
+    /* Production widths (n = 768 .. 8192) in the regime of a bug class (flag long_row). */
+    {"long_eps_ms_768_f32", "x = 0.003 randn, 2 rows of 768: mean(x^2) ~ 9e-6 next to eps 1e-5",
+     "eps_large long_row", RN_F32, 2, {2, 768}, -1, "1e-5", 0, K_RANDN, 0.003, 0.0, 0.1, 1.0},
+    {"long_gemma_2048_bf16", "offset 1 (Gemma), one row of 2048, bf16 inputs, eps 1e-6",
+     "offset long_row half_input", RN_BF16, 2, {1, 2048}, -1, "1e-6", 1, K_RANDN, GEMMA_STD},
+    {"long_llama_eps_4096_bf16", "x = 0.001 randn, one row of 4096 (Llama-7B), bf16 inputs, eps "
+     "1e-6: mean(x^2) ~ 1e-6 = eps", "llama eps_large long_row half_input", RN_BF16, 2, {1, 4096},
+     -1, "1e-6", 0, K_RANDN, 0.001, 0.0, 0.1, 1.0},
+    {"long_sumsq_overflow_8192_f16", "x = 300 randn, one row of 8192 (Llama-70B), f16 inputs: the "
+     "f16 squares and their sum overflow", "lowp_sumsq_overflow long_row half_input",
+     RN_F16, 2, {1, 8192}, -1, "1e-5", 0, K_RANDN, 300.0, 0.0, 0.1, 1.0},
 };
 /* clang-format on */
 #define NCASES (sizeof CASES / sizeof CASES[0])

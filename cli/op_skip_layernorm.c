@@ -125,6 +125,17 @@ static const scase SCASES[] = {
     {"beyond_f64_f32", "x = 1, skip = 2^-80 k (k small integers), eps 0: x + skip is not a binary64 "
      "value; y = LayerNorm(k), rstd = 2^80 / std(k); a sum rounded to f32 or f64 is constant",
      "exact_sum", RN_F32, 2, {2, 8}, -1, "0", S_BEYOND_F64, 0, 1.0, 0.0, 1.0},
+    /* Production widths (n = 768 .. 8192) in the regime of a bug class (flag long_row). */
+    {"long_eps_var_768_f32", "x, skip = 0.002 randn, no bias, 2 rows of 768: var(sum) ~ 8e-6 next "
+     "to eps 1e-5", "eps_large long_row", RN_F32, 2, {2, 768}, -1, "1e-5", S_RANDN, 0,
+     0.002, 0.0, 0.002},
+    {"long_mean_2048_f32", "x = 10 + randn, skip = randn, bias, one row of 2048: |mean| / std ~ 7",
+     "large_mean long_row", RN_F32, 2, {1, 2048}, -1, "1e-5", S_RANDN, 1, 1.0, 10.0, 1.0},
+    {"long_bias_4096_bf16", "x, skip = randn, bias, one row of 4096, bf16 inputs",
+     "long_row half_input", RN_BF16, 2, {1, 4096}, -1, "1e-5", S_RANDN, 1, 1.0, 0.0, 1.0},
+    {"long_eps_var_8192_f16", "x, skip = 0.002 randn, no bias, one row of 8192, f16 inputs: "
+     "var(sum) next to eps", "eps_large long_row half_input", RN_F16, 2, {1, 8192}, -1, "1e-5",
+     S_RANDN, 0, 0.002, 0.0, 0.002},
 };
 /* clang-format on */
 #define NSCASES (sizeof SCASES / sizeof SCASES[0])

@@ -133,6 +133,18 @@ static const scase SCASES[] = {
     {"beyond_f64_f32", "x = 1, skip = 2^-80 k (k small integers), eps 0: x + skip is not a binary64 "
      "value; y = gamma (1 + 2^-80 k) / rms(1 + 2^-80 k), within 2^-78 of gamma", "exact_sum",
      RN_F32, 2, {2, 8}, -1, "0", 0, S_BEYOND_F64, 0, 1.0, 1.0, 1.0},
+    /* Production widths (n = 768 .. 8192) in the regime of a bug class (flag long_row). */
+    {"long_eps_ms_768_f32", "x, skip = 0.002 randn, no bias, 2 rows of 768: mean(s^2) ~ 8e-6 next "
+     "to eps 1e-5", "eps_large long_row", RN_F32, 2, {2, 768}, -1, "1e-5", 0, S_RANDN, 0,
+     0.002, 0.002, 1.0},
+    {"long_gemma_2048_f32", "offset 1 (Gemma), bias, one row of 2048, eps 1e-6",
+     "offset long_row", RN_F32, 2, {1, 2048}, -1, "1e-6", 1, S_RANDN, 1, 1.0, 1.0, 0.0},
+    {"long_llama_eps_4096_bf16", "x, skip = 0.0007 randn, no bias, one row of 4096, bf16 inputs, "
+     "eps 1e-6: mean(s^2) ~ 1e-6 = eps", "llama eps_large long_row half_input", RN_BF16, 2,
+     {1, 4096}, -1, "1e-6", 0, S_RANDN, 0, 0.0007, 0.0007, 1.0},
+    {"long_sumsq_overflow_8192_f32", "x, skip = 200 randn, bias, one row of 8192: the squares of "
+     "the sum exceed f16's range", "lowp_sumsq_overflow long_row", RN_F32, 2, {1, 8192}, -1,
+     "1e-5", 0, S_RANDN, 1, 200.0, 200.0, 1.0},
 };
 /* clang-format on */
 #define NSCASES (sizeof SCASES / sizeof SCASES[0])
