@@ -112,7 +112,7 @@ static const rcase CASES[] = {
      RN_F32, 2, {4, 768}, -1, "1e-5", 0, K_RANDN, RANDN_STD},
     {"gpt2_row_f64", "GPT-2 width: 4 rows of 768, randn x", "gpt2",
      RN_F64, 2, {4, 768}, -1, "1e-5", 0, K_RANDN, RANDN_STD},
-    {"gpt2_row_f16", "GPT-2 width, f16 inputs (eps 1e-5 rounds to an f16 subnormal)",
+    {"gpt2_row_f16", "GPT-2 width, f16 inputs (eps 1e-5 in f32, eps_dtype)",
      "gpt2 half_input", RN_F16, 2, {4, 768}, -1, "1e-5", 0, K_RANDN, RANDN_STD},
     {"gpt2_row_bf16", "GPT-2 width, bf16 inputs", "gpt2 half_input",
      RN_BF16, 2, {4, 768}, -1, "1e-5", 0, K_RANDN, RANDN_STD},

@@ -136,3 +136,48 @@ Test(golden_tools, run_check_passes_golden_outputs_and_flags_a_moved_element)
     cr_assert(out_has("2 passed, 1 failed,"));
     cr_assert_eq(run("%s golden run-check %s/nosuchdir", resnorm(), tmp), 2);
 }
+
+/* run-check: an axis case's y given as (rows, n) is compared in C order (noted in the report);
+   --eps-dtype recomputes the expected values under another eps convention; --allow ftz accepts
+   what a flush-to-zero adder gives and nothing else. */
+Test(golden_tools, run_check_reshaped_eps_convention_and_ftz)
+{
+    /* the f32 expected y of an axis-1 case (2, 3, 4, 5), saved as (2, 60) */
+    cr_assert_eq(run("/usr/bin/python3 -c \"import json, os, numpy as np; "
+                     "m = {c['id']: c for c in json.load(open('golden/manifest.json'))['cases']}; "
+                     "c = m['layernorm/onnx_2345_axis1_f32']; d = '%s/out/' + c['id']; "
+                     "os.makedirs(d); y = np.load(c['expected']['f32']['y']); "
+                     "np.save(d + '/y.npy', y.reshape(2, 60))\"", tmp), 0);
+    cr_assert_eq(run("%s golden run-check %s/out --dtype f32 --json --root .", resnorm(), tmp), 0);
+    cr_assert(out_has("\"shape_note\": \"shape (2, 60), expected (2, 3, 4, 5)"));
+    cr_assert_eq(run("rm -r %s/out", tmp), 0);
+
+    /* zero-variance f16 rows: the f32 files (eps rounded to f32, the default) pass, and fail when
+       checked under eps rounded to f16 (rstd = 1/sqrt(eps) moves by 7e-4 relative) */
+    cr_assert_eq(run("/usr/bin/python3 -c \"import json, os, shutil; "
+                     "m = {c['id']: c for c in json.load(open('golden/manifest.json'))['cases']}; "
+                     "c = m['layernorm/zero_var_rows_f16']; d = '%s/out/' + c['id']; "
+                     "os.makedirs(d); shutil.copy(c['expected']['f32']['rstd'], d + '/rstd.npy')\"",
+                     tmp), 0);
+    cr_assert_eq(run("%s golden run-check %s/out --dtype f32 --root .", resnorm(), tmp), 0);
+    cr_assert_eq(run("%s golden run-check %s/out --dtype f32 --eps-dtype input --root .",
+                     resnorm(), tmp), 1);
+    cr_assert_eq(run("%s golden run-check %s/out --eps-dtype f16 --root .", resnorm(), tmp), 2);
+    cr_assert_eq(run("rm -r %s/out", tmp), 0);
+
+    /* residual/subnormal_f32 under DAZ + FTZ, computed here with numpy's IEEE float32 add:
+       subnormal inputs flushed, subnormal sums flushed */
+    cr_assert_eq(run("/usr/bin/python3 -c \"import json, os, numpy as np; "
+                     "m = {c['id']: c for c in json.load(open('golden/manifest.json'))['cases']}; "
+                     "c = m['residual/subnormal_f32']; d = '%s/out/' + c['id']; os.makedirs(d); "
+                     "t = np.float32(2.0 ** -126); "
+                     "fl = lambda a: np.where(np.abs(a) < t, np.float32(0), a).astype(np.float32); "
+                     "y = fl(fl(np.load(c['inputs']['x'])) + fl(np.load(c['inputs']['f']))); "
+                     "assert (y != (np.load(c['inputs']['x']) + np.load(c['inputs']['f']))).any(); "
+                     "np.save(d + '/y.npy', y)\"", tmp), 0);
+    cr_assert_eq(run("%s golden run-check %s/out --dtype f32 --root .", resnorm(), tmp), 1);
+    cr_assert_eq(run("%s golden run-check %s/out --dtype f32 --allow ftz --json --root .",
+                     resnorm(), tmp), 0);
+    cr_assert(out_has("\"ftz_accepted\""));
+    cr_assert(out_has("\"allow\": ["));
+}
