@@ -20,7 +20,7 @@ runs `resnorm golden run-check DIR --dtype D --json`:
 
 eps is the case's exact eps (eps_exact: its text rounded once to eps_dtype, f32 for f32/f16/bf16
 inputs as PyTorch does, f64 for f64).  (Debian's torch 1.13 native bfloat16 CPU kernels, the
-informational run, fail 13 of 30 bf16 cases under that convention and 14 under `--eps-dtype input`,
+informational run, fail 16 of 40 bf16 cases under that convention and 19 under `--eps-dtype input`,
 eps rounded to bfloat16: their failures come from bf16 intermediates, not from eps.)  Every case
 must pass, except the ones listed in KNOWN_FAILURES (each must then fail: a documented PyTorch
 behaviour resnorm rightly reports)."""
