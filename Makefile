@@ -1,6 +1,7 @@
 # resnorm: a verified numerical reference for LayerNorm and friends.  See README.md.
 #   make          install missing Debian packages, build, regenerate golden/ and fail if it differs
-#   make check    the tests: unit + CLI (Criterion), proofs (WP, EVA, Gappa), ASan+UBSan, fuzz smoke
+#   make check    the tests: unit + CLI (Criterion), PyTorch and ONNX Runtime clients, golden, proofs
+#                 (WP, EVA, Gappa), ASan+UBSan, fuzz smoke
 #   make prove | golden | bench | fuzz | clean
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
