@@ -27,6 +27,7 @@ void cli_check_help(void)
     printf(
         "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
         "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16] [--json]\n"
+        "                        [--profile runtimes|moments|two-pass]\n"
         "\n"
         "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
         "against the certified values, element by element, under the a-priori error bound of an\n"
@@ -35,6 +36,9 @@ void cli_check_help(void)
         "Element i passes iff |got - want| <= bound_i (want: exact result rounded to f64);\n"
         "NaN must match NaN, +-Inf the same infinity (or NaN). Where the analysis is void\n"
         "(overflow in the compute dtype) an element is reported as unconstrained, not failed.\n"
+        "--profile: the LayerNorm algorithms the bound admits (specs/error-analysis.md §0):\n"
+        "runtimes (default: two-pass, Welford/Chan merges as PyTorch, one-pass E[x^2]-E[x]^2 as\n"
+        "ONNX Runtime), moments (no one-pass), two-pass (tightest).\n"
         "Tolerance: specs/error-analysis.md.\n"
         "\n"
         "ops, inputs and outputs:\n");
