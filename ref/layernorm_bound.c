@@ -156,14 +156,14 @@ static double merge_factor(size_t n)
 
 /* [§2.1] E_W: the error of the mean of any block of a Welford / Chan merge tree over the row,
    P = (1/2) sum |d_i| bounding every partial sum of the deviations:
-   E_W = (1 + gamma_{n+5}) [ u ((n+1)/2 |m| + P + 6 K_n Dmax) + gamma_65 A + 3 eta (n+1)/2 ]. */
+   E_W = (1 + gamma_{c_W}) [ u ((n+1)/2 |m| + P + 6 K_n Dmax) + gamma_65 A + 3 eta (n+1)/2 ],
+   c_W = (n+1)/2 + 6 K_n (the second-order terms, E <= E1 + c_W u E). */
 static double err_mean_welford(const row_stats *st, size_t n, double u, double eta)
 {
-    double nn = (double)n, P = 0.5 * nn * st->devmean;
-    double first = u * (0.5 * (nn + 1.0) * fabs(st->mean) + P
-                        + 6.0 * merge_factor(n) * st->absdev)
+    double nn = (double)n, P = 0.5 * nn * st->devmean, K = merge_factor(n);
+    double first = u * (0.5 * (nn + 1.0) * fabs(st->mean) + P + 6.0 * K * st->absdev)
                    + gamma_k(65.0, u) * st->absmean + 1.5 * (nn + 1.0) * eta;
-    return (1.0 + gamma_k(nn + 5.0, u)) * first;
+    return (1.0 + gamma_k(0.5 * (nn + 1.0) + 6.0 * K, u)) * first;
 }
 
 /* [§3] Half-widths of the interval of v_hat, as sums of non-negative terms [§6]. */
@@ -191,12 +191,12 @@ static var_interval variance_interval(const row_stats *st, size_t n, double e_su
     widen(&vi, v * g + nn * eta, v * g + e_m * e_m * (1.0 + g) + nn * eta);
     if (prof != RN_PROFILE_TWO_PASS) {
         /* [§3.1] Welford / Chan merge tree: W = 4 E_W D1 ln n + E_W^2 (1 + 2 log2 n);
-           v_hat in [v - ((v + W) g5 + W + 2 n eta), v + (v + W) g5 + W + 2 n eta],
-           g5 = gamma_{n+5}. */
+           v_hat in [v - ((v + W) g6 + W + 2 n eta), v + (v + W) g6 + W + 2 n eta],
+           g6 = gamma_{n+6}. */
         double ln_n = log(fmax(nn, 1.0)), lg_n = log2(fmax(nn, 1.0));
         double w = 4.0 * e_w * st->devmean * ln_n + e_w * e_w * (1.0 + 2.0 * lg_n);
-        double g5 = gamma_k(nn + 5.0, u);
-        double dw = (v + w) * g5 + w + 2.0 * nn * eta;
+        double g6 = gamma_k(nn + 6.0, u);
+        double dw = (v + w) * g6 + w + 2.0 * nn * eta;
         widen(&vi, dw, dw);
     }
     if (prof == RN_PROFILE_RUNTIMES) {
@@ -278,6 +278,48 @@ static double eta_scaled(double d, double x, double g, const row_terms *rt, cons
     double r_hi = rt->rstd * (1.0 + rt->rel_rstd);
     return eta * (3.0 + fabs(g) + r_hi + fabs(d) + fabs(x) + 2.0 * (fabs(st->mean) + rt->err_mean))
            * (1.0 + 2.0 * u);
+}
+
+/* [§5.4] PyTorch's CPU backward (layer_norm_kernel.cpp): ds = sum g x, db = sum g (any order),
+   b = (db m_hat - ds) a^3 / n, c = -b m_hat - db a / n, dx = a dy gamma + b x + c, a = r_hat.
+   Row terms: E_Q >= |Q_hat - Q| for Q = db m - ds = -B (B = sum g d), E_b >= |b_hat - b|,
+   b_hi >= |b_hat|, E_K >= |fl(db a / n) - r gbar|. */
+typedef struct {
+    double e_b, b_hi, e_k, k_hi;
+} torch_bwd;
+
+static torch_bwd torch_backward_terms(const row_stats *st, const row_terms *rt, size_t n,
+                                      double G, double gbar_m, double X, double hbar_m, double u)
+{
+    double nn = (double)n, r = rt->rstd, R = rt->rel_rstd;
+    double am = fabs(st->mean), em = rt->err_mean;
+    double gN = gamma_k(nn, u), gN1 = gamma_k(nn + 1.0, u);
+    double B = nn * hbar_m / r;                              /* |sum g d| */
+    double e_p = nn * gbar_m * em + gN * nn * G * (am + em); /* db_hat m_hat vs db m */
+    double e_q = (e_p + u * nn * G * (1.0 + gN) * (am + em) + gN1 * nn * X) * (1.0 + u) + u * B;
+    double R3 = (1.0 + R) * (1.0 + R) * (1.0 + R) * (1.0 + gamma_k(5.0, u)) - 1.0;
+    torch_bwd tb;
+    tb.e_b = r * r * r / nn * ((B + e_q) * R3 + e_q);
+    tb.b_hi = r * r * r / nn * B + tb.e_b;
+    double g3 = gamma_k(3.0, u);
+    tb.e_k = r * (gbar_m * ((1.0 + R) * (1.0 + g3) - 1.0) + gN * G * (1.0 + R) * (1.0 + g3));
+    tb.k_hi = r * gbar_m + tb.e_k;
+    return tb;
+}
+
+/* [§5.4] |dx_hat - dx| of PyTorch's form for element i (d = x - m, g = dy gamma). */
+static double err_dx_torch(const torch_bwd *tb, const row_stats *st, const row_terms *rt,
+                           double d, double x, double g, double eta, double u)
+{
+    double r = rt->rstd, R = rt->rel_rstd, r_hi = r * (1.0 + R), g2 = gamma_k(2.0, u);
+    double am = fabs(st->mean), em = rt->err_mean, ag = fabs(g), ax = fabs(x);
+    double c_hi = tb->b_hi * (am + em) * (1.0 + u) + tb->k_hi;
+    double e = r * ag * ((1.0 + R) * (1.0 + g2) - 1.0)        /* a dy gamma */
+               + tb->e_b * fabs(d) + tb->b_hi * em + tb->e_k  /* b (x - m_hat) - K */
+               + u * tb->b_hi * ax                            /* fl(b x) */
+               + u * tb->b_hi * (am + em) * (1.0 + u) + u * c_hi /* fl(-b m), c */
+               + u * (r_hi * ag * (1.0 + g2) + tb->b_hi * ax * (1.0 + u)); /* t1 + t2 */
+    return e * (1.0 + u) * (1.0 + u) + eta * (6.0 + r_hi * (1.0 + ag) + ax + am + tb->b_hi);
 }
 
 static int alloc_scratch(size_t n, double **d, mpfr_t **t, mpfr_ptr **p)
@@ -392,23 +434,26 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
         }
         row_terms rt = forward_row_terms(&st, n, eps, compute);
         /* [§5.1] the two row means: gbar = mean(g), hbar = mean(g xhat), and their errors. */
-        double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0;
+        double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0, X1 = 0;
         for (size_t i = 0; i < n; i++) {
             double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
             double dxh = err_xhat(d[i], &rt, u, eta);
+            X1 += fabs(g * xr[i]);
             G1 += fabs(g);
             gbar += g;
             H1 += fabs(g * xh);
             hbar += g * xh;
             eps_h += fabs(g) * ((2.0 * u + u * u) * fabs(xh) + (1.0 + u) * (1.0 + u) * dxh) + eta;
         }
-        G1 /= n, H1 /= n, eps_h /= n;
+        G1 /= n, H1 /= n, eps_h /= n, X1 /= n;
         /* gbar, hbar are binary64 sums of n terms: magnitudes within gamma_n of G1, H1 [§6]. */
         double gbar_m = fabs(gbar / n) + gamma_k((double)n + 1, 0x1p-53) * G1;
         double hbar_m = fabs(hbar / n) + gamma_k((double)n + 1, 0x1p-53) * H1;
         double gn = gamma_k((double)n + 2, u);
         double e_gbar = gn * G1 + eta;
         double e_hbar = eps_h * (1.0 + gn) + gn * H1 + eta;
+        torch_bwd tb = torch_backward_terms(&st, &rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
+                                            X1 * (1.0 + 0x1p-50), hbar_m, u);
         for (size_t i = 0; i < n; i++) {
             double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
             double dxh = err_xhat(d[i], &rt, u, eta);
@@ -422,10 +467,14 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
                         + fabs(xh) * (hbar_m - fabs(hbar / n));
             double e_dx = rt.rstd * e_q * (1.0 + rt.rel_rstd) * (1.0 + u)
                           + qm * rt.rstd * (rt.rel_rstd * (1.0 + u) + u) + eta;
+            /* [§5.4] or PyTorch's a dy g + b x + c: whichever error is larger. */
+            e_dx = fmax(e_dx, err_dx_torch(&tb, &st, &rt, d[i], xr[i], g, eta, u)
+                                  + qm * rt.rstd * u);
             if (!row_bad)
                 bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
             /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
-            cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh) + eta;
+            cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh)
+                         + eta * (1.0 + rt.rstd * (1.0 + rt.rel_rstd)); /* (dy (x - m)) r: §5.3 */
             cg_mag[i] += fabs(dyr[i] * xh);
         }
     }

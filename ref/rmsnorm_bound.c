@@ -200,12 +200,15 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
                 continue;
             }
             double aw = fabs(w) * (1.0 + 0x1p-52); /* |w| rounded up (1 + gamma in binary64) */
-            /* [R§4] y_hat = fl(fl(x r_hat) w_hat) (or (x w_hat) r_hat):
-               |y_hat - y| <= |y| ((1 + R)(1 + gamma_{2+offset}) - 1) + eta (1 + max(|w|, r)(1+..)) */
+            /* [R§4] y_hat = fl(fl(x r_hat) w_hat) (or (x w_hat) r_hat, or x (r_hat w_hat)):
+               |y_hat - y| <= |y| ((1 + R)(1 + gamma_{2+offset}) - 1)
+                              + eta (1 + max(|w|, r, |x|)(1 + ..)) */
             double ym = fabs(xr[i]) * st.r * aw * (1.0 + 0x1p-50);
             double g2 = gamma_k(2.0 + (offset ? 1.0 : 0.0), u);
             double e = ym * (R + g2 + R * g2)
-                       + eta * (1.0 + fmax(aw * (1.0 + u) * (1.0 + uw), st.r * (1.0 + R) * (1.0 + u)));
+                       + eta * (1.0 + fmax(fmax(aw * (1.0 + u) * (1.0 + uw),
+                                                st.r * (1.0 + R) * (1.0 + u)),
+                                           fabs(xr[i]) * (1.0 + u)));
             by[r * n + i] = finish(e, ym, compute, out);
         }
     }
