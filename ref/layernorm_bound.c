@@ -322,6 +322,40 @@ static double err_dx_torch(const torch_bwd *tb, const row_stats *st, const row_t
     return e * (1.0 + u) * (1.0 + u) + eta * (6.0 + r_hi * (1.0 + ag) + ax + am + tb->b_hi);
 }
 
+/* [§5.5] The autograd form: B = sum g (x - m_hat), dvar = -1/2 r_hat^3 B,
+   dx1_i = g_i r_hat + dvar 2 (x_i - m_hat) / n, dm = -sum dx1, dx_i = dx1_i + dm / n.
+   Row terms: E_dvar >= |dvar_hat - dvar|, dvar_hi >= |dvar_hat|, and the binary64 magnitude
+   B_abs >= |B| = n |hbar| / r. */
+typedef struct {
+    double e_dvar, dvar_hi, dvar;
+} autograd_bwd;
+
+static autograd_bwd autograd_terms(const row_terms *rt, size_t n, double G, double gbar_m,
+                                   double H, double hbar_m, double u)
+{
+    double nn = (double)n, r = rt->rstd, R = rt->rel_rstd, em = rt->err_mean;
+    double B = nn * hbar_m / r;
+    double e_B = nn * gbar_m * em + gamma_k(nn + 2.0, u) * nn * (H / r + G * em);
+    double R3 = (1.0 + R) * (1.0 + R) * (1.0 + R) * (1.0 + gamma_k(3.0, u)) - 1.0;
+    autograd_bwd ab;
+    ab.dvar = 0.5 * r * r * r * B;
+    ab.e_dvar = 0.5 * r * r * r * ((B + e_B) * R3 + e_B);
+    ab.dvar_hi = ab.dvar + ab.e_dvar;
+    return ab;
+}
+
+/* [§5.5] |dx1_hat_i - dx1_i| and |dx1_i| (its exact magnitude bound M1_i). */
+static double err_dx1_autograd(const autograd_bwd *ab, const row_terms *rt, size_t n, double d,
+                               double g, double u, double *m1)
+{
+    double nn = (double)n, r = rt->rstd, R = rt->rel_rstd, em = rt->err_mean;
+    double g2 = gamma_k(2.0, u), g3 = gamma_k(3.0, u), ad = fabs(d), ag = fabs(g);
+    *m1 = r * ag + 2.0 * ab->dvar * ad / nn;
+    double e = r * ag * ((1.0 + R) * (1.0 + g2) - 1.0)
+               + 2.0 / nn * (ab->e_dvar * (ad + em) + ab->dvar * em + ab->dvar_hi * (ad + em) * g3);
+    return e * (1.0 + u) + u * *m1;
+}
+
 static int alloc_scratch(size_t n, double **d, mpfr_t **t, mpfr_ptr **p)
 {
     *d = malloc((n ? n : 1) * sizeof **d);
@@ -454,6 +488,18 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
         double e_hbar = eps_h * (1.0 + gn) + gn * H1 + eta;
         torch_bwd tb = torch_backward_terms(&st, &rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
                                             X1 * (1.0 + 0x1p-50), hbar_m, u);
+        /* [§5.5] the autograd form's dm = -sum dx1: E_dm from the row's dx1 errors. */
+        autograd_bwd ab = autograd_terms(&rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
+                                         H1 * (1.0 + 0x1p-50), hbar_m, u);
+        double sum_e1 = 0.0, sum_m1 = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double m1;
+            sum_e1 += err_dx1_autograd(&ab, &rt, n, d[i], dyr[i] * gamma[i], u, &m1);
+            sum_m1 += m1;
+        }
+        double gn1 = gamma_k((double)n - 1.0, u);
+        double e_dm = ((sum_e1 * (1.0 + gn1) + gn1 * sum_m1) / (double)n) * (1.0 + u)
+                      * (1.0 + 0x1p-50) + u * rt.rstd * gbar_m;
         for (size_t i = 0; i < n; i++) {
             double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
             double dxh = err_xhat(d[i], &rt, u, eta);
@@ -470,6 +516,12 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
             /* [§5.4] or PyTorch's a dy g + b x + c: whichever error is larger. */
             e_dx = fmax(e_dx, err_dx_torch(&tb, &st, &rt, d[i], xr[i], g, eta, u)
                                   + qm * rt.rstd * u);
+            /* [§5.5] or the autograd form: dx1_i + dm / n, one more rounding. */
+            double m1, e1 = err_dx1_autograd(&ab, &rt, n, d[i], g, u, &m1);
+            double r_hi = rt.rstd * (1.0 + rt.rel_rstd);
+            e_dx = fmax(e_dx, (e1 + e_dm) * (1.0 + u) + qm * rt.rstd * u
+                                  + 2.0 * eta * (6.0 + r_hi * (1.0 + fabs(g)) + fabs(xr[i])
+                                                 + fabs(st.mean) + rt.err_mean + 2.0 * ab.dvar_hi));
             if (!row_bad)
                 bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
             /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
