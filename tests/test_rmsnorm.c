@@ -798,3 +798,37 @@ Test(rmsnorm_bound, void_and_nonfinite)
                       (double)fy[i], ys[i]);
     cr_assert(fr[0] == rs[0]);
 }
+
+/* Subnormal gamma in f32 with |x| up to 1e4: y by (x r) w, (x w) r and x (r w) (where r w
+   underflows and |x| scales the underflow, R§4) stays within the bound. */
+Test(rmsnorm_bound, subnormal_gamma_every_association)
+{
+    enum { N = 16 };
+    const double scales[] = {1e4, 1.0, 1e-3}, gammas[] = {1e-40, 3e-42, 1.4e-45};
+    double worst = 0.0;
+    for (int si = 0; si < 3; si++)
+        for (int gi = 0; gi < 3; gi++) {
+            double xd[N], gd[N], want[N], by[N], wr, br;
+            float x[N], g = (float)gammas[gi];
+            for (int i = 0; i < N; i++) {
+                x[i] = (float)(scales[si] * ((double)((i * 7919) % 61) / 30.0 - 1.0));
+                xd[i] = x[i], gd[i] = g;
+            }
+            cr_assert_eq(rmsnorm_forward_mpfr(want, &wr, xd, gd, 1, N, 1e-5, 0, RN_F64), 0);
+            cr_assert_eq(rmsnorm_forward_bound(by, &br, xd, gd, 1, N, 1e-5, 0, RN_F32, RN_F32), 0);
+            float ss = 0.0f;
+            for (int i = 0; i < N; i++)
+                ss = ss + x[i] * x[i];
+            float r = 1.0f / sqrtf(ss / (float)N + (float)1e-5);
+            for (int i = 0; i < N; i++) {
+                float ys[3] = {(x[i] * r) * g, (x[i] * g) * r, x[i] * (r * g)};
+                for (int k = 0; k < 3; k++) {
+                    double e = fabs((double)ys[k] - want[i]);
+                    cr_assert(e <= by[i], "scale %g gamma %g association %d i %d: err %g > %g",
+                              scales[si], gammas[gi], k, i, e, by[i]);
+                    worst = fmax(worst, e / by[i]);
+                }
+            }
+        }
+    printf("rmsnorm subnormal gamma, 3 associations: worst error/bound %.3g\n", worst);
+}
