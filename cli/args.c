@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bound_profile.h"
 #include "cli.h"
 #include "layernorm_mpfr.h" /* RN_TWIN_* */
 
@@ -151,12 +152,26 @@ static int is_opt(const char *a, const char *opt)
 /* The op named on the command line, found before the options are interpreted (attributes are
    the op's): the first argument that is neither an option nor an option's value.  NULL if there is
    none or it names no op (the main loop then reports it). */
+/* --profile NAME: the implementation profile of the LayerNorm-family bounds (ref/bound_profile.h),
+   process-wide.  0, or -1 after a message. */
+int cli_set_profile(const char *verb, const char *name)
+{
+    rn_profile p;
+    if (rn_profile_from_name(name, &p) != 0) {
+        cli_error(verb, "unknown profile '%s' (known: runtimes, moments, two-pass)", name);
+        return -1;
+    }
+    rn_bound_set_profile(p);
+    return 0;
+}
+
 static const cli_op *prescan_op(int argc, char **argv, int allow)
 {
     static const struct {
         const char *opt;
         int need;
     } valued[] = {{"--in", 0}, {"--attr", 0}, {"--dtype", 0}, {"--actual", CLI_ALLOW_ACTUAL},
+                  {"--profile", CLI_ALLOW_ACTUAL},
                   {"--out", CLI_ALLOW_OUT}, {"--allow", CLI_ALLOW_ACTUAL}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -311,6 +326,11 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
                 return RN_EXIT_USAGE;
             }
             job->out_dir = v;
+        } else if (is_opt(a, "--profile") && (allow & CLI_ALLOW_ACTUAL)) {
+            if (!(v = opt_value(verb, argc, argv, &i, "--profile")))
+                return RN_EXIT_USAGE;
+            if (cli_set_profile(verb, v) != 0)
+                return RN_EXIT_USAGE;
         } else if (!strcmp(a, "--json") && (allow & CLI_ALLOW_ACTUAL)) {
             job->json = 1;
         } else if (is_opt(a, "--allow") && (allow & CLI_ALLOW_ACTUAL)) {

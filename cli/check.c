@@ -30,6 +30,7 @@ void cli_check_help(void)
         "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
         "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16]\n"
         "                        [--attr eps_dtype=f32|f64|input] [--allow ftz] [--json]\n"
+        "                        [--profile runtimes|moments|two-pass]\n"
         "\n"
         "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
         "against the certified values, element by element, under the a-priori error bound of an\n"
@@ -45,7 +46,11 @@ void cli_check_help(void)
         "inputs with their subnormals (in the compute dtype) flushed to zero (DAZ) and a 0 where\n"
         "the exact result is subnormal (FTZ), counts those elements and says so in the report.\n"
         "An actual of another shape with the same number of elements is compared in C order\n"
-        "(the report notes it).  Tolerance: specs/error-analysis.md.\n"
+        "(the report notes it).\n"
+        "--profile: the LayerNorm algorithms the bound admits (specs/error-analysis.md §0):\n"
+        "runtimes (default: two-pass, Welford/Chan merges as PyTorch, one-pass E[x^2]-E[x]^2 as\n"
+        "ONNX Runtime), moments (no one-pass), two-pass (tightest).\n"
+        "Tolerance: specs/error-analysis.md.\n"
         "\n"
         "ops, inputs and outputs:\n");
     /* Columns as wide as the longest op name and input list (plus two blanks), so that no two

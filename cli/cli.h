@@ -155,6 +155,10 @@ void cli_output_shape(const cli_job *job, int k, int *ndim, size_t *shape);
 /* Run the certified twin into outs[0..noutputs) (allocated here) rounded to `out`.
    Returns 0 or an exit code after printing a message. */
 int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs);
+
+/* --profile NAME (check, golden run-check): sets the bounds' implementation profile
+   (ref/bound_profile.h).  0, or -1 after a message naming the known profiles. */
+int cli_set_profile(const char *verb, const char *name);
 /* Run the op's a-priori bound for (compute, out) into bounds[0..noutputs) (allocated here). */
 int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *bounds);
 

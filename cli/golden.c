@@ -543,7 +543,8 @@ static void usage(FILE *f)
                "  The cases; --json: an array of {id, op, attrs, shape, input_dtype, inputs,\n"
                "  expected, flags, result, comment} with paths relative to the repository root.\n"
                "usage: resnorm golden run-check DIR [--dtype D] [--eps-dtype f32|f64|input] [--op OP]\n"
-               "                                    [--allow ftz] [--json] [--root DIR]\n"
+               "                                    [--allow ftz] [--profile runtimes|moments|two-pass]\n"
+               "                                    [--json] [--root DIR]\n"
                "  Check another implementation's outputs laid out DIR/<case id>/<output>.npy (any\n"
                "  subset of cases and outputs) as 'resnorm check' does; --dtype: the dtype the\n"
                "  implementation computes in (default: the widest of each case's files; each output\n"
@@ -553,7 +554,7 @@ static void usage(FILE *f)
                "  'resnorm check', flushed subnormals are accepted and counted. Cases absent from\n"
                "  DIR are skipped. Prints case, verdict, worst error in ulps and in units of the\n"
                "  bound, and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a mismatch, 2 an\n"
-               "  input error.  See specs/cli.md.\n");
+               "  input error.  --profile as for 'resnorm check'.  See specs/cli.md.\n");
 }
 
 int golden_main(int argc, char **argv)

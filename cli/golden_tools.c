@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "bound_profile.h"
 #include "cli.h"
 #include "golden.h"
 
@@ -148,6 +149,10 @@ static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int al
                 return RN_EXIT_USAGE;
             }
             o->allow_ftz = 1;
+        } else if (allow_dtype && OPT("--profile")) {
+            VALUE();
+            if (cli_set_profile(verb, v) != 0)
+                return RN_EXIT_USAGE;
         } else if (allow_json && !strcmp(a, "--json")) {
             o->json = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -495,6 +500,7 @@ static int run_check_main(int argc, char **argv)
     if (o.json) {
         json_t *root_j = json_object();
         json_object_set_new(root_j, "dir", json_string(o.dir));
+        json_object_set_new(root_j, "profile", json_string(rn_profile_name(rn_bound_profile())));
         json_object_set_new(root_j, "pass", json_boolean(rc == 0));
         json_object_set_new(root_j, "passed", json_integer((json_int_t)t.passed));
         json_object_set_new(root_j, "failed", json_integer((json_int_t)t.failed));

@@ -12,6 +12,7 @@
 
 #include <mpfr.h>
 
+#include "bound_profile.h"
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
 
@@ -78,7 +79,8 @@ typedef struct {
     double var;      /* v = (1/n) sum (x_i - m)^2 */
     double absmean;  /* A = (1/n) sum |x_i| */
     double absmax;   /* max |x_i| */
-    double absdev;   /* max |x_i - m| */
+    double absdev;   /* Dmax = max |x_i - m| */
+    double devmean;  /* D1 = (1/n) sum |x_i - m| */
     int finite;      /* all x_i finite */
 } row_stats;
 
@@ -87,7 +89,7 @@ static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n,
                             mpfr_ptr *p)
 {
     st->finite = 1;
-    st->absmax = st->absdev = 0.0;
+    st->absmax = st->absdev = st->devmean = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(x[i]))
             st->finite = 0;
@@ -116,8 +118,14 @@ static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n,
         mpfr_sub(t[i], t[i], m, MPFR_RNDN);
         d[i] = mpfr_get_d(t[i], MPFR_RNDN);
         st->absdev = fmax(st->absdev, fabs(d[i]) * (1.0 + 0x1p-52));
-        mpfr_sqr(t[i], t[i], MPFR_RNDN);
     }
+    for (size_t i = 0; i < n; i++)
+        mpfr_abs(t[i], t[i], MPFR_RNDN);
+    mpfr_sum(s, p, n, MPFR_RNDN);
+    mpfr_div_ui(s, s, n, MPFR_RNDN);
+    st->devmean = mpfr_get_d(s, MPFR_RNDU);
+    for (size_t i = 0; i < n; i++)
+        mpfr_sqr(t[i], t[i], MPFR_RNDN);
     mpfr_sum(s, p, n, MPFR_RNDN);
     mpfr_div_ui(s, s, n, MPFR_RNDN);
     st->var = mpfr_get_d(s, MPFR_RNDN);
@@ -126,37 +134,102 @@ static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n,
 
 /* Forward error terms of one row that every element shares [§2, §3]. */
 typedef struct {
-    double err_mean;  /* E_m: |m_hat - m| */
+    double err_mean;  /* E_m: |m_hat - m| for every admitted way of forming the mean */
     double rstd;      /* r */
     double rel_rstd;  /* R: |r_hat - r| <= R r */
 } row_terms;
 
+/* [§2] E_sum: a sum of the n inputs in any order, then a division by n or a product with
+   fl(1/n): gamma_{n+1} A, plus the underflow of the division (or of fl(1/n) and the product). */
+static double err_mean_sum(const row_stats *st, size_t n, double u, double eta)
+{
+    return gamma_k((double)n + 1, u) * st->absmean + 2.0 * eta;
+}
+
+/* [§2.1] K_n: the merge factor, sum over merge nodes of n_b / n (b the block scaled by n_b/n_nu)
+   for the admitted merge trees: 1 for Welford, log2(n)/2 for merging the smaller block into the
+   larger, <= log2(n)/2 + 1 for PyTorch's RowwiseMoments. */
+static double merge_factor(size_t n)
+{
+    return 2.0 + 0.5 * log2((double)n);
+}
+
+/* [§2.1] E_W: the error of the mean of any block of a Welford / Chan merge tree over the row,
+   P = (1/2) sum |d_i| bounding every partial sum of the deviations:
+   E_W = (1 + gamma_{c_W}) [ u ((n+1)/2 |m| + P + 6 K_n Dmax) + gamma_65 A + 3 eta (n+1)/2 ],
+   c_W = (n+1)/2 + 6 K_n (the second-order terms, E <= E1 + c_W u E). */
+static double err_mean_welford(const row_stats *st, size_t n, double u, double eta)
+{
+    double nn = (double)n, P = 0.5 * nn * st->devmean, K = merge_factor(n);
+    double first = u * (0.5 * (nn + 1.0) * fabs(st->mean) + P + 6.0 * K * st->absdev)
+                   + gamma_k(65.0, u) * st->absmean + 1.5 * (nn + 1.0) * eta;
+    return (1.0 + gamma_k(0.5 * (nn + 1.0) + 6.0 * K, u)) * first;
+}
+
+/* [§3] Half-widths of the interval of v_hat, as sums of non-negative terms [§6]. */
+typedef struct {
+    double lo, hi;  /* v_hat in [v - lo, v + hi] */
+    int may_be_negative; /* the one-pass form does not clamp: v_hat + eps may be <= 0 */
+} var_interval;
+
+static void widen(var_interval *vi, double lo, double hi)
+{
+    vi->lo = fmax(vi->lo, lo);
+    vi->hi = fmax(vi->hi, hi);
+}
+
+static var_interval variance_interval(const row_stats *st, size_t n, double e_sum, double e_w,
+                                      double u, double eta, rn_profile prof)
+{
+    double nn = (double)n, v = st->var;
+    var_interval vi = {0.0, 0.0, 0};
+    /* [§3.0] two-pass with the mean off by E_m: v_hat in [v(1 - g) - n eta, (v + E_m^2)(1 + g)
+       + n eta], g = gamma_{n+4}; the mean is a sum (E_sum) or, in the moments profiles, may be
+       a Welford / merged mean (E_W). */
+    double g = gamma_k(nn + 4.0, u);
+    double e_m = prof == RN_PROFILE_TWO_PASS ? e_sum : fmax(e_sum, e_w);
+    widen(&vi, v * g + nn * eta, v * g + e_m * e_m * (1.0 + g) + nn * eta);
+    if (prof != RN_PROFILE_TWO_PASS) {
+        /* [§3.1] Welford / Chan merge tree: W = 4 E_W D1 ln n + E_W^2 (1 + 2 log2 n);
+           v_hat in [v - ((v + W) g6 + W + 2 n eta), v + (v + W) g6 + W + 2 n eta],
+           g6 = gamma_{n+6}. */
+        double ln_n = log(fmax(nn, 1.0)), lg_n = log2(fmax(nn, 1.0));
+        double w = 4.0 * e_w * st->devmean * ln_n + e_w * e_w * (1.0 + 2.0 * lg_n);
+        double g6 = gamma_k(nn + 6.0, u);
+        double dw = (v + w) * g6 + w + 2.0 * nn * eta;
+        widen(&vi, dw, dw);
+    }
+    if (prof == RN_PROFILE_RUNTIMES) {
+        /* [§3.2] one pass, v_hat = fl(fl(Q/n) - fl(m_hat^2)), Q = sum x_i^2 in any order:
+           V1 = gamma_{n+1} (v + m^2) + 2|m| E_sum + E_sum^2 + u (|m| + E_sum)^2 + (n + 2) eta,
+           v_hat in [v - (V1 (1 + u) + u v), v + V1 (1 + u) + u v], not clamped at 0. */
+        double am = fabs(st->mean);
+        double v1 = gamma_k(nn + 1.0, u) * (v + am * am) + 2.0 * am * e_sum + e_sum * e_sum
+                    + u * (am + e_sum) * (am + e_sum) + (nn + 2.0) * eta;
+        double d1 = v1 * (1.0 + u) + u * v;
+        widen(&vi, d1, d1);
+        vi.may_be_negative = d1 > v;
+    }
+    return vi;
+}
+
 static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn_dtype compute)
 {
     double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    rn_profile prof = rn_bound_profile();
     row_terms rt;
-    /* [§2] any summation order, then a division or a multiplication by fl(1/n): gamma_{n+1} A;
-       plus 4u max|x| for Welford-style running means; plus the underflow of the division (or of
-       fl(1/n) and the product) when the mean is subnormal. */
-    rt.err_mean = gamma_k((double)n + 1, u) * st->absmean + 4.0 * u * st->absmax + 2.0 * eta;
-    /* [§3] two-pass: v_hat in [v (1 - g) - n eta, (v + E_m^2)(1 + g) + n eta], g = gamma_{n+4};
-       Welford / Chan merges add W = c_n max|d| E_W + E_W^2 either way [§3.1]. */
-    double g = gamma_k((double)n + 4, u);
-    double e_w = (gamma_k((double)n + 1, u) + 4.0 * u) * st->absmax + 2.0 * eta;
-    double c_n = fmax(4.0, ceil(log2((double)n)));
-    double w = c_n * st->absdev * e_w + e_w * e_w;
-    /* The distances dv_lo = v - v_lo and dv_hi = v_hi - v as sums of non-negative terms, so that
-       their binary64 evaluation is accurate to a few ulps even when they are tiny [§6]. */
-    double dv_lo = st->var * g + w + (double)n * eta;
-    double dv_hi = st->var * g + rt.err_mean * rt.err_mean * (1.0 + g) + w + (double)n * eta;
-    int lo_clamped = dv_lo >= st->var; /* v_hat may be 0 */
-    if (lo_clamped)
-        dv_lo = st->var;
+    double e_sum = err_mean_sum(st, n, u, eta);
+    double e_w = err_mean_welford(st, n, u, eta);
+    rt.err_mean = prof == RN_PROFILE_TWO_PASS ? e_sum : fmax(e_sum, e_w); /* [§2, §2.1] */
+    var_interval vi = variance_interval(st, n, e_sum, e_w, u, eta, prof);
+    double dv_lo = vi.lo, dv_hi = vi.hi;
     double s = st->var + eps;
+    if (!vi.may_be_negative && dv_lo >= st->var)
+        dv_lo = st->var; /* v_hat >= 0: a sum of squares or of non-negative increments */
     rt.rstd = 1.0 / sqrt(s);
-    /* [§3] s_hat in [s_lo, s_hi] = [(v_lo + eps)(1 - u), (v_hi + eps)(1 + u)];
-       r_hat = s_hat^(-1/2) (1 + theta), |theta| <= 4u: 1/sqrt (two roundings, 2u + u^2), or an
-       rsqrt within 2 ulps (2 ulps <= 4u relative).
+    /* [§3.3] s_hat in [s_lo, s_hi] = [(v_lo + eps)(1 - u), (v_hi + eps)(1 + u)];
+       r_hat = s_hat^(-1/2) (1 + theta), |theta| <= 4u: 1/sqrt (two roundings, 2u + u^2), a
+       division by sqrt, or an rsqrt within 2 ulps (2 ulps <= 4u relative).
        rho_hi - 1 = a + 4u + 4u a with a = sqrt(s/s_lo) - 1 = q/(1 + sqrt(1 + q)),
        q = (s - s_lo)/s_lo;  1 - rho_lo = (b + 4u)/sqrt(1 + q') with b = sqrt(1 + q') - 1,
        q' = (s_hi - s)/s.  All terms non-negative. */
@@ -168,7 +241,8 @@ static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn
     double four_u = 4.0 * u;
     rt.rel_rstd = fmax(a + four_u + four_u * a, (b + four_u) / sqrt(1.0 + qp));
     /* [§7] overflow of a compute-format intermediate voids the analysis: n max|x|, or the sum of
-       squared deviations (max|x| + |m|)^2 n, beyond half the format's largest value. */
+       squares (max|x| + |m|)^2 n, beyond half the format's largest value; so does an interval of
+       v_hat + eps that reaches 0. */
     double big = rn_dtype_max(compute) / 2;
     double dev = st->absmax + fabs(st->mean);
     if ((double)n * st->absmax > big || dev * dev * (double)n > big || !(s_lo > 0.0) || isnan(q))
@@ -182,6 +256,104 @@ static double err_xhat(double d, const row_terms *rt, double u, double eta)
     double f = (1.0 + u) * (1.0 + u) * (1.0 + rt->rel_rstd);
     double f_minus_1 = 2.0 * u + u * u + rt->rel_rstd * (1.0 + u) * (1.0 + u); /* no cancellation */
     return rt->rstd * (fabs(d) * f_minus_1 + rt->err_mean * f) + eta;
+}
+
+/* [§4.1] The folded affine forms y = x (r g) + (b - m (r g)) and PyTorch's (x r + (-r m)) g + b
+   compute the same value as ((x - m) r) g + b up to the roundings of products of the uncentered
+   x and m: u (|g| r_hi (1 + u)^2 (2 |x| + 3 (|m| + E_m)) + |b|), r_hi = r (1 + R). */
+static double err_folded(double x, double g, double b, const row_terms *rt, const row_stats *st,
+                         double u)
+{
+    double r_hi = rt->rstd * (1.0 + rt->rel_rstd);
+    return u * (fabs(g) * r_hi * (1.0 + u) * (1.0 + u)
+                * (2.0 * fabs(x) + 3.0 * (fabs(st->mean) + rt->err_mean)) + fabs(b));
+}
+
+/* [§4.2] An intermediate product of any association ((x - m) r, r g, (x - m) g, x (r g), m (r g))
+   may underflow, by eta, and is then multiplied by at most one of |g|, r_hi, |x - m_hat|, |x|,
+   |m_hat|: eta (3 + |g| + r_hi + |d| + |x| + 2 (|m| + E_m)) (1 + 2u). */
+static double eta_scaled(double d, double x, double g, const row_terms *rt, const row_stats *st,
+                         double eta, double u)
+{
+    double r_hi = rt->rstd * (1.0 + rt->rel_rstd);
+    return eta * (3.0 + fabs(g) + r_hi + fabs(d) + fabs(x) + 2.0 * (fabs(st->mean) + rt->err_mean))
+           * (1.0 + 2.0 * u);
+}
+
+/* [§5.4] PyTorch's CPU backward (layer_norm_kernel.cpp): ds = sum g x, db = sum g (any order),
+   b = (db m_hat - ds) a^3 / n, c = -b m_hat - db a / n, dx = a dy gamma + b x + c, a = r_hat.
+   Row terms: E_Q >= |Q_hat - Q| for Q = db m - ds = -B (B = sum g d), E_b >= |b_hat - b|,
+   b_hi >= |b_hat|, E_K >= |fl(db a / n) - r gbar|. */
+typedef struct {
+    double e_b, b_hi, e_k, k_hi;
+} torch_bwd;
+
+static torch_bwd torch_backward_terms(const row_stats *st, const row_terms *rt, size_t n,
+                                      double G, double gbar_m, double X, double hbar_m, double u)
+{
+    double nn = (double)n, r = rt->rstd, R = rt->rel_rstd;
+    double am = fabs(st->mean), em = rt->err_mean;
+    double gN = gamma_k(nn, u), gN1 = gamma_k(nn + 1.0, u);
+    double B = nn * hbar_m / r;                              /* |sum g d| */
+    double e_p = nn * gbar_m * em + gN * nn * G * (am + em); /* db_hat m_hat vs db m */
+    double e_q = (e_p + u * nn * G * (1.0 + gN) * (am + em) + gN1 * nn * X) * (1.0 + u) + u * B;
+    double R3 = (1.0 + R) * (1.0 + R) * (1.0 + R) * (1.0 + gamma_k(5.0, u)) - 1.0;
+    torch_bwd tb;
+    tb.e_b = r * r * r / nn * ((B + e_q) * R3 + e_q);
+    tb.b_hi = r * r * r / nn * B + tb.e_b;
+    double g3 = gamma_k(3.0, u);
+    tb.e_k = r * (gbar_m * ((1.0 + R) * (1.0 + g3) - 1.0) + gN * G * (1.0 + R) * (1.0 + g3));
+    tb.k_hi = r * gbar_m + tb.e_k;
+    return tb;
+}
+
+/* [§5.4] |dx_hat - dx| of PyTorch's form for element i (d = x - m, g = dy gamma). */
+static double err_dx_torch(const torch_bwd *tb, const row_stats *st, const row_terms *rt,
+                           double d, double x, double g, double eta, double u)
+{
+    double r = rt->rstd, R = rt->rel_rstd, r_hi = r * (1.0 + R), g2 = gamma_k(2.0, u);
+    double am = fabs(st->mean), em = rt->err_mean, ag = fabs(g), ax = fabs(x);
+    double c_hi = tb->b_hi * (am + em) * (1.0 + u) + tb->k_hi;
+    double e = r * ag * ((1.0 + R) * (1.0 + g2) - 1.0)        /* a dy gamma */
+               + tb->e_b * fabs(d) + tb->b_hi * em + tb->e_k  /* b (x - m_hat) - K */
+               + u * tb->b_hi * ax                            /* fl(b x) */
+               + u * tb->b_hi * (am + em) * (1.0 + u) + u * c_hi /* fl(-b m), c */
+               + u * (r_hi * ag * (1.0 + g2) + tb->b_hi * ax * (1.0 + u)); /* t1 + t2 */
+    return e * (1.0 + u) * (1.0 + u) + eta * (6.0 + r_hi * (1.0 + ag) + ax + am + tb->b_hi);
+}
+
+/* [§5.5] The autograd form: B = sum g (x - m_hat), dvar = -1/2 r_hat^3 B,
+   dx1_i = g_i r_hat + dvar 2 (x_i - m_hat) / n, dm = -sum dx1, dx_i = dx1_i + dm / n.
+   Row terms: E_dvar >= |dvar_hat - dvar|, dvar_hi >= |dvar_hat|, and the binary64 magnitude
+   B_abs >= |B| = n |hbar| / r. */
+typedef struct {
+    double e_dvar, dvar_hi, dvar;
+} autograd_bwd;
+
+static autograd_bwd autograd_terms(const row_terms *rt, size_t n, double G, double gbar_m,
+                                   double H, double hbar_m, double u)
+{
+    double nn = (double)n, r = rt->rstd, R = rt->rel_rstd, em = rt->err_mean;
+    double B = nn * hbar_m / r;
+    double e_B = nn * gbar_m * em + gamma_k(nn + 2.0, u) * nn * (H / r + G * em);
+    double R3 = (1.0 + R) * (1.0 + R) * (1.0 + R) * (1.0 + gamma_k(3.0, u)) - 1.0;
+    autograd_bwd ab;
+    ab.dvar = 0.5 * r * r * r * B;
+    ab.e_dvar = 0.5 * r * r * r * ((B + e_B) * R3 + e_B);
+    ab.dvar_hi = ab.dvar + ab.e_dvar;
+    return ab;
+}
+
+/* [§5.5] |dx1_hat_i - dx1_i| and |dx1_i| (its exact magnitude bound M1_i). */
+static double err_dx1_autograd(const autograd_bwd *ab, const row_terms *rt, size_t n, double d,
+                               double g, double u, double *m1)
+{
+    double nn = (double)n, r = rt->rstd, R = rt->rel_rstd, em = rt->err_mean;
+    double g2 = gamma_k(2.0, u), g3 = gamma_k(3.0, u), ad = fabs(d), ag = fabs(g);
+    *m1 = r * ag + 2.0 * ab->dvar * ad / nn;
+    double e = r * ag * ((1.0 + R) * (1.0 + g2) - 1.0)
+               + 2.0 / nn * (ab->e_dvar * (ad + em) + ab->dvar * em + ab->dvar_hi * (ad + em) * g3);
+    return e * (1.0 + u) + u * *m1;
 }
 
 static int alloc_scratch(size_t n, double **d, mpfr_t **t, mpfr_ptr **p)
@@ -217,7 +389,8 @@ int layernorm_forward_bound(double *by, double *bmean, double *brstd, const doub
         return RN_TWIN_NOMEM;
     for (size_t r = 0; r < rows; r++) {
         row_stats st;
-        exact_row_stats(&st, d, x + r * n, n, t, p);
+        const double *xr = x + r * n;
+        exact_row_stats(&st, d, xr, n, t, p);
         if (!st.finite) { /* the exact outputs are NaN/Inf: the checker demands the same class */
             bmean[r] = brstd[r] = 0.0;
             for (size_t i = 0; i < n; i++)
@@ -234,10 +407,14 @@ int layernorm_forward_bound(double *by, double *bmean, double *brstd, const doub
                 continue;
             }
             /* [§4] y_hat = fl(fl(xhat_hat * gamma) + beta); any association of the three
-               products, or an fma, makes no more roundings than this. */
+               products, or an fma, makes no more roundings than this; plus [§4.1] the folded
+               forms' extra roundings and [§4.2] the underflow of any intermediate product,
+               scaled by what multiplies it later. */
             double xh = d[i] * rt.rstd;
             double ym = mag(xh * gi + bi, fabs(xh * gi) + fabs(bi));
-            double T = fabs(gi) * (err_xhat(d[i], &rt, u, eta) * (1.0 + u) + u * fabs(xh)) + eta;
+            double T = fabs(gi) * (err_xhat(d[i], &rt, u, eta) * (1.0 + u) + u * fabs(xh))
+                       + err_folded(xr[i], gi, bi, &rt, &st, u)
+                       + eta_scaled(d[i], xr[i], gi, &rt, &st, eta, u);
             double e = T * (1.0 + u) + u * ym;
             by[r * n + i] = finish(e, ym, compute, out);
         }
@@ -291,23 +468,41 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
         }
         row_terms rt = forward_row_terms(&st, n, eps, compute);
         /* [§5.1] the two row means: gbar = mean(g), hbar = mean(g xhat), and their errors. */
-        double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0;
+        double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0, X1 = 0;
         for (size_t i = 0; i < n; i++) {
             double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
             double dxh = err_xhat(d[i], &rt, u, eta);
+            X1 += fabs(g * xr[i]);
             G1 += fabs(g);
             gbar += g;
             H1 += fabs(g * xh);
             hbar += g * xh;
             eps_h += fabs(g) * ((2.0 * u + u * u) * fabs(xh) + (1.0 + u) * (1.0 + u) * dxh) + eta;
         }
-        G1 /= n, H1 /= n, eps_h /= n;
+        /* binary64 sums of n non-negative terms: relative error <= gamma_n(2^-53), which the
+           final EVAL_SLACK does not cover for n in the thousands: round them up [§6]. */
+        double up = 1.0 + gamma_k((double)n + 1, 0x1p-53);
+        G1 = G1 / n * up, H1 = H1 / n * up, eps_h = eps_h / n * up, X1 = X1 / n * up;
         /* gbar, hbar are binary64 sums of n terms: magnitudes within gamma_n of G1, H1 [§6]. */
         double gbar_m = fabs(gbar / n) + gamma_k((double)n + 1, 0x1p-53) * G1;
         double hbar_m = fabs(hbar / n) + gamma_k((double)n + 1, 0x1p-53) * H1;
         double gn = gamma_k((double)n + 2, u);
         double e_gbar = gn * G1 + eta;
         double e_hbar = eps_h * (1.0 + gn) + gn * H1 + eta;
+        torch_bwd tb = torch_backward_terms(&st, &rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
+                                            X1 * (1.0 + 0x1p-50), hbar_m, u);
+        /* [§5.5] the autograd form's dm = -sum dx1: E_dm from the row's dx1 errors. */
+        autograd_bwd ab = autograd_terms(&rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
+                                         H1 * (1.0 + 0x1p-50), hbar_m, u);
+        double sum_e1 = 0.0, sum_m1 = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double m1;
+            sum_e1 += err_dx1_autograd(&ab, &rt, n, d[i], dyr[i] * gamma[i], u, &m1);
+            sum_m1 += m1;
+        }
+        double gn1 = gamma_k((double)n - 1.0, u);
+        double e_dm = ((sum_e1 * (1.0 + gn1) + gn1 * sum_m1) / (double)n) * (1.0 + u) * up
+                      + u * rt.rstd * gbar_m;
         for (size_t i = 0; i < n; i++) {
             double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
             double dxh = err_xhat(d[i], &rt, u, eta);
@@ -321,10 +516,20 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
                         + fabs(xh) * (hbar_m - fabs(hbar / n));
             double e_dx = rt.rstd * e_q * (1.0 + rt.rel_rstd) * (1.0 + u)
                           + qm * rt.rstd * (rt.rel_rstd * (1.0 + u) + u) + eta;
+            /* [§5.4] or PyTorch's a dy g + b x + c: whichever error is larger. */
+            e_dx = fmax(e_dx, err_dx_torch(&tb, &st, &rt, d[i], xr[i], g, eta, u)
+                                  + qm * rt.rstd * u);
+            /* [§5.5] or the autograd form: dx1_i + dm / n, one more rounding. */
+            double m1, e1 = err_dx1_autograd(&ab, &rt, n, d[i], g, u, &m1);
+            double r_hi = rt.rstd * (1.0 + rt.rel_rstd);
+            e_dx = fmax(e_dx, (e1 + e_dm) * (1.0 + u) + qm * rt.rstd * u
+                                  + 2.0 * eta * (6.0 + r_hi * (1.0 + fabs(g)) + fabs(xr[i])
+                                                 + fabs(st.mean) + rt.err_mean + 2.0 * ab.dvar_hi));
             if (!row_bad)
                 bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
             /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
-            cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh) + eta;
+            cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh)
+                         + eta * (1.0 + rt.rstd * (1.0 + rt.rel_rstd)); /* (dy (x - m)) r: §5.3 */
             cg_mag[i] += fabs(dyr[i] * xh);
         }
     }

@@ -174,7 +174,18 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
         const double *xr = x + r * n;
         row_stats st;
         exact_row_stats(&st, xr, n, eps, t, p);
-        if (st.kind != ROW_OK) { /* exact outputs NaN/Inf, or exact zeros forced by an Inf [R§6] */
+        if (st.kind == ROW_INF) {
+            /* [R§6] exact rstd 0 and y_i 0 (x_i finite) or NaN: a plain sum of squares gets
+               them, but a compensated or pairwise-merged sum meets Inf - Inf and returns NaN.
+               Void (unconstrained) except where the exact value is NaN already. */
+            brstd[r] = INFINITY;
+            for (size_t i = 0; i < n; i++) {
+                double w = offset ? 1.0 + gamma[i] : gamma[i];
+                by[r * n + i] = isfinite(xr[i]) && isfinite(w) ? INFINITY : 0.0;
+            }
+            continue;
+        }
+        if (st.kind != ROW_OK) { /* exact outputs NaN/Inf, or exact zeros [R§6] */
             brstd[r] = 0.0;
             for (size_t i = 0; i < n; i++)
                 by[r * n + i] = 0.0;
@@ -189,12 +200,15 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
                 continue;
             }
             double aw = fabs(w) * (1.0 + 0x1p-52); /* |w| rounded up (1 + gamma in binary64) */
-            /* [R§4] y_hat = fl(fl(x r_hat) w_hat) (or (x w_hat) r_hat):
-               |y_hat - y| <= |y| ((1 + R)(1 + gamma_{2+offset}) - 1) + eta (1 + max(|w|, r)(1+..)) */
+            /* [R§4] y_hat = fl(fl(x r_hat) w_hat) (or (x w_hat) r_hat, or x (r_hat w_hat)):
+               |y_hat - y| <= |y| ((1 + R)(1 + gamma_{2+offset}) - 1)
+                              + eta (1 + max(|w|, r, |x|)(1 + ..)) */
             double ym = fabs(xr[i]) * st.r * aw * (1.0 + 0x1p-50);
             double g2 = gamma_k(2.0 + (offset ? 1.0 : 0.0), u);
             double e = ym * (R + g2 + R * g2)
-                       + eta * (1.0 + fmax(aw * (1.0 + u) * (1.0 + uw), st.r * (1.0 + R) * (1.0 + u)));
+                       + eta * (1.0 + fmax(fmax(aw * (1.0 + u) * (1.0 + uw),
+                                                st.r * (1.0 + R) * (1.0 + u)),
+                                           fabs(xr[i]) * (1.0 + u)));
             by[r * n + i] = finish(e, ym, compute, out);
         }
     }
@@ -282,6 +296,11 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
                 gmax = fmax(gmax, fabs(dyr[i] * w[i]) * (1.0 + 0x1p-50));
         double Rb = R;
         if ((double)n * gmax * xhmax > rn_dtype_max(compute) / 2) /* [R§6] */
+            Rb = INFINITY;
+        /* [R§6] autograd's association r (r (r sum(g x))): its intermediates reach
+           r_hi^3 n C, which may overflow where dx is ordinary: void there. */
+        double rhi = rr * (1.0 + R);
+        if (rhi * rhi * rhi * (double)n * Cm > rn_dtype_max(compute) / 2)
             Rb = INFINITY;
         double R3 = 3.0 * Rb + 3.0 * Rb * Rb + Rb * Rb * Rb; /* (1 + R)^3 - 1 */
         double rp = rr * (1.0 + Rb);                         /* >= r_hat */

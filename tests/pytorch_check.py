@@ -194,8 +194,8 @@ def torch_skip_rms_backward(case, ins, normalize_x=False):
     return {"dx": grad(x), "dskip": grad(k), "dbias": grad(b), "dgamma": grad(g)}
 
 
-def check(case, outputs, tmp):
-    args = [RESNORM, "check", case["op"]]
+def check(case, outputs, tmp, extra=()):
+    args = [RESNORM, "check", case["op"], *extra]
     for name, path in case["inputs"].items():
         args += ["--in", f"{name}={os.path.join(ROOT, path)}"]
     for k, v in case["attrs"].items():
@@ -218,7 +218,7 @@ def main():
     bwd = [c for c in cases if c["op"] == "layernorm_backward"]
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        def run(cs, fn, names):
+        def run(cs, fn, names, extra=()):
             bad = []
             for c in cs:
                 ins = {k: load(p) for k, p in c["inputs"].items()}
@@ -228,7 +228,7 @@ def main():
                     outs = fn(ins["x"], ins["gamma"], ins["beta"], eps, axis)
                 else:
                     outs = fn(ins["x"], ins["gamma"], ins["dy"], eps, axis)
-                if check(c, outs, tmp) != 0:
+                if check(c, outs, tmp, extra) != 0:
                     bad.append(c["id"])
             return bad
 
@@ -239,8 +239,12 @@ def main():
         rows.append(("torch layer_norm backward f32", "pass all", len(bwd), len(bad), not bad))
         for kind in ("unbiased_variance", "eps_outside_sqrt", "one_pass_variance", "missing_beta",
                      "bf16_rounded_output"):
-            bad = run(fwd, variant(kind), ("x", "gamma", "beta"))
-            rows.append((kind, "fail some", len(fwd), len(bad), bool(bad)))
+            # The one pass is ONNX Runtime's form, admitted by the default profile at its own
+            # error (specs/error-analysis.md §0, §3.2): it is a bug against "moments".
+            extra = ("--profile", "moments") if kind == "one_pass_variance" else ()
+            bad = run(fwd, variant(kind), ("x", "gamma", "beta"), extra)
+            rows.append((kind + (" (moments)" if extra else ""), "fail some", len(fwd), len(bad),
+                         bool(bad)))
 
         def run_ops(op, fn, keep=lambda c: True):
             cs = [c for c in cases if c["op"] == op and keep(c)]

@@ -313,6 +313,18 @@ Test(cli, check_accepts_twin_outputs_and_catches_a_perturbation)
     cr_assert(json_number_value(json_object_get(w0, "err_bound_ratio")) > 1);
     json_decref(root);
 
+    /* every profile accepts the exact values and rejects the 4096-ulp error (the bound of the
+       well-conditioned row stays far below it in each, specs/error-analysis.md §0) */
+    static const char *const profiles[] = {"runtimes", "moments", "two-pass"};
+    for (int k = 0; k < 3; k++) {
+        rc = run("check layernorm " FWD_FMT " --actual y=%s --actual rstd=%s --profile %s",
+                 FWD_ARGS, P("o/y.npy"), P("o/rstd.npy"), profiles[k]);
+        cr_assert_eq(rc, 0, "profile %s: exit %d: %s%s", profiles[k], rc, out_text, err_text);
+        rc = run("check layernorm " FWD_FMT " --actual y=%s --profile=%s", FWD_ARGS,
+                 P("bad_y.npy"), profiles[k]);
+        cr_assert_eq(rc, 1, "profile %s: exit %d: %s%s", profiles[k], rc, out_text, err_text);
+    }
+
     /* passing JSON */
     rc = run("check layernorm " FWD_FMT " --actual mean=%s --json", FWD_ARGS, P("o/mean.npy"));
     cr_assert_eq(rc, 0, "%s", err_text);
@@ -476,6 +488,9 @@ Test(cli, bad_usage_exit_2)
                  x);
     expect_usage("--json", EVAL_TO_OUT " --json", x, g, b, o);
     expect_usage("--out", "check layernorm " FWD_FMT " --actual y=%s --out %s", FWD_ARGS, x, o);
+    expect_usage("profile 'welford'", "check layernorm " FWD_FMT " --actual y=%s --profile welford",
+                 FWD_ARGS, x);
+    expect_usage("--profile", EVAL_TO_OUT " --profile two-pass", x, g, b, o);
     expect_usage(NULL, "help frobnicate");
 }
 
