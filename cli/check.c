@@ -48,8 +48,8 @@ void cli_check_help(void)
         "An actual of another shape with the same number of elements is compared in C order\n"
         "(the report notes it).\n"
         "--profile: the LayerNorm algorithms the bound admits (specs/error-analysis.md §0):\n"
-        "runtimes (default: two-pass, Welford/Chan merges as PyTorch, one-pass E[x^2]-E[x]^2 as\n"
-        "ONNX Runtime), moments (no one-pass), two-pass (tightest).\n"
+        "moments (default: two-pass, Welford/Chan merges as PyTorch), runtimes (also one-pass\n"
+        "E[x^2]-E[x]^2 as ONNX Runtime), two-pass (tightest).\n"
         "Tolerance: specs/error-analysis.md.\n"
         "\n"
         "ops, inputs and outputs:\n");

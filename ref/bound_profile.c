@@ -3,7 +3,7 @@
 
 #include "bound_profile.h"
 
-static rn_profile current = RN_PROFILE_RUNTIMES;
+static rn_profile current = RN_PROFILE_MOMENTS;
 
 void rn_bound_set_profile(rn_profile p) { current = p; }
 

@@ -2,11 +2,12 @@
  *
  * The LayerNorm-family bounds (ref/layernorm_bound.c, and through it skip_layernorm) are the
  * maximum of the a-priori errors of the algorithms a profile admits:
- *   RN_PROFILE_RUNTIMES  (default, "runtimes") two-pass, Welford / Chan-merged moments (PyTorch's
+ *   RN_PROFILE_RUNTIMES  ("runtimes") two-pass, Welford / Chan-merged moments (PyTorch's
  *                        CPU RowwiseMoments) and the one-pass E[x^2] - E[x]^2 (ONNX Runtime's CPU
  *                        LayerNormalization): every runtime as it ships;
- *   RN_PROFILE_MOMENTS   ("moments") two-pass and Welford / Chan merges; rejects the one-pass
- *                        variance where its error exceeds theirs (large means);
+ *   RN_PROFILE_MOMENTS   (default, "moments") two-pass and Welford / Chan merges; rejects the
+ *                        one-pass variance where its error exceeds theirs (large means, and
+ *                        constant rows, where eps decides rstd);
  *   RN_PROFILE_TWO_PASS  ("two-pass") the two-pass variance only (llm.c, the project's kernels):
  *                        the tightest, ~ (n/2) u on rstd for a well-conditioned row.
  * Every profile admits any summation order, 1/sqrt or a 2-ulp rsqrt or a division by sqrt, and any

@@ -3,7 +3,8 @@
 // as tests/pytorch_suite.py is for PyTorch: for each applicable case of `resnorm golden list
 // --json` it builds a small ONNX model (below: a hand-written protobuf encoder, since no ONNX
 // package is needed), runs it on the case's inputs, writes DIR/<case id>/<output>.npy and runs
-// `resnorm golden run-check DIR --dtype D --json`, expecting 0 failures apart from KNOWN_FAILURES.
+// `resnorm golden run-check DIR --dtype D --json --profile runtimes`, expecting 0 failures; under the
+// default profile (moments) only the KNOWN_FAILURES of ORT's one-pass variance may fail.
 //
 // Ops (ORT's conventions, measured by this script and described in specs/golden-format.md, "eps"):
 //   layernorm       LayerNormalization (opset 17): Y, Mean, InvStdDev (stash_type 1: float Mean and
@@ -298,6 +299,21 @@ async function main() {
         for (const m of refused) console.log(`ORT ${tag.padEnd(34)} ${g}: refused ${m}`);
         if (!ran) continue;
         // ONNX's epsilon is a float attribute: f32 eps in every graph (f64 included).
+        // Under --profile runtimes (the bound admits ORT's one-pass variance at its own a-priori
+        // error): every case must pass.
+        const rr = runCheck(dir, g, ['--eps-dtype', 'f32', '--profile', 'runtimes']);
+        let worstR = 0;
+        for (const e of rr.cases) {
+          if (e.verdict === 'FAIL') {
+            console.log(`    FAIL ${e.id} under --profile runtimes (UNEXPECTED)`);
+            unexpected++;
+          } else if (typeof e.max_ratio === 'number') worstR = Math.max(worstR, e.max_ratio);
+        }
+        if (rr.errors) unexpected += rr.errors;
+        console.log(`ORT ${tag.padEnd(34)} ${g} run-check --dtype ${g} --eps-dtype f32 --profile runtimes: ${rr.passed} passed, ${rr.failed} failed` +
+          `${rr.errors ? `, ${rr.errors} errors` : ''}; largest err/bound of a pass ${worstR.toPrecision(3)}`);
+        // Under the default profile (moments: two-pass / Welford accuracy), the one-pass variance
+        // fails where its error is really larger: only on large-mean and constant rows.
         const r = runCheck(dir, g, ['--eps-dtype', 'f32']);
         let worst = 0;
         const fails = [];
@@ -305,7 +321,7 @@ async function main() {
           if (e.verdict === 'FAIL') fails.push(e.id);
           else if (typeof e.max_ratio === 'number') worst = Math.max(worst, e.max_ratio);
         }
-        console.log(`ORT ${tag.padEnd(34)} ${g} run-check --dtype ${g} --eps-dtype f32: ${r.passed} passed, ${r.failed} failed` +
+        console.log(`ORT ${tag.padEnd(34)} ${g} run-check --dtype ${g} --eps-dtype f32 (default profile): ${r.passed} passed, ${r.failed} failed` +
           `${r.errors ? `, ${r.errors} errors` : ''}; largest err/bound of a pass ${worst.toPrecision(3)}`);
         let nknown = 0;
         for (const id of fails) {

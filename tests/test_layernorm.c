@@ -289,6 +289,7 @@ Test(layernorm_bound, one_pass_variance_fails_on_large_mean_row)
     for (int i = 0; i < N; i++)
         cr_assert(fabs(y[i] - want[i]) <= by[i], "runtimes profile rejects the one-pass form at %d",
                   i);
+    rn_bound_set_profile(RN_PROFILE_MOMENTS); /* the default */
 }
 
 /* ---- Subnormal gamma: every admitted association stays within the bound (§4.2) ---- */
@@ -341,6 +342,6 @@ Test(layernorm_bound, subnormal_gamma_every_association)
                     }
             }
         }
-    rn_bound_set_profile(RN_PROFILE_RUNTIMES);
+    rn_bound_set_profile(RN_PROFILE_MOMENTS); /* the default */
     printf("subnormal gamma, 5 associations x 3 profiles: worst error/bound %.3g\n", worst);
 }
