@@ -402,19 +402,31 @@ int cli_load(cli_job *job)
         return rc;
     for (int m = 0; m < job->nactual; m++) {
         int k = job->act_index[m];
-        if (npy_read(job->act_path[m], &job->act[m], err, sizeof err) != 0) {
+        /* The shape first, from the header alone: a wrong (or huge) file is refused before its
+           data is read. */
+        rn_array h;
+        if (npy_read_header(job->act_path[m], &h, err, sizeof err) != 0) {
             cli_error(verb, "actual %s: %s", op->outputs[k], err);
             return RN_EXIT_USAGE;
         }
         int nd;
         size_t sh[RN_MAX_DIMS];
         cli_output_shape(job, k, &nd, sh);
-        const rn_array *a = &job->act[m];
-        if (!same_squeezed(a->ndim, a->shape, nd, sh)) {
-            cli_shape_str(s1, sizeof s1, a->ndim, a->shape);
+        if (!same_squeezed(h.ndim, h.shape, nd, sh)) {
+            cli_shape_str(s1, sizeof s1, h.ndim, h.shape);
             cli_shape_str(s2, sizeof s2, nd, sh);
             cli_error(verb, "actual %s (%s): shape %s does not match the expected %s (size-1 "
                       "dimensions aside)", op->outputs[k], job->act_path[m], s1, s2);
+            return RN_EXIT_USAGE;
+        }
+        const rn_array *a = &job->act[m];
+        if (npy_read(job->act_path[m], &job->act[m], err, sizeof err) != 0) {
+            cli_error(verb, "actual %s: %s", op->outputs[k], err);
+            return RN_EXIT_USAGE;
+        }
+        if (!same_squeezed(a->ndim, a->shape, nd, sh)) { /* the file changed in between */
+            cli_error(verb, "actual %s (%s): the file changed while it was read",
+                      op->outputs[k], job->act_path[m]);
             return RN_EXIT_USAGE;
         }
     }

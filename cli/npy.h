@@ -23,6 +23,11 @@ typedef struct {
    unsupported dtype, Fortran order, truncated or overlong data, size overflow) returns -1 and writes
    a one-line message that names the file and the problem into err[errlen]; *out is left empty. */
 int npy_read(const char *path, rn_array *out, char *err, size_t errlen);
+/* The same checks as npy_read (a regular file, opened without blocking; magic, header, and the data
+   size the header implies equal to the file's size from fstat) reading only the header: *out gets
+   dtype, ndim, shape and count, no data (out->data is NULL).  Lets a caller refuse a shape before
+   the data is read. */
+int npy_read_header(const char *path, rn_array *out, char *err, size_t errlen);
 /* Parse an in-memory .npy image (the reader behind npy_read; what the fuzzer drives). name is used
    in messages. */
 int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
