@@ -108,7 +108,7 @@ golden-check: build
 	  { echo "golden/ differs from a fresh generation (run 'make golden' and review):"; \
 	    diff -rq golden $(B)/golden.regen | head -20; exit 1; }
 	@echo "golden: regenerated bit-identical to the committed files"
-	set -o pipefail; $(RESNORM) golden verify --root . | tail -1
+	set -o pipefail; $(RESNORM) golden verify --root . | tail -2
 	/usr/bin/python3 tests/manifest_schema_check.py
 
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----

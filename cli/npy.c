@@ -583,8 +583,8 @@ static const char *descr_of(rn_dtype d)
 
 /* The complete file image of a (header padded as np.save pads it: to a multiple of 64 bytes,
    ending in '\n'). */
-static unsigned char *npy_image(const char *path, const rn_array *a, size_t *len, char *err,
-                                size_t errlen)
+unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
+                          size_t errlen)
 {
     if ((unsigned)a->dtype >= RN_NDTYPES || a->ndim < 0 || a->ndim > RN_MAX_DIMS) {
         fail(err, errlen, path, "invalid array (dtype or ndim)");
@@ -680,7 +680,7 @@ int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen,
     if (tmplen)
         tmp[0] = '\0';
     size_t len;
-    unsigned char *img = npy_image(path, a, &len, err, errlen);
+    unsigned char *img = npy_encode(path, a, &len, err, errlen);
     if (!img)
         return -1;
     char *dir = dir_of(path);

@@ -41,6 +41,11 @@ int npy_write(const char *path, const rn_array *a, char *err, size_t errlen);
 int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen, char *err,
                   size_t errlen);
 
+/* The complete file image npy_write writes for a (malloc'd, *len bytes), or NULL with a message
+   naming path. */
+unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
+                          size_t errlen);
+
 int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape);
 void rn_array_free(rn_array *a);
 
