@@ -339,7 +339,7 @@ Test(hardening, item09_run_check_refuses_non_regular_output_files)
 
 /* ---------------------------------------------------------------- 10. stdout errors */
 
-Test(hardening, item10_unwritable_stdout_is_an_error, .disabled = true)
+Test(hardening, item10_unwritable_stdout_is_an_error)
 {
     const char *cmds[] = {"$R golden list --json --root . >/dev/full",
                           "$R golden list --root . >/dev/full",
@@ -358,7 +358,7 @@ Test(hardening, item10_unwritable_stdout_is_an_error, .disabled = true)
 
 /* ---------------------------------------------------------------- 11. gen into a bad directory */
 
-Test(hardening, item11_gen_into_a_full_or_unwritable_directory_exits_2_without_a_tree, .disabled = true)
+Test(hardening, item11_gen_into_a_full_or_unwritable_directory_exits_2_without_a_tree)
 {
     /* full: a 64 KB file-size limit fails an early write of a big case */
     int rc = sh("mkdir $T/p && trap '' XFSZ; ulimit -f 64; $R golden gen --out $T/p/g");
