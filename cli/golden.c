@@ -29,6 +29,7 @@
 
 #include "dtype.h"
 #include "cli.h"
+#include "memlimit.h"
 #include "npy.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
@@ -479,6 +480,17 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
     return remove(p) != 0 ? -1 : 0;
 }
 
+/* The temporary tree of a gen in progress: removed on failure, also when the memory limit
+   (cli/memlimit.c) ends the run. */
+static char gen_tmp[4200];
+
+static void remove_gen_tmp(void)
+{
+    if (gen_tmp[0])
+        nftw(gen_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    gen_tmp[0] = '\0';
+}
+
 /* `gen --out DIR`: DIR must not exist or be an empty directory.  The tree is generated in a
    temporary sibling (DIR's parent/.NAME.tmp.XXXXXX) and renamed to DIR only when complete, so a
    failed run (a full disk, an unwritable directory, a twin that cannot certify) leaves no partial
@@ -527,16 +539,20 @@ static int gen_into(const char *out)
         return EXIT_USAGE;
     }
     chmod(tmp, 0755); /* mkdtemp makes it 0700; an ordinary tree is 0755 */
+    snprintf(gen_tmp, sizeof gen_tmp, "%s", tmp);
+    rn_memlimit_on_exit(remove_gen_tmp);
     int rc = generate(tmp, NULL);
     if (rc == EXIT_OK && rename(tmp, out) != 0) {
         fprintf(stderr, "resnorm golden gen: error: cannot put the tree in place as %s: %s\n", out,
                 strerror(errno));
         rc = EXIT_USAGE;
     }
+    rn_memlimit_on_exit(NULL);
     if (rc != EXIT_OK) {
-        nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        remove_gen_tmp();
         fprintf(stderr, "resnorm golden gen: no tree written\n");
     } else {
+        gen_tmp[0] = '\0';
         fprintf(stderr, "golden: tree in place as %s\n", out);
     }
     return rc;

@@ -1,10 +1,12 @@
 /* resnorm: the command-line front end of the verified LayerNorm reference.
  * Thin: verbs dispatch to cli/eval.c, cli/check.c and cli/golden.c.  Reference: specs/cli.md. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "golden.h"
+#include "memlimit.h"
 
 /* "ops: layernorm (x, gamma, beta -> y, mean, rstd),\n     layernorm_backward (...)\n" */
 static void print_ops(void)
@@ -134,6 +136,11 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    int rc = dispatch(argc, argv);
-    return finish(argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL, rc);
+    const char *verb = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
+    int rc = rn_memlimit_init(verb);
+    if (!rc)
+        rc = dispatch(argc, argv);
+    if (getenv("RESNORM_MEMORY_REPORT"))
+        fprintf(stderr, "resnorm: peak counted memory %zu bytes\n", rn_memlimit_peak());
+    return finish(verb, rc);
 }

@@ -59,6 +59,8 @@ static size_t itemsize_of(rn_dtype d)
     }
 }
 
+void (*rn_array_charge)(long long delta);
+
 int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape)
 {
     memset(a, 0, sizeof *a);
@@ -73,6 +75,8 @@ int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape)
     }
     if (count > SIZE_MAX / sizeof(double))
         return -1;
+    if (rn_array_charge)
+        rn_array_charge((long long)((count ? count : 1) * sizeof(double)));
     double *data = calloc(count ? count : 1, sizeof(double));
     if (!data) {
         memset(a, 0, sizeof *a);
@@ -89,6 +93,8 @@ void rn_array_free(rn_array *a)
 {
     if (!a)
         return;
+    if (rn_array_charge && a->data)
+        rn_array_charge(-(long long)((a->count ? a->count : 1) * sizeof(double)));
     free(a->data);
     memset(a, 0, sizeof *a);
 }

@@ -46,6 +46,10 @@ int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen,
 unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
                           size_t errlen);
 
+/* If set, called with +bytes before each rn_array_alloc and -bytes at each rn_array_free of a
+   non-empty array (the memory limit of cli/memlimit.c counts the arrays this way). */
+extern void (*rn_array_charge)(long long delta);
+
 int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape);
 void rn_array_free(rn_array *a);
 

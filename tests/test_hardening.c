@@ -521,7 +521,7 @@ static void put_long_row(size_t n)
 
 /* A limit below what the twin needs is a clear error (exit 2, nothing written), not the OOM
    killer; the per-element figure specs/cli.md states is enough for the heaviest op. */
-Test(hardening, item15_memory_limit_is_a_clear_error, .disabled = true)
+Test(hardening, item15_memory_limit_is_a_clear_error)
 {
     put_long_row(100000);
     int rc = sh("RESNORM_MEMORY_LIMIT=8M $R eval layernorm --in x=$T/xl.npy --in gamma=$T/gl.npy "
