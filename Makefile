@@ -81,19 +81,35 @@ asan:
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined" unit
 
+# libFuzzer targets (tests/fuzz_<name>.c), each with its seeds in tests/fuzz-seeds[-<name>]/:
+#   npy       the .npy reader (cli/npy.c alone);
+#   manifest  the golden manifest reader (JSON, then golden_manifest_check) and run-check's argv;
+#   args      the command-line parser of eval / check (cli_parse).
+# The last two link the whole library, built here with clang and the sanitizers.
+FUZZ_NAMES := npy manifest args
 FUZZ := $(B)/fuzz/fuzz_npy
+FUZZ_CC := clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
+           -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c cli/npy.h ref/dtype.h
 	@mkdir -p $(dir $@)
-	clang -g -O1 -ffp-contract=off -Iref -Icli -fsanitize=fuzzer,address,undefined \
-	  -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c -lmpfr -lgmp -lm
+	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c -lmpfr -lgmp -lm
 
-fuzz-smoke: $(FUZZ)
-	@mkdir -p $(B)/fuzz/corpus
-	$(FUZZ) -max_total_time=20 -print_final_stats=1 $(B)/fuzz/corpus tests/fuzz-seeds
+$(B)/fuzz/fuzz_%: tests/fuzz_%.c $(LIB_SRC) $(wildcard ref/*.h specs/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -o $@ $< $(LIB_SRC) $(LDLIBS)
 
-fuzz: $(FUZZ)
-	@mkdir -p $(B)/fuzz/corpus
-	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} $(B)/fuzz/corpus tests/fuzz-seeds
+fuzz_seeds = tests/fuzz-seeds$(if $(filter npy,$(1)),,-$(1))
+# Targets that print (the parsers' messages) run with -close_fd_mask=3: sanitizer reports still show.
+fuzz_run = mkdir -p $(B)/fuzz/corpus-$(1) && $(B)/fuzz/fuzz_$(1) -max_total_time=$(2) \
+           -print_final_stats=1 -close_fd_mask=3 $(B)/fuzz/corpus-$(1) $(call fuzz_seeds,$(1))
+
+# make check: every target briefly (about 15 s each).
+fuzz-smoke: $(foreach f,$(FUZZ_NAMES),$(B)/fuzz/fuzz_$(f))
+	@set -e; $(foreach f,$(FUZZ_NAMES),echo "== fuzz $(f)"; $(call fuzz_run,$(f),15);)
+
+# Longer: FUZZ_SECONDS (default 600) per target, one after the other.
+fuzz: $(foreach f,$(FUZZ_NAMES),$(B)/fuzz/fuzz_$(f))
+	@set -e; $(foreach f,$(FUZZ_NAMES),echo "== fuzz $(f)"; $(call fuzz_run,$(f),$${FUZZ_SECONDS:-600});)
 
 # ---- golden vectors: generated, never edited; bit-identical on every rebuild ----
 golden: build

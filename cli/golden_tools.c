@@ -255,6 +255,10 @@ int golden_manifest_check(json_t *m, char *err, size_t cap)
             break;
     }
     json_decref(ids);
+    /* names from the file are quoted in the message: keep it one printable line */
+    for (char *p = err; rc && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return rc;
 }
 
