@@ -495,6 +495,20 @@ static void remove_gen_tmp(void)
     gen_tmp[0] = '\0';
 }
 
+/* rmdir dir, then its parents up to and including top (the outermost one this run created);
+   nothing if top is empty. */
+static void remove_new_parents(const char *dir, const char *top)
+{
+    char cur[4096];
+    snprintf(cur, sizeof cur, "%s", dir);
+    while (top[0] && cur[0] && rmdir(cur) == 0 && strcmp(cur, top)) {
+        char *cut = strrchr(cur, '/');
+        if (!cut || cut == cur)
+            break;
+        *cut = '\0';
+    }
+}
+
 /* `gen --out DIR`: DIR must not exist or be an empty directory.  The tree is generated in a
    temporary sibling (DIR's parent/.NAME.tmp.XXXXXX) and renamed to DIR only when complete, so a
    failed run (a full disk, an unwritable directory, a twin that cannot certify) leaves no partial
@@ -532,14 +546,25 @@ static int gen_into(const char *out)
             return EXIT_USAGE;
         }
     }
+    /* The outermost missing ancestor of DIR: the parents this run creates, removed on failure. */
+    char top_new[4096] = "", up[4096];
+    snprintf(up, sizeof up, "%s", slash && slash != parent ? parent : "");
+    for (char *cut; up[0] && lstat(up, &st) != 0 && errno == ENOENT;) {
+        snprintf(top_new, sizeof top_new, "%s", up);
+        if (!(cut = strrchr(up, '/')) || cut == up)
+            break;
+        *cut = '\0';
+    }
     if (slash && slash != parent && golden_mkdirs(parent) != 0) {
         fprintf(stderr, "resnorm golden gen: error: cannot create %s: %s\n", parent,
                 strerror(errno));
+        remove_new_parents(parent, top_new);
         return EXIT_USAGE;
     }
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "resnorm golden gen: error: cannot create a directory next to %s: %s\n",
                 out, strerror(errno));
+        remove_new_parents(parent, top_new);
         return EXIT_USAGE;
     }
     chmod(tmp, 0755); /* mkdtemp makes it 0700; an ordinary tree is 0755 */
@@ -554,6 +579,7 @@ static int gen_into(const char *out)
     rn_memlimit_on_exit(NULL);
     if (rc != EXIT_OK) {
         remove_gen_tmp();
+        remove_new_parents(parent, top_new);
         fprintf(stderr, "resnorm golden gen: no tree written\n");
     } else {
         gen_tmp[0] = '\0';

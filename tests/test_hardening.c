@@ -349,6 +349,9 @@ Test(hardening, item10_unwritable_stdout_is_an_error)
     put_layernorm_inputs("", 0);
     cr_assert_eq(sh("$R eval layernorm " LN_IN("") " --out $T/o"), 0);
     outputs_of("$T/out", "layernorm/gpt2_row_f32");
+    /* control: the same report to a writable stdout is complete and exit 0 */
+    cr_assert_eq(run("golden list --json --root ."), 0, "%s", err_text);
+    cr_assert(has(out_text, "\"id\": \"layernorm/gpt2_row_f32\""));
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
         int rc = sh("%s", cmds[k]);
         cr_assert_eq(rc, 2, "%s: exit %d", cmds[k], rc);
@@ -365,6 +368,10 @@ Test(hardening, item11_gen_into_a_full_or_unwritable_directory_exits_2_without_a
     cr_assert_eq(rc, 2, "exit %d: %s", rc, err_text);
     cr_assert_eq(sh("test -z \"$(ls -A $T/p)\""), 0, "left behind: %s",
                  (sh("ls -A $T/p"), out_text));
+    /* parents created for DIR go too */
+    rc = sh("trap '' XFSZ; ulimit -f 64; $R golden gen --out $T/new/a/b/g");
+    cr_assert_eq(rc, 2, "exit %d: %s", rc, err_text);
+    cr_assert_eq(sh("test ! -e $T/new"), 0, "parents left behind");
     /* unwritable: a path under a regular file */
     cr_assert_eq(sh("touch $T/file"), 0);
     rc = sh("$R golden gen --out $T/file/g");
