@@ -76,28 +76,37 @@ pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_suite.py
 
 # ZOO_QUICK: the bug zoo runs its correct kernels only under the sanitizers (the mutants run in unit).
-# Then the sanitized resnorm as real clients drive it: `golden run-check --json` over every case
-# (the golden f64 outputs laid out as an implementation's DIR) and the PyTorch client
-# (tests/pytorch_suite.py runs $RESNORM as a subprocess: list --json, run-check --json).
-# detect_stack_use_after_return: a pointer into a returned frame is a report; distinct exit codes so
-# a sanitizer report is never mistaken for a mismatch (exit 1).
+# Then a resnorm built by clang with ASan + UBSan (clang's use-after-scope checks see what gcc's
+# larger frames hide) as real clients drive it: `golden run-check --json` over every case (the
+# golden f64 outputs laid out as an implementation's DIR), the PyTorch client
+# (tests/pytorch_suite.py runs $RESNORM as a subprocess: list --json, run-check --json) and the
+# CLI hardening tests.  Distinct exit codes: a sanitizer report is never mistaken for a mismatch.
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=1:exitcode=86 \
             UBSAN_OPTIONS=print_stacktrace=1:exitcode=87
 ASAN_MAKE := $(MAKE) B=build/asan CC=gcc \
   EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   EXTRA_LDFLAGS="-fsanitize=address,undefined"
+CLANG_ASAN := build/clang-asan/resnorm
 asan:
 	ZOO_QUICK=1 $(ASAN_ENV) $(ASAN_MAKE) unit
-	$(ASAN_ENV) $(ASAN_MAKE) asan-clients
+	$(MAKE) asan-clients
 
-asan-clients: build
+$(CLANG_ASAN): cli/main.c $(LIB_SRC) $(wildcard ref/*.h specs/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
+	  -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  -o $@ cli/main.c $(LIB_SRC) $(LDLIBS)
+
+asan-clients: $(CLANG_ASAN) $(B)/tests/test_hardening
 	rm -rf $(B)/suite-f64 && /usr/bin/python3 -c "import json, os, shutil; \
 	  [(os.makedirs('$(B)/suite-f64/' + c['id']), [shutil.copy(p, '$(B)/suite-f64/' + c['id'] + '/' + n + '.npy') \
 	    for n, p in c['expected']['f64'].items()]) for c in json.load(open('golden/manifest.json'))['cases']]"
-	set -o pipefail; $(RESNORM) golden run-check $(B)/suite-f64 --dtype f64 --json --root . | \
+	set -o pipefail; $(ASAN_ENV) $(CLANG_ASAN) golden run-check $(B)/suite-f64 --dtype f64 --json --root . | \
 	  /usr/bin/python3 -c "import json, sys; r = json.load(sys.stdin); print('asan run-check --json:', \
 	    r['passed'], 'passed', r['failed'], 'failed', r['errors'], 'errors'); sys.exit(r['failed'] + r['errors'] > 0)"
-	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_suite.py
+	rm -rf $(B)/suite-f64
+	$(ASAN_ENV) RESNORM=$(CLANG_ASAN) /usr/bin/python3 tests/pytorch_suite.py
+	$(ASAN_ENV) RESNORM=$(CLANG_ASAN) $(B)/tests/test_hardening --jobs 2
 
 # libFuzzer targets (tests/fuzz_<name>.c), each with its seeds in tests/fuzz-seeds[-<name>]/:
 #   npy       the .npy reader (cli/npy.c alone);
