@@ -24,7 +24,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit pytorch-check onnx-check asan fuzz-smoke fuzz prove golden golden-check bench clean
+.PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check bench clean
 
 all: deps
 	$(MAKE) build
@@ -96,24 +96,67 @@ onnx-check: build $(ORT_STAMP)
 	RESNORM=$(RESNORM) ORT_DIR=$(ORT_DIR) node tests/onnx_suite.js
 
 # ZOO_QUICK: the bug zoo runs its correct kernels only under the sanitizers (the mutants run in unit).
+# Then a resnorm built by clang with ASan + UBSan (clang's use-after-scope checks see what gcc's
+# larger frames hide) as real clients drive it: `golden run-check --json` over every case (the
+# golden f64 outputs laid out as an implementation's DIR), the PyTorch client
+# (tests/pytorch_suite.py runs $RESNORM as a subprocess: list --json, run-check --json) and the
+# CLI hardening tests.  Distinct exit codes: a sanitizer report is never mistaken for a mismatch.
+ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=1:exitcode=86 \
+            UBSAN_OPTIONS=print_stacktrace=1:exitcode=87
+ASAN_MAKE := $(MAKE) B=build/asan CC=gcc \
+  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+  EXTRA_LDFLAGS="-fsanitize=address,undefined"
+CLANG_ASAN := build/clang-asan/resnorm
 asan:
-	ZOO_QUICK=1 $(MAKE) B=build/asan CC=gcc \
-	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" unit
+	ZOO_QUICK=1 $(ASAN_ENV) $(ASAN_MAKE) unit
+	$(MAKE) asan-clients
 
+$(CLANG_ASAN): cli/main.c $(LIB_SRC) $(wildcard ref/*.h specs/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
+	  -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  -o $@ cli/main.c $(LIB_SRC) $(LDLIBS)
+
+asan-clients: $(CLANG_ASAN) $(B)/tests/test_hardening
+	rm -rf $(B)/suite-f64 && /usr/bin/python3 -c "import json, os, shutil; \
+	  [(os.makedirs('$(B)/suite-f64/' + c['id']), [shutil.copy(p, '$(B)/suite-f64/' + c['id'] + '/' + n + '.npy') \
+	    for n, p in c['expected']['f64'].items()]) for c in json.load(open('golden/manifest.json'))['cases']]"
+	set -o pipefail; $(ASAN_ENV) $(CLANG_ASAN) golden run-check $(B)/suite-f64 --dtype f64 --json --root . | \
+	  /usr/bin/python3 -c "import json, sys; r = json.load(sys.stdin); print('asan run-check --json:', \
+	    r['passed'], 'passed', r['failed'], 'failed', r['errors'], 'errors'); sys.exit(r['failed'] + r['errors'] > 0)"
+	rm -rf $(B)/suite-f64
+	$(ASAN_ENV) RESNORM=$(CLANG_ASAN) /usr/bin/python3 tests/pytorch_suite.py
+	$(ASAN_ENV) RESNORM=$(CLANG_ASAN) $(B)/tests/test_hardening --jobs 2
+
+# libFuzzer targets (tests/fuzz_<name>.c), each with its seeds in tests/fuzz-seeds[-<name>]/:
+#   npy       the .npy reader (cli/npy.c alone);
+#   manifest  the golden manifest reader (JSON, then golden_manifest_check) and run-check's argv;
+#   args      the command-line parser of eval / check (cli_parse).
+# The last two link the whole library, built here with clang and the sanitizers.
+FUZZ_NAMES := npy manifest args
 FUZZ := $(B)/fuzz/fuzz_npy
+FUZZ_CC := clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
+           -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c cli/npy.h ref/dtype.h
 	@mkdir -p $(dir $@)
-	clang -g -O1 -ffp-contract=off -Iref -Icli -fsanitize=fuzzer,address,undefined \
-	  -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c -lmpfr -lgmp -lm
+	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c -lmpfr -lgmp -lm
 
-fuzz-smoke: $(FUZZ)
-	@mkdir -p $(B)/fuzz/corpus
-	$(FUZZ) -max_total_time=20 -print_final_stats=1 $(B)/fuzz/corpus tests/fuzz-seeds
+$(B)/fuzz/fuzz_%: tests/fuzz_%.c $(LIB_SRC) $(wildcard ref/*.h specs/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -o $@ $< $(LIB_SRC) $(LDLIBS)
 
-fuzz: $(FUZZ)
-	@mkdir -p $(B)/fuzz/corpus
-	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} $(B)/fuzz/corpus tests/fuzz-seeds
+fuzz_seeds = tests/fuzz-seeds$(if $(filter npy,$(1)),,-$(1))
+# Targets that print (the parsers' messages) run with -close_fd_mask=3: sanitizer reports still show.
+fuzz_run = mkdir -p $(B)/fuzz/corpus-$(1) && $(B)/fuzz/fuzz_$(1) -max_total_time=$(2) \
+           -print_final_stats=1 -close_fd_mask=3 $(B)/fuzz/corpus-$(1) $(call fuzz_seeds,$(1))
+
+# make check: every target briefly (about 15 s each).
+fuzz-smoke: $(foreach f,$(FUZZ_NAMES),$(B)/fuzz/fuzz_$(f))
+	@set -e; $(foreach f,$(FUZZ_NAMES),echo "== fuzz $(f)"; $(call fuzz_run,$(f),15);)
+
+# Longer: FUZZ_SECONDS (default 600) per target, one after the other.
+fuzz: $(foreach f,$(FUZZ_NAMES),$(B)/fuzz/fuzz_$(f))
+	@set -e; $(foreach f,$(FUZZ_NAMES),echo "== fuzz $(f)"; $(call fuzz_run,$(f),$${FUZZ_SECONDS:-600});)
 
 # ---- golden vectors: generated, never edited; bit-identical on every rebuild ----
 golden: build
@@ -128,7 +171,7 @@ golden-check: build
 	  { echo "golden/ differs from a fresh generation (run 'make golden' and review):"; \
 	    diff -rq golden $(B)/golden.regen | head -20; exit 1; }
 	@echo "golden: regenerated bit-identical to the committed files"
-	set -o pipefail; $(RESNORM) golden verify --root . | tail -1
+	set -o pipefail; $(RESNORM) golden verify --root . | tail -2
 	/usr/bin/python3 tests/manifest_schema_check.py
 
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----

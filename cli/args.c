@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -463,6 +465,24 @@ void cli_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)
     job->op->output_shape(job, k, ndim, shape);
 }
 
+/* An eps whose text is positive but rounds to 0 in the dtype it is used in (below half the smallest
+   subnormal) silently becomes eps = 0: say so. */
+static void warn_tiny_eps(const cli_job *job)
+{
+    int a = cli_attr_index(job->op, "eps");
+    if (a < 0)
+        return;
+    const char *text = cli_attr_text(job, a);
+    double v = strtod(text, NULL);
+    int d = cli_attr_index(job->op, "eps_dtype");
+    const char *dt = d >= 0 && job->attr_str[d] ? job->attr_str[d] : rn_dtype_name(job->in[0].dtype);
+    if (!strcmp(dt, "input"))
+        dt = rn_dtype_name(job->in[0].dtype);
+    if (v > 0 && job->eps == 0)
+        fprintf(stderr, "resnorm %s: warning: eps=%s is below the smallest subnormal of %s and "
+                "rounds to 0: the op runs with eps = 0\n", job->verb, text, dt);
+}
+
 int cli_load(cli_job *job)
 {
     const char *verb = job->verb;
@@ -476,33 +496,48 @@ int cli_load(cli_job *job)
     int rc = op->prepare(job);
     if (rc)
         return rc;
+    warn_tiny_eps(job);
     for (int m = 0; m < job->nactual; m++) {
         int k = job->act_index[m];
-        if (npy_read(job->act_path[m], &job->act[m], err, sizeof err) != 0) {
+        /* The shape first, from the header alone: a wrong (or huge) file is refused before its
+           data is read. */
+        rn_array h;
+        if (npy_read_header(job->act_path[m], &h, err, sizeof err) != 0) {
             cli_error(verb, "actual %s: %s", op->outputs[k], err);
             return RN_EXIT_USAGE;
         }
         int nd;
         size_t sh[RN_MAX_DIMS];
         cli_output_shape(job, k, &nd, sh);
-        const rn_array *a = &job->act[m];
         job->exp_ndim[m] = nd;
         memcpy(job->exp_shape[m], sh, sizeof sh);
-        if (!same_squeezed(a->ndim, a->shape, nd, sh)) {
-            size_t count = 1;
-            for (int i = 0; i < nd; i++)
-                count *= sh[i];
-            cli_shape_str(s1, sizeof s1, a->ndim, a->shape);
+        size_t hcount = 1, count = 1;
+        for (int i = 0; i < h.ndim; i++)
+            hcount *= h.shape[i];
+        for (int i = 0; i < nd; i++)
+            count *= sh[i];
+        if (!same_squeezed(h.ndim, h.shape, nd, sh)) {
+            cli_shape_str(s1, sizeof s1, h.ndim, h.shape);
             cli_shape_str(s2, sizeof s2, nd, sh);
-            if (a->count != count) {
+            if (hcount != count) {
                 cli_error(verb, "actual %s (%s): shape %s does not match the expected %s: %zu "
                           "elements, expected %zu", op->outputs[k], job->act_path[m], s1, s2,
-                          a->count, count);
+                          hcount, count);
                 return RN_EXIT_USAGE;
             }
             /* same elements in C order under another shape (e.g. (rows, n) for an axis case):
                compared element by element, and the report notes it */
             job->act_reshaped[m] = 1;
+        }
+        const rn_array *a = &job->act[m];
+        if (npy_read(job->act_path[m], &job->act[m], err, sizeof err) != 0) {
+            cli_error(verb, "actual %s: %s", op->outputs[k], err);
+            return RN_EXIT_USAGE;
+        }
+        if (!same_squeezed(a->ndim, a->shape, h.ndim, h.shape)) { /* the file changed in between */
+            cli_error(verb, "actual %s (%s): the file changed while it was read",
+                      op->outputs[k], job->act_path[m]);
+            return RN_EXIT_USAGE;
         }
     }
     return 0;
@@ -564,15 +599,47 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
     return twin_status(job, r, "error bound", bounds);
 }
 
-/* mkdir -p; records the directories it created (outermost first) for rollback. */
-static int make_dirs(const char *dir, char created[][4096], int *ncreated, int maxc)
+/* The directories a run created, outermost first, removed innermost first on failure (any
+   depth: the list grows as needed). */
+typedef struct {
+    char **path;
+    int n, cap;
+} dir_list;
+
+static int dir_list_add(dir_list *l, const char *p)
 {
-    char path[4096];
-    if (strlen(dir) >= sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        char **np = realloc(l->path, (size_t)cap * sizeof *np);
+        if (!np)
+            return -1;
+        l->path = np, l->cap = cap;
     }
-    strcpy(path, dir);
+    if (!(l->path[l->n] = strdup(p)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+/* rmdir every listed directory, innermost first (each is empty again after a rollback), and free
+   the list. */
+static void dir_list_remove(dir_list *l, int remove)
+{
+    for (int k = l->n - 1; k >= 0; k--) {
+        if (remove)
+            rmdir(l->path[k]);
+        free(l->path[k]);
+    }
+    free(l->path);
+    memset(l, 0, sizeof *l);
+}
+
+/* mkdir -p dir; records each directory it creates in `created`.  0, or -1 with errno. */
+static int make_dirs(const char *dir, dir_list *created)
+{
+    char *path = strdup(dir);
+    if (!path)
+        return -1;
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/')
         path[--len] = '\0';
@@ -582,64 +649,155 @@ static int make_dirs(const char *dir, char created[][4096], int *ncreated, int m
         char save = path[i];
         path[i] = '\0';
         struct stat st;
+        int e = 0;
         if (stat(path, &st) == 0) {
-            if (!S_ISDIR(st.st_mode)) {
-                errno = ENOTDIR;
-                return -1;
-            }
+            if (!S_ISDIR(st.st_mode))
+                e = ENOTDIR;
         } else if (mkdir(path, 0777) == 0) {
-            if (*ncreated < maxc)
-                strcpy(created[(*ncreated)++], path);
+            if (dir_list_add(created, path) != 0)
+                e = ENOMEM;
         } else if (errno != EEXIST) {
-            return -1;
+            e = errno;
         }
         path[i] = save;
+        if (e) {
+            free(path);
+            errno = e;
+            return -1;
+        }
     }
+    free(path);
     return 0;
+}
+
+/* An exclusive lock on the output directory (flock on the directory itself: no lock file is left
+   behind), held while the outputs are put in place, so two runs writing into the same DIR publish
+   one after the other and DIR never holds outputs of both.  Returns the descriptor or -1. */
+static int lock_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    if (errno == EWOULDBLOCK) {
+        fprintf(stderr, "resnorm eval: waiting for another resnorm writing into %s\n", dir);
+        int r;
+        while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+            ;
+        if (r == 0)
+            return fd;
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
+/* One output: its destination, its temporary, and the backup of the file it replaces. */
+typedef struct {
+    char dst[4096], tmp[4096], bak[4096];
+    int have_tmp, have_bak, renamed;
+} pub_file;
+
+/* Keep the file at f->dst (if any) as a hard link f->bak, so that a failed run can put it back. */
+static int backup(pub_file *f, const char *dir, const char *name)
+{
+    struct stat st;
+    if (lstat(f->dst, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(f->bak, sizeof f->bak, "%s/.%s.npy.bak.%ld.%d", dir, name, (long)getpid(),
+                 attempt);
+        if (link(f->dst, f->bak) == 0) {
+            f->have_bak = 1;
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
 }
 
 int cli_publish(const char *dir, const char *const *names, const rn_array *arrays, int n)
 {
-    static char created[RN_MAX_DIMS * 4][4096];
-    int ncreated = 0;
-    char tmp[CLI_MAX_IO][4096], dst[CLI_MAX_IO][4096], err[512];
-    int ntmp = 0, nren = 0, rc = 0;
-    if (n > CLI_MAX_IO)
+    dir_list created = {0};
+    pub_file *f = calloc(n > 0 ? (size_t)n : 1, sizeof *f);
+    char err[512];
+    int rc = 0, lockfd = -1;
+    if (!f) {
+        cli_error("eval", "out of memory");
         return RN_EXIT_INTERNAL;
-    if (make_dirs(dir, created, &ncreated, (int)(sizeof created / sizeof created[0])) != 0) {
+    }
+    if (make_dirs(dir, &created) != 0) {
         cli_error("eval", "--out %s: cannot create the directory: %s", dir, strerror(errno));
         rc = RN_EXIT_USAGE;
         goto rollback;
     }
+    if ((lockfd = lock_dir(dir)) < 0) {
+        cli_error("eval", "--out %s: cannot lock the directory: %s", dir, strerror(errno));
+        rc = RN_EXIT_USAGE;
+        goto rollback;
+    }
+    /* Everything that can be checked is checked before anything is replaced. */
     for (int k = 0; k < n; k++) {
-        if ((size_t)snprintf(dst[k], sizeof dst[k], "%s/%s.npy", dir, names[k]) >= sizeof dst[k]) {
+        struct stat st;
+        if ((size_t)snprintf(f[k].dst, sizeof f[k].dst, "%s/%s.npy", dir, names[k]) >=
+            sizeof f[k].dst) {
             cli_error("eval", "--out %s: path too long", dir);
             rc = RN_EXIT_USAGE;
             goto rollback;
         }
-        if (npy_write_tmp(dst[k], &arrays[k], tmp[k], sizeof tmp[k], err, sizeof err) != 0) {
+        if (lstat(f[k].dst, &st) == 0 && !S_ISREG(st.st_mode)) {
+            cli_error("eval", "%s exists and is not a regular file; no output written", f[k].dst);
+            rc = RN_EXIT_USAGE;
+            goto rollback;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        if (npy_write_tmp(f[k].dst, &arrays[k], f[k].tmp, sizeof f[k].tmp, err, sizeof err) != 0) {
             cli_error("eval", "%s; no output written", err);
             rc = RN_EXIT_USAGE;
             goto rollback;
         }
-        ntmp = k + 1;
+        f[k].have_tmp = 1;
     }
-    for (int k = 0; k < n; k++) {
-        if (rename(tmp[k], dst[k]) != 0) {
-            cli_error("eval", "%s: cannot put the file in place: %s; no output written", dst[k],
-                      strerror(errno));
+    for (int k = 0; k < n; k++)
+        if (backup(&f[k], dir, names[k]) != 0) {
+            cli_error("eval", "%s: cannot keep the previous file while replacing it: %s; no "
+                      "output written", f[k].dst, strerror(errno));
             rc = RN_EXIT_USAGE;
             goto rollback;
         }
-        nren = k + 1;
+    for (int k = 0; k < n; k++) {
+        if (rename(f[k].tmp, f[k].dst) != 0) {
+            cli_error("eval", "%s: cannot put the file in place: %s; no output written",
+                      f[k].dst, strerror(errno));
+            rc = RN_EXIT_USAGE;
+            goto rollback;
+        }
+        f[k].have_tmp = 0;
+        f[k].renamed = 1;
     }
-    return 0;
 rollback:
-    for (int k = 0; k < nren; k++)
-        unlink(dst[k]);
-    for (int k = nren; k < ntmp; k++)
-        unlink(tmp[k]);
-    for (int k = ncreated - 1; k >= 0; k--)
-        rmdir(created[k]);
+    /* On failure: every replaced file back (atomically, from its backup), every new file and
+       temporary removed, then the directories this run created.  On success: the backups go. */
+    for (int k = 0; k < n; k++) {
+        if (rc && f[k].renamed && f[k].have_bak) {
+            if (rename(f[k].bak, f[k].dst) != 0)
+                cli_error("eval", "%s: could not restore the previous file: it is kept as %s",
+                          f[k].dst, f[k].bak);
+        } else if (rc && f[k].renamed) {
+            unlink(f[k].dst);
+        } else if (f[k].have_bak) {
+            unlink(f[k].bak);
+        }
+        if (f[k].have_tmp)
+            unlink(f[k].tmp);
+    }
+    if (lockfd >= 0)
+        close(lockfd);
+    dir_list_remove(&created, rc != 0);
+    free(f);
     return rc;
 }

@@ -9,9 +9,14 @@
  * (atomic), the manifest with jansson in a fixed order.  Layout and schema: specs/golden-format.md.
  * Everything is a pure function of this file: two runs give bit-identical trees.
  */
+/* nftw (removing a failed tree) is XSI */
+#define _XOPEN_SOURCE 700
 #include "golden.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -24,10 +29,13 @@
 
 #include "dtype.h"
 #include "cli.h"
+#include "memlimit.h"
 #include "npy.h"
 #include "layernorm_mpfr.h" /* RN_TWIN_* */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+
+static int gen_into(const char *out);
 
 /* ---------------------------------------------------------------- deterministic samples */
 
@@ -79,45 +87,76 @@ double golden_randn(golden_prng *g)
 
 /* ---------------------------------------------------------------- files */
 
+/* Dry mode (golden_expected_manifest): the generators run as usual but nothing is written; each
+   file's SHA-256 is that of the image npy_write would write.  golden_io_failed records that a
+   write failed (gen then exits 2: an output problem, not an internal one). */
+static int golden_dry, golden_io_failed;
+
 int golden_mkdirs(const char *path)
 {
     char buf[4096];
+    if (golden_dry)
+        return 0;
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return -1;
+        return golden_io_failed = 1, -1;
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
             if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return -1;
+                return golden_io_failed = 1, -1;
             *p = '/';
         }
     if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return -1;
+        return golden_io_failed = 1, -1;
     return 0;
 }
 
-int golden_sha256_file(const char *path, char hex[65])
+/* SHA-256 as 64 lowercase hex digits, of a buffer (fd < 0) or of what fd reads to its end. */
+static int sha256_hex(int fd, const unsigned char *mem, size_t len, char hex[65])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    unsigned char buf[65536];
-    size_t k;
-    while (ok && (k = fread(buf, 1, sizeof buf, f)) > 0)
-        ok = EVP_DigestUpdate(ctx, buf, k);
-    ok = ok && !ferror(f);
+    if (fd < 0) {
+        ok = ok && EVP_DigestUpdate(ctx, mem, len);
+    } else {
+        unsigned char buf[65536];
+        for (;;) {
+            ssize_t k = read(fd, buf, sizeof buf);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                ok = ok && k == 0;
+                break;
+            }
+            ok = ok && EVP_DigestUpdate(ctx, buf, (size_t)k);
+        }
+    }
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
     EVP_MD_CTX_free(ctx);
-    fclose(f);
     if (!ok)
         return -1;
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", md[i]);
     return 0;
+}
+
+int golden_sha256_fd(int fd, char hex[65]) { return sha256_hex(fd, NULL, 0, hex); }
+
+int golden_sha256_mem(const void *buf, size_t len, char hex[65])
+{
+    return sha256_hex(-1, buf, len, hex);
+}
+
+int golden_sha256_file(const char *path, char hex[65])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int r = sha256_hex(fd, NULL, 0, hex);
+    close(fd);
+    return r;
 }
 
 /* Write one array as <out>/<dir>/<sub><name>.npy; record it in `paths` (name -> manifest path) and
@@ -135,14 +174,24 @@ int golden_put(const char *out, const char *dir, const char *sub, const char *na
         return -1;
     }
     memcpy(a.data, v, a.count * sizeof(double));
-    int rc = npy_write(path, &a, err, sizeof err);
+    int rc;
+    if (golden_dry) {
+        size_t len;
+        unsigned char *img = npy_encode(path, &a, &len, err, sizeof err);
+        rc = img && golden_sha256_mem(img, len, hex) == 0 ? 0 : -1;
+        free(img);
+        if (rc)
+            snprintf(err + strlen(err), sizeof err - strlen(err), " (cannot encode or hash)");
+    } else {
+        rc = npy_write(path, &a, err, sizeof err);
+        if (rc)
+            golden_io_failed = 1;
+        else if (golden_sha256_file(path, hex) != 0)
+            rc = -1, golden_io_failed = 1, snprintf(err, sizeof err, "%.400s: cannot hash", path);
+    }
     rn_array_free(&a);
     if (rc != 0) {
         fprintf(stderr, "resnorm golden: %s\n", err);
-        return -1;
-    }
-    if (golden_sha256_file(path, hex) != 0) {
-        fprintf(stderr, "resnorm golden: %s: cannot hash\n", path);
         return -1;
     }
     if (paths)
@@ -365,6 +414,7 @@ static int write_manifest(const char *out, json_t *root)
     free(s);
     if (!ok || rename(tmp, path) != 0) {
         unlink(tmp);
+        golden_io_failed = 1;
         return -1;
     }
     return 0;
@@ -532,11 +582,15 @@ static void usage(FILE *f)
     fprintf(f, ") into DIR.\n"
                "  Paths inside the manifest are relative to the repository root (golden/...), so DIR\n"
                "  is meant to become golden/ ('make golden').  Deterministic: bit-identical output.\n"
+               "  DIR must be new or empty; the tree appears only when complete (exit 2 otherwise).\n"
                "  Format: specs/golden-format.md.  One progress line per case on stderr.\n"
                "\n"
-               "usage: resnorm golden verify [--root DIR]\n"
-               "  Re-hash (SHA-256) every file of DIR/golden/manifest.json; name each file that differs\n"
-               "  or is missing, and each file under golden/ the manifest does not name. Exit 0 if all\n"
+               "usage: resnorm golden verify [--root DIR] [--digest HEX]\n"
+               "  Prove DIR/golden is what this resnorm generates: the manifest's structure (safe\n"
+               "  paths under golden/), the manifest against the one gen would write (cases, attrs,\n"
+               "  inputs, outputs, hashes), every file it names re-hashed (SHA-256, no symbolic link\n"
+               "  followed), files it does not name; then one digest of the manifest and every file\n"
+               "  (sha256sum of each, sorted by path, hashed); --digest: require it. Exit 0 if all\n"
                "  match, 1 otherwise.  DIR: the repository root (default: '.' if it has\n"
                "  golden/manifest.json, else the directory above the resnorm binary).\n"
                "usage: resnorm golden list [--op OP] [--json] [--root DIR]\n"
@@ -555,6 +609,170 @@ static void usage(FILE *f)
                "  DIR are skipped. Prints case, verdict, worst error in ulps and in units of the\n"
                "  bound, and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a mismatch, 2 an\n"
                "  input error.  --profile as for 'resnorm check'.  See specs/cli.md.\n");
+}
+
+/* Run every family's generator into `out` (nothing is written in dry mode); the manifest goes to
+   out/manifest.json and, if manifest is not NULL, to *manifest (a new reference).  Returns 0, 2
+   (a file or directory could not be written) or 3 (internal: a twin failed). */
+static int generate(const char *out, json_t **manifest)
+{
+    golden_io_failed = 0;
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("resnorm-golden"));
+    json_object_set_new(root, "version", json_integer(2));
+    /* The schema lives in specs/ ('make golden' replaces golden/ as a whole). */
+    json_object_set_new(root, "json_schema", json_string("specs/golden-manifest.schema.json"));
+    json_t *notes = json_object(), *fl = json_object();
+    json_object_set_new(notes, "doc", json_string("specs/golden-format.md"));
+    /* Each family's flags in registry order; a flag already described is not repeated. */
+    for (int f = 0; f < cli_nfamilies; f++)
+        for (const char *const(*p)[2] = cli_families[f]->flags; p && (*p)[0]; p++)
+            if (!json_object_get(fl, (*p)[0]))
+                json_object_set_new(fl, (*p)[0], json_string((*p)[1]));
+    json_object_set_new(notes, "flags", fl);
+    json_object_set_new(notes, "results", results_json());
+    json_object_set_new(notes, "bugs", bugs_json());
+    json_object_set_new(root, "notes", notes);
+    json_t *cases = json_array();
+    json_object_set_new(root, "cases", cases);
+
+    int rc = EXIT_OK;
+    golden_ctx G = {out, cases, 0};
+    for (int f = 0; f < cli_nfamilies && rc == EXIT_OK; f++)
+        if (cli_families[f]->golden && cli_families[f]->golden(&G) != 0)
+            rc = EXIT_INTERNAL;
+    if (rc == EXIT_OK)
+        apply_acceptable(cases);
+    if (rc == EXIT_OK && !golden_dry && write_manifest(out, root) != 0) {
+        fprintf(stderr, "resnorm golden gen: cannot write %s/manifest.json\n", out);
+        rc = EXIT_INTERNAL;
+    }
+    if (rc == EXIT_INTERNAL && golden_io_failed)
+        rc = EXIT_USAGE;
+    if (rc == EXIT_OK && !golden_dry)
+        fprintf(stderr, "golden: %zu cases (forward and backward) written to %s\n", G.ncases, out);
+    if (rc == EXIT_OK && manifest)
+        *manifest = json_incref(root);
+    json_decref(root);
+    return rc;
+}
+
+int golden_expected_manifest(json_t **manifest)
+{
+    golden_dry = 1;
+    int rc = generate("(dry run)", manifest);
+    golden_dry = 0;
+    return rc;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(p) != 0 ? -1 : 0;
+}
+
+/* The temporary tree of a gen in progress: removed on failure, also when the memory limit
+   (cli/memlimit.c) ends the run. */
+static char gen_tmp[4200];
+
+static void remove_gen_tmp(void)
+{
+    if (gen_tmp[0])
+        nftw(gen_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    gen_tmp[0] = '\0';
+}
+
+/* rmdir dir, then its parents up to and including top (the outermost one this run created);
+   nothing if top is empty. */
+static void remove_new_parents(const char *dir, const char *top)
+{
+    char cur[4096];
+    snprintf(cur, sizeof cur, "%s", dir);
+    while (top[0] && cur[0] && rmdir(cur) == 0 && strcmp(cur, top)) {
+        char *cut = strrchr(cur, '/');
+        if (!cut || cut == cur)
+            break;
+        *cut = '\0';
+    }
+}
+
+/* `gen --out DIR`: DIR must not exist or be an empty directory.  The tree is generated in a
+   temporary sibling (DIR's parent/.NAME.tmp.XXXXXX) and renamed to DIR only when complete, so a
+   failed run (a full disk, an unwritable directory, a twin that cannot certify) leaves no partial
+   tree: the temporary is removed. */
+static int gen_into(const char *out)
+{
+    char parent[4096], tmp[4200];
+    if (snprintf(parent, sizeof parent, "%s", out) >= (int)sizeof parent) {
+        fprintf(stderr, "resnorm golden gen: --out: path too long\n");
+        return EXIT_USAGE;
+    }
+    size_t len = strlen(parent);
+    while (len > 1 && parent[len - 1] == '/')
+        parent[--len] = '\0';
+    char *slash = strrchr(parent, '/');
+    if (slash) {
+        *slash = '\0';
+        snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", slash == parent ? "/" : parent, slash + 1);
+    } else {
+        snprintf(tmp, sizeof tmp, ".%s.tmp.XXXXXX", parent);
+    }
+    struct stat st;
+    if (lstat(out, &st) == 0) {
+        DIR *d = S_ISDIR(st.st_mode) ? opendir(out) : NULL;
+        int empty = d != NULL;
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                empty = 0;
+        if (d)
+            closedir(d);
+        if (!empty) {
+            fprintf(stderr, "resnorm golden gen: error: %s exists and is not an empty directory "
+                    "(gen writes a complete new tree: remove it first)\n", out);
+            return EXIT_USAGE;
+        }
+    }
+    /* The outermost missing ancestor of DIR: the parents this run creates, removed on failure. */
+    char top_new[4096] = "", up[4096];
+    snprintf(up, sizeof up, "%s", slash && slash != parent ? parent : "");
+    for (char *cut; up[0] && lstat(up, &st) != 0 && errno == ENOENT;) {
+        snprintf(top_new, sizeof top_new, "%s", up);
+        if (!(cut = strrchr(up, '/')) || cut == up)
+            break;
+        *cut = '\0';
+    }
+    if (slash && slash != parent && golden_mkdirs(parent) != 0) {
+        fprintf(stderr, "resnorm golden gen: error: cannot create %s: %s\n", parent,
+                strerror(errno));
+        remove_new_parents(parent, top_new);
+        return EXIT_USAGE;
+    }
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "resnorm golden gen: error: cannot create a directory next to %s: %s\n",
+                out, strerror(errno));
+        remove_new_parents(parent, top_new);
+        return EXIT_USAGE;
+    }
+    chmod(tmp, 0755); /* mkdtemp makes it 0700; an ordinary tree is 0755 */
+    snprintf(gen_tmp, sizeof gen_tmp, "%s", tmp);
+    rn_memlimit_on_exit(remove_gen_tmp);
+    int rc = generate(tmp, NULL);
+    if (rc == EXIT_OK && rename(tmp, out) != 0) {
+        fprintf(stderr, "resnorm golden gen: error: cannot put the tree in place as %s: %s\n", out,
+                strerror(errno));
+        rc = EXIT_USAGE;
+    }
+    rn_memlimit_on_exit(NULL);
+    if (rc != EXIT_OK) {
+        remove_gen_tmp();
+        remove_new_parents(parent, top_new);
+        fprintf(stderr, "resnorm golden gen: no tree written\n");
+    } else {
+        gen_tmp[0] = '\0';
+        fprintf(stderr, "golden: tree in place as %s\n", out);
+    }
+    return rc;
 }
 
 int golden_main(int argc, char **argv)
@@ -595,43 +813,5 @@ int golden_main(int argc, char **argv)
         fprintf(stderr, "resnorm golden gen: missing --out DIR\n");
         return EXIT_USAGE;
     }
-    if (golden_mkdirs(out) != 0) {
-        fprintf(stderr, "resnorm golden gen: cannot create %s: %s\n", out, strerror(errno));
-        return EXIT_INTERNAL;
-    }
-
-    json_t *root = json_object();
-    json_object_set_new(root, "schema", json_string("resnorm-golden"));
-    json_object_set_new(root, "version", json_integer(2));
-    /* The schema lives in specs/ ('make golden' replaces golden/ as a whole). */
-    json_object_set_new(root, "json_schema", json_string("specs/golden-manifest.schema.json"));
-    json_t *notes = json_object(), *fl = json_object();
-    json_object_set_new(notes, "doc", json_string("specs/golden-format.md"));
-    /* Each family's flags in registry order; a flag already described is not repeated. */
-    for (int f = 0; f < cli_nfamilies; f++)
-        for (const char *const(*p)[2] = cli_families[f]->flags; p && (*p)[0]; p++)
-            if (!json_object_get(fl, (*p)[0]))
-                json_object_set_new(fl, (*p)[0], json_string((*p)[1]));
-    json_object_set_new(notes, "flags", fl);
-    json_object_set_new(notes, "results", results_json());
-    json_object_set_new(notes, "bugs", bugs_json());
-    json_object_set_new(root, "notes", notes);
-    json_t *cases = json_array();
-    json_object_set_new(root, "cases", cases);
-
-    int rc = EXIT_OK;
-    golden_ctx G = {out, cases, 0};
-    for (int f = 0; f < cli_nfamilies && rc == EXIT_OK; f++)
-        if (cli_families[f]->golden && cli_families[f]->golden(&G) != 0)
-            rc = EXIT_INTERNAL;
-    if (rc == EXIT_OK)
-        apply_acceptable(cases);
-    if (rc == EXIT_OK && write_manifest(out, root) != 0) {
-        fprintf(stderr, "resnorm golden gen: cannot write %s/manifest.json\n", out);
-        rc = EXIT_INTERNAL;
-    }
-    json_decref(root);
-    if (rc == EXIT_OK)
-        fprintf(stderr, "golden: %zu cases (forward and backward) written to %s\n", G.ncases, out);
-    return rc;
+    return gen_into(out);
 }

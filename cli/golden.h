@@ -34,8 +34,21 @@ double golden_randn(golden_prng *g);   /* Irwin-Hall, 12 uniforms minus 6 */
 
 /* `golden verify | list | run-check` (cli/golden_tools.c); argv[0] is the sub-verb. */
 int golden_tools_main(int argc, char **argv);
+/* The manifest's structure, as verify, list and run-check rely on it: every case an object with a
+   string id that is a safe relative path (no '..', '.', empty component, not absolute), unique, a
+   known op, attrs of that op with their kinds' JSON types (eps a string, axis an integer), inputs
+   and expected outputs of that op as safe paths under golden/, sha256 keys likewise with 64 hex
+   digits.  0, or -1 with a one-line message in err (naming the case and the field). */
+int golden_manifest_check(json_t *m, char *err, size_t cap);
 /* SHA-256 of a file as 64 lowercase hex digits; 0 or -1. */
 int golden_sha256_file(const char *path, char hex[65]);
+/* The same of what fd reads to its end, and of a buffer. */
+int golden_sha256_fd(int fd, char hex[65]);
+int golden_sha256_mem(const void *buf, size_t len, char hex[65]);
+/* The manifest `golden gen` would write (every generator run, nothing written; each file's hash is
+   that of the image it would write): what `golden verify` compares the committed manifest with.
+   0, or an exit code after a message; *manifest is a new reference. */
+int golden_expected_manifest(json_t **manifest);
 
 /* mkdir -p; 0 or -1. */
 int golden_mkdirs(const char *path);

@@ -8,10 +8,14 @@
  *
  * Paths in the manifest are relative to the repository root; --root names it (default: the current
  * directory if it holds golden/manifest.json, else the directory above the resnorm binary). */
+/* realpath is XSI */
+#define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +68,214 @@ static void find_root(const char *given, char *root, size_t cap)
     snprintf(root, cap, ".");
 }
 
+/* ---------------------------------------------------------------- manifest checks */
+
+/* Why p is not a safe relative path (NULL if it is): not empty, not absolute, no empty, "." or
+   ".." component, no backslash or control character.  Such a path, joined to a directory, names
+   something inside it (symbolic links aside: those are checked when the file is opened). */
+static const char *unsafe_rel(const char *p)
+{
+    if (!*p)
+        return "empty path";
+    if (*p == '/')
+        return "absolute path";
+    for (const char *c = p; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == '\\')
+            return "control character or backslash in the path";
+    for (const char *c = p; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 0)
+            return "empty path component ('//' or a trailing '/')";
+        if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return "'.' or '..' component (paths must stay inside the suite)";
+        if (!e)
+            break;
+        c = e + 1;
+        if (!*c)
+            return "empty path component ('//' or a trailing '/')";
+    }
+    return NULL;
+}
+
+static const char *json_type_name(json_t *v)
+{
+    if (!v)
+        return "missing";
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* A file path of the manifest: a string, a safe relative path, under golden/. */
+static int check_file_path(json_t *v, const char *id, const char *what, char *err, size_t cap)
+{
+    if (!json_is_string(v)) {
+        snprintf(err, cap, "case %s: %s must be a string (a path under golden/), not %s", id, what,
+                 json_type_name(v));
+        return -1;
+    }
+    const char *p = json_string_value(v), *why = unsafe_rel(p);
+    if (!why && strncmp(p, "golden/", 7))
+        why = "not under golden/";
+    if (why) {
+        snprintf(err, cap, "case %s: %s '%.300s': %s (outside the suite)", id, what, p, why);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_name_of(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s))
+            return 1;
+    return 0;
+}
+
+/* One case: every field run-check and verify use, with the type and the names its op allows. */
+static int check_case_entry(json_t *c, size_t i, json_t *ids, char *err, size_t cap)
+{
+    if (!json_is_object(c)) {
+        snprintf(err, cap, "cases[%zu] is %s, not an object", i, json_type_name(c));
+        return -1;
+    }
+    json_t *jid = json_object_get(c, "id");
+    if (!json_is_string(jid)) {
+        snprintf(err, cap, "cases[%zu]: \"id\" must be a string", i);
+        return -1;
+    }
+    const char *id = json_string_value(jid), *why = unsafe_rel(id);
+    if (why) {
+        snprintf(err, cap, "case id '%.300s': %s", id, why);
+        return -1;
+    }
+    if (json_object_get(ids, id)) {
+        snprintf(err, cap, "case id '%.300s' appears twice", id);
+        return -1;
+    }
+    json_object_set_new(ids, id, json_true());
+    json_t *jop = json_object_get(c, "op");
+    const cli_op *op = json_is_string(jop) ? cli_find_op(json_string_value(jop)) : NULL;
+    if (!op) {
+        snprintf(err, cap, "case %s: \"op\" is not a known op", id);
+        return -1;
+    }
+    const char *k;
+    json_t *v, *attrs = json_object_get(c, "attrs"), *inputs = json_object_get(c, "inputs");
+    if (!json_is_object(attrs) || !json_is_object(inputs)) {
+        snprintf(err, cap, "case %s: \"attrs\" and \"inputs\" must be objects", id);
+        return -1;
+    }
+    json_object_foreach(attrs, k, v) {
+        int a = cli_attr_index(op, k);
+        if (a < 0) {
+            snprintf(err, cap, "case %s: %s has no attribute '%.100s'", id, op->name, k);
+            return -1;
+        }
+        if (op->attrs[a].kind == CLI_ATTR_DECIMAL && !json_is_string(v)) {
+            snprintf(err, cap, "case %s: attrs.%s must be a string (the decimal text, e.g. "
+                     "\"1e-5\"), not %s", id, k, json_type_name(v));
+            return -1;
+        }
+        if (op->attrs[a].kind == CLI_ATTR_INT && !json_is_integer(v)) {
+            snprintf(err, cap, "case %s: attrs.%s must be an integer, not %s", id, k,
+                     json_type_name(v));
+            return -1;
+        }
+    }
+    json_object_foreach(inputs, k, v) {
+        char what[160];
+        if (!is_name_of(op->inputs, op->ninputs, k)) {
+            snprintf(err, cap, "case %s: %s has no input '%.100s'", id, op->name, k);
+            return -1;
+        }
+        snprintf(what, sizeof what, "input %s", k);
+        if (check_file_path(v, id, what, err, cap))
+            return -1;
+    }
+    json_t *exp = json_object_get(c, "expected"), *sha = json_object_get(c, "sha256");
+    if ((exp && !json_is_object(exp)) || !json_is_object(sha)) {
+        snprintf(err, cap, "case %s: \"expected\" and \"sha256\" must be objects", id);
+        return -1;
+    }
+    const char *dn;
+    json_t *outs;
+    json_object_foreach(exp, dn, outs) {
+        rn_dtype d;
+        if (rn_dtype_from_name(dn, &d) != 0 || !json_is_object(outs)) {
+            snprintf(err, cap, "case %s: expected.%.20s is not a dtype with an object of files", id,
+                     dn);
+            return -1;
+        }
+        json_object_foreach(outs, k, v) {
+            char what[160];
+            if (!is_name_of(op->outputs, op->noutputs, k)) {
+                snprintf(err, cap, "case %s: %s has no output '%.100s'", id, op->name, k);
+                return -1;
+            }
+            snprintf(what, sizeof what, "expected.%s.%s", dn, k);
+            if (check_file_path(v, id, what, err, cap))
+                return -1;
+        }
+    }
+    json_object_foreach(sha, k, v) {
+        const char *h = json_string_value(v);
+        size_t hl = h ? strspn(h, "0123456789abcdef") : 0;
+        json_t *tmp = json_string(k);
+        int bad = check_file_path(tmp, id, "sha256 key", err, cap);
+        json_decref(tmp);
+        if (bad)
+            return -1;
+        if (!h || hl != 64 || h[64]) {
+            snprintf(err, cap, "case %s: sha256 of %.300s is not 64 lowercase hex digits", id, k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int golden_manifest_check(json_t *m, char *err, size_t cap)
+{
+    if (!json_is_object(m) || !json_is_array(json_object_get(m, "cases"))) {
+        snprintf(err, cap, "no \"cases\" array");
+        return -1;
+    }
+    json_t *ids = json_object(), *c;
+    size_t i;
+    int rc = 0;
+    json_array_foreach(json_object_get(m, "cases"), i, c) {
+        if ((rc = check_case_entry(c, i, ids, err, cap)) != 0)
+            break;
+    }
+    json_decref(ids);
+    /* names from the file are quoted in the message: keep it one printable line */
+    for (char *p = err; rc && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return rc;
+}
+
 static json_t *load_manifest(const char *verb, const char *root)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], err[512];
     snprintf(path, sizeof path, "%s/golden/manifest.json", root);
-    json_error_t err;
-    json_t *m = json_load_file(path, 0, &err);
+    json_error_t jerr;
+    json_t *m = json_load_file(path, 0, &jerr);
     if (!m) {
-        cli_error(verb, "%s: %s (line %d); use --root DIR (the repository root)", path, err.text,
-                  err.line);
+        cli_error(verb, "%s: %s (line %d); use --root DIR (the repository root)", path, jerr.text,
+                  jerr.line);
         return NULL;
     }
-    if (!json_is_array(json_object_get(m, "cases"))) {
-        cli_error(verb, "%s: no \"cases\" array", path);
+    if (golden_manifest_check(m, err, sizeof err) != 0) {
+        cli_error(verb, "%s: %s", path, err);
         json_decref(m);
         return NULL;
     }
@@ -92,7 +291,7 @@ static const char *jstr(json_t *o, const char *key)
 /* The options of the three verbs (each allows a subset): --root, --op, --dtype, --json, and DIR
    (run-check's one positional argument).  0, or an exit code after a message. */
 typedef struct {
-    const char *root, *op, *dir;
+    const char *root, *op, *dir, *digest;
     const char *eps_dtype; /* run-check --eps-dtype: check under this eps convention instead */
     int json, have_dtype, allow_ftz;
     rn_dtype dtype;
@@ -101,6 +300,8 @@ typedef struct {
 static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int allow_dir,
                       int allow_op, int allow_json, int allow_dtype)
 {
+    /* --digest HEX: verify only (the one verb that allows neither DIR nor --op) */
+    int allow_digest = !allow_dir && !allow_op;
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -121,6 +322,9 @@ static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int al
         if (OPT("--root")) {
             VALUE();
             o->root = v;
+        } else if (allow_digest && OPT("--digest")) {
+            VALUE();
+            o->digest = v;
         } else if (allow_op && OPT("--op")) {
             VALUE();
             if (!cli_find_op(v)) {
@@ -176,8 +380,56 @@ static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int al
 
 /* ---------------------------------------------------------------- verify */
 
-/* Every regular file under root/golden, as "golden/...", that `known` does not name. */
-static size_t report_extra(const char *root, const char *rel, json_t *known)
+/* Opens root/rel for reading without following any symbolic link below root (each directory
+   component with O_NOFOLLOW | O_DIRECTORY, the file with O_NOFOLLOW | O_NONBLOCK) and only if it is
+   a regular file.  Returns the descriptor, or -1 with *why: "MISSING", "SYMLINK" (a link somewhere
+   on the path: not followed, it could leave the suite), "NOTFILE" or "UNREADABLE". */
+static int open_in_suite(int rootfd, const char *rel, const char **why)
+{
+    char *p = strdup(rel);
+    int dfd = dup(rootfd), fd = -1;
+    *why = "UNREADABLE";
+    if (!p || dfd < 0) {
+        free(p);
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
+    }
+    char *c = p;
+    for (char *e; (e = strchr(c, '/')); c = e + 1) {
+        *e = '\0';
+        int nfd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int en = errno;
+        close(dfd);
+        dfd = nfd;
+        if (dfd < 0) {
+            *why = en == ENOENT ? "MISSING" : en == ELOOP || en == ENOTDIR ? "SYMLINK" : *why;
+            struct stat st;
+            if (en == ENOTDIR && fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                !S_ISLNK(st.st_mode))
+                *why = "NOTFILE";
+            free(p);
+            return -1;
+        }
+    }
+    fd = openat(dfd, c, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int en = errno;
+    struct stat st;
+    if (fd < 0) {
+        *why = en == ENOENT ? "MISSING" : en == ELOOP ? "SYMLINK" : *why;
+    } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = "NOTFILE";
+        close(fd);
+        fd = -1;
+    }
+    close(dfd);
+    free(p);
+    return fd;
+}
+
+/* Every entry under root/rel (as "golden/...") that `known` does not name.  Symbolic links are
+   reported, never followed (a link to a directory can loop or leave the suite). */
+static size_t report_extra(const char *root, const char *rel, json_t *known, int depth)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -192,15 +444,158 @@ static size_t report_extra(const char *root, const char *rel, json_t *known)
         char sub[PATH_MAX], full[2 * PATH_MAX + 2];
         snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name);
         snprintf(full, sizeof full, "%s/%s", root, sub);
-        if (is_dir(full))
-            extra += report_extra(root, sub, known);
-        else if (!json_object_get(known, sub)) {
+        struct stat st;
+        if (lstat(full, &st) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            printf("EXTRA    %s (a symbolic link, not followed; not in the manifest)\n", sub);
+            extra++;
+        } else if (S_ISDIR(st.st_mode) && depth < 64) {
+            extra += report_extra(root, sub, known, depth + 1);
+        } else if (!json_object_get(known, sub)) {
             printf("EXTRA    %s (not in the manifest)\n", sub);
             extra++;
         }
     }
     closedir(d);
     return extra;
+}
+
+/* The fields of two cases that differ, as "attrs, inputs" (empty if none). */
+static void differing_keys(json_t *a, json_t *b, char *buf, size_t cap)
+{
+    size_t k = 0;
+    const char *key;
+    json_t *v;
+    buf[0] = '\0';
+    json_object_foreach(a, key, v) {
+        if (!json_equal(v, json_object_get(b, key)) && k < cap)
+            k += (size_t)snprintf(buf + k, cap - k, "%s%s", k ? ", " : "", key);
+    }
+    json_object_foreach(b, key, v) {
+        if (!json_object_get(a, key) && k < cap)
+            k += (size_t)snprintf(buf + k, cap - k, "%s%s", k ? ", " : "", key);
+    }
+}
+
+/* The manifest against what `golden gen` produces: every case (id, op, attrs such as eps, inputs,
+   expected files, hashes, flags, result), in gen's order, and the other top-level fields.  Prints
+   one line per difference; returns their number, or -1 if gen itself failed. */
+static long compare_with_gen(json_t *m)
+{
+    json_t *g = NULL;
+    /* the generators print one progress line per case: keep them unless gen fails */
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *t = tmpfile();
+    if (t && saved >= 0)
+        dup2(fileno(t), 2);
+    int rc = golden_expected_manifest(&g);
+    fflush(stderr);
+    if (t && saved >= 0) {
+        dup2(saved, 2);
+        if (rc) {
+            char buf[4096];
+            size_t k;
+            rewind(t);
+            while ((k = fread(buf, 1, sizeof buf, t)) > 0)
+                fwrite(buf, 1, k, stderr);
+        }
+    }
+    if (saved >= 0)
+        close(saved);
+    if (t)
+        fclose(t);
+    if (rc) {
+        cli_error("golden verify", "internal: the generator failed; cannot compare the manifest");
+        return -1;
+    }
+    long bad = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(g, key, v) {
+        if (strcmp(key, "cases") && !json_equal(v, json_object_get(m, key))) {
+            printf("MANIFEST \"%s\" differs from what gen produces\n", key);
+            bad++;
+        }
+    }
+    json_object_foreach(m, key, v) {
+        if (!json_object_get(g, key)) {
+            printf("MANIFEST \"%s\": not a field gen produces\n", key);
+            bad++;
+        }
+    }
+    json_t *gc = json_object_get(g, "cases"), *mc = json_object_get(m, "cases");
+    json_t *by_id = json_object(), *c;
+    size_t i;
+    json_array_foreach(mc, i, c)
+        json_object_set(by_id, json_string_value(json_object_get(c, "id")), c);
+    json_t *gen_ids = json_object();
+    int order_same = json_array_size(gc) == json_array_size(mc);
+    json_array_foreach(gc, i, c) {
+        const char *id = json_string_value(json_object_get(c, "id"));
+        json_object_set_new(gen_ids, id, json_true());
+        json_t *mine = json_object_get(by_id, id);
+        char diff[512];
+        if (!mine) {
+            printf("CASE     %s: missing from the manifest (gen produces it)\n", id);
+            bad++;
+            order_same = 0;
+            continue;
+        }
+        if (order_same && !json_equal(json_object_get(json_array_get(mc, i), "id"),
+                                      json_object_get(c, "id")))
+            order_same = 0;
+        differing_keys(c, mine, diff, sizeof diff);
+        if (*diff) {
+            printf("CASE     %s: %s differ from what gen produces\n", id, diff);
+            bad++;
+        }
+    }
+    json_array_foreach(mc, i, c) {
+        const char *id = json_string_value(json_object_get(c, "id"));
+        if (!json_object_get(gen_ids, id)) {
+            printf("CASE     %s: not a case gen produces\n", id);
+            bad++;
+        }
+    }
+    if (!bad && !order_same) {
+        printf("MANIFEST the cases are not in the order gen writes them\n");
+        bad++;
+    }
+    json_decref(gen_ids);
+    json_decref(by_id);
+    json_decref(g);
+    return bad;
+}
+
+/* The suite digest: SHA-256 of the text `sha256sum` prints for golden/manifest.json and every file
+   the manifest names, one line "<hex>  <path>" each, sorted by path (bytewise, as LC_ALL=C sort),
+   paths relative to the root -- so `sha256sum FILES | sha256sum` recomputes it. */
+typedef struct {
+    const char *path;
+    char hex[65];
+} hashed;
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const hashed *)a)->path, ((const hashed *)b)->path);
+}
+
+static int suite_digest(hashed *h, size_t n, char hex[65])
+{
+    qsort(h, n, sizeof *h, by_path);
+    size_t cap = 1, k = 0;
+    for (size_t i = 0; i < n; i++)
+        cap += strlen(h[i].path) + 64 + 3;
+    char *text = malloc(cap);
+    if (!text)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(text + k, cap - k, "%s  %s\n", h[i].hex, h[i].path);
+    int r = golden_sha256_mem(text, k, hex);
+    free(text);
+    return r;
 }
 
 static int verify_main(int argc, char **argv)
@@ -210,45 +605,99 @@ static int verify_main(int argc, char **argv)
     int rc = parse_opts(verb, argc, argv, &o, 0, 0, 0, 0);
     if (rc)
         return rc;
+    if (o.digest && (strlen(o.digest) != 64 || strspn(o.digest, "0123456789abcdef") != 64)) {
+        cli_error(verb, "--digest '%s': expected 64 lowercase hex digits", o.digest);
+        return RN_EXIT_USAGE;
+    }
     char root[PATH_MAX];
     find_root(o.root, root, sizeof root);
     json_t *m = load_manifest(verb, root);
     if (!m)
         return RN_EXIT_USAGE;
+    int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0) {
+        cli_error(verb, "%s: %s", root, strerror(errno));
+        json_decref(m);
+        return RN_EXIT_USAGE;
+    }
     /* Files are shared between entries (a forward and its backward): hash each once. */
     json_t *known = json_object();
     json_object_set_new(known, "golden/manifest.json", json_true());
-    size_t nfiles = 0, bad = 0, i;
+    size_t nfiles = 0, bad = 0, nh = 0, i;
     json_t *c;
+    json_array_foreach(json_object_get(m, "cases"), i, c)
+        nh += json_object_size(json_object_get(c, "sha256"));
+    hashed *h = calloc(nh + 1, sizeof *h);
+    if (!h) {
+        cli_error(verb, "out of memory");
+        close(rootfd);
+        json_decref(known);
+        json_decref(m);
+        return RN_EXIT_INTERNAL;
+    }
+    nh = 0;
+    h[nh].path = "golden/manifest.json";
+    const char *why = NULL;
+    int fd = open_in_suite(rootfd, h[nh].path, &why);
+    if (fd < 0 || golden_sha256_fd(fd, h[nh].hex) != 0) {
+        printf("%-8s golden/manifest.json\n", why ? why : "UNREADABLE");
+        bad++;
+    }
+    if (fd >= 0)
+        close(fd);
+    nh++;
     json_array_foreach(json_object_get(m, "cases"), i, c) {
         const char *p;
-        json_t *h;
-        json_object_foreach(json_object_get(c, "sha256"), p, h) {
+        json_t *jh;
+        json_object_foreach(json_object_get(c, "sha256"), p, jh) {
             if (json_object_get(known, p))
                 continue;
             json_object_set_new(known, p, json_true());
             nfiles++;
-            char full[2 * PATH_MAX + 2], hex[65];
-            snprintf(full, sizeof full, "%s/%s", root, p);
-            if (!is_file(full)) {
-                printf("MISSING  %s\n", p);
+            const char *want = json_string_value(jh);
+            h[nh].path = p;
+            fd = open_in_suite(rootfd, p, &why);
+            if (fd < 0 || golden_sha256_fd(fd, h[nh].hex) != 0) {
+                printf("%-8s %s%s\n", fd < 0 ? why : "UNREADABLE", p,
+                       fd >= 0 ? "" : !strcmp(why, "SYMLINK") ? " (a symbolic link on the path: "
+                       "not followed)" : !strcmp(why, "NOTFILE") ? " (not a regular file)" : "");
                 bad++;
-            } else if (golden_sha256_file(full, hex) != 0) {
-                printf("UNREADABLE %s\n", p);
-                bad++;
-            } else if (strcmp(hex, json_string_value(h) ? json_string_value(h) : "")) {
-                printf("DIFFERS  %s: sha256 %s, manifest says %s\n", p, hex,
-                       json_string_value(h) ? json_string_value(h) : "?");
+            } else if (strcmp(h[nh].hex, want)) {
+                printf("DIFFERS  %s: sha256 %s, manifest says %s\n", p, h[nh].hex, want);
                 bad++;
             }
+            if (fd >= 0)
+                close(fd);
+            nh++;
         }
     }
-    size_t extra = report_extra(root, "golden", known);
-    printf("verify: %zu files in the manifest, %zu differ or are missing, %zu not in the manifest\n",
-           nfiles, bad, extra);
+    close(rootfd);
+    size_t extra = report_extra(root, "golden", known, 0);
+    long cases_bad = compare_with_gen(m);
+    printf("verify: %zu files in the manifest, %zu differ or are missing, %zu not in the manifest, "
+           "%ld manifest entries differ from what gen produces\n", nfiles, bad, extra,
+           cases_bad < 0 ? 0 : cases_bad);
+    rc = bad || extra || cases_bad ? RN_EXIT_MISMATCH : RN_EXIT_OK;
+    if (cases_bad < 0)
+        rc = RN_EXIT_INTERNAL;
+    char dg[65];
+    if (!bad && suite_digest(h, nh, dg) == 0) {
+        printf("digest sha256:%s (the manifest and its %zu files: sha256sum of each, sorted by "
+               "path, hashed)\n", dg, nfiles);
+        if (o.digest && strcmp(dg, o.digest)) {
+            printf("DIGEST   sha256:%s, expected %s\n", dg, o.digest);
+            if (!rc)
+                rc = RN_EXIT_MISMATCH;
+        }
+    } else {
+        printf("digest: not computed (files missing or unreadable)\n");
+        if (o.digest && !rc)
+            rc = RN_EXIT_MISMATCH;
+    }
+    free(h);
     json_decref(known);
     json_decref(m);
-    return bad || extra ? RN_EXIT_MISMATCH : RN_EXIT_OK;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- list */
@@ -311,62 +760,145 @@ typedef struct {
     size_t passed, failed, skipped, acceptable, errors;
 } tally_t;
 
+/* The argv of `check` for one case, built on the heap (any number of inputs, attributes and
+   outputs); the job's paths point into it, so it lives until the case's report is written. */
+typedef struct {
+    char **v;
+    int n, cap;
+} argv_t;
+
+static int argv_push(argv_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int argv_push(argv_t *a, const char *fmt, ...)
+{
+    if (a->n + 1 >= a->cap) {
+        int cap = a->cap ? 2 * a->cap : 32;
+        char **nv = realloc(a->v, (size_t)cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->v = nv, a->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = k >= 0 ? malloc((size_t)k + 1) : NULL;
+    if (!s)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+    return 0;
+}
+
+static void argv_free(argv_t *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* Whether real path `p` is `base` or inside it (both canonical, from realpath). */
+static int inside(const char *base, const char *p)
+{
+    size_t n = strlen(base);
+    return !strncmp(base, p, n) && (p[n] == '\0' || p[n] == '/' || (n == 1 && base[0] == '/'));
+}
+
+/* An entry of an implementation's DIR that run-check is about to read: after resolving symbolic
+   links it must still be inside DIR (dir_real), and be a directory (want_dir) or a regular file.
+   Returns 1 if it does not exist (absent: skipped), 0 if fine, or RN_EXIT_USAGE after a message. */
+static int check_dir_entry(const char *path, const char *dir_real, int want_dir, const char *id)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return 1;
+    char real[PATH_MAX];
+    if (!realpath(path, real)) {
+        cli_error("golden run-check", "case %s: %s: %s", id, path, strerror(errno));
+        return RN_EXIT_USAGE;
+    }
+    if (!inside(dir_real, real)) {
+        cli_error("golden run-check", "case %s: %s resolves outside DIR (a symbolic link leaving "
+                  "it); run-check reads only files inside DIR", id, path);
+        return RN_EXIT_USAGE;
+    }
+    if (stat(real, &st) != 0 || (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+        cli_error("golden run-check", "case %s: %s is not a %s", id, path,
+                  want_dir ? "directory" : "regular file (a FIFO, a device or a directory cannot "
+                  "be an output)");
+        return RN_EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* Build the argv of `check` for one case (inputs, attributes from the manifest; the outputs found
    in casedir) and run the shared checker -- through cli_parse and cli_load, so a case is validated
    exactly as `resnorm check` validates a command line.  Returns 0 (r set), -1 (no output file:
-   skipped) or an exit code after a message. */
-static int check_case(json_t *c, const char *root, const char *casedir, const opts_t *o,
-                      cli_job *job, cli_check_result *r)
+   skipped) or an exit code after a message.  The manifest was checked (golden_manifest_check):
+   paths are strings, safe and under golden/, attribute values have their kinds' types. */
+static int check_case(json_t *c, const char *root, const char *golden_real, const char *casedir,
+                      const char *dir_real, const opts_t *o, cli_job *job, cli_check_result *r,
+                      argv_t *av)
 {
+    const char *id = jstr(c, "id");
     const cli_op *op = cli_find_op(jstr(c, "op"));
     if (!op) {
-        cli_error("golden run-check", "%s: unknown op '%s'", jstr(c, "id"), jstr(c, "op"));
+        cli_error("golden run-check", "%s: unknown op '%s'", id, jstr(c, "op"));
         return RN_EXIT_USAGE;
     }
-    enum { MAXA = 2 + 2 * (2 * CLI_MAX_IO + CLI_MAX_ATTRS) + 4 };
-    char *av[MAXA];
-    char buf[MAXA][PATH_MAX + 64];
-    int ac = 0, nact = 0, nb = 0;
-    av[ac++] = "golden run-check";
-    av[ac++] = (char *)op->name;
+    int bad = argv_push(av, "golden run-check") || argv_push(av, "%s", op->name);
     const char *name;
     json_t *v;
     json_object_foreach(json_object_get(c, "inputs"), name, v) {
-        snprintf(buf[nb], sizeof buf[nb], "%s=%s/%s", name, root, json_string_value(v));
-        av[ac++] = "--in";
-        av[ac++] = buf[nb++];
+        char p[2 * PATH_MAX + 2], real[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", root, json_string_value(v));
+        if (realpath(p, real) && !inside(golden_real, real)) {
+            cli_error("golden run-check", "case %s: input %s: %s resolves outside the suite's "
+                      "golden/ (a symbolic link)", id, name, p);
+            return RN_EXIT_USAGE;
+        }
+        bad = bad || argv_push(av, "--in") || argv_push(av, "%s=%s", name, p);
     }
     json_object_foreach(json_object_get(c, "attrs"), name, v) {
+        bad = bad || argv_push(av, "--attr");
         if (!strcmp(name, "eps_dtype") && o->eps_dtype) /* another convention: the twin recomputes */
-            snprintf(buf[nb], sizeof buf[nb], "%s=%s", name, o->eps_dtype);
+            bad = bad || argv_push(av, "%s=%s", name, o->eps_dtype);
         else if (json_is_string(v))
-            snprintf(buf[nb], sizeof buf[nb], "%s=%s", name, json_string_value(v));
+            bad = bad || argv_push(av, "%s=%s", name, json_string_value(v));
         else
-            snprintf(buf[nb], sizeof buf[nb], "%s=%lld", name, (long long)json_integer_value(v));
-        av[ac++] = "--attr";
-        av[ac++] = buf[nb++];
+            bad = bad || argv_push(av, "%s=%lld", name, (long long)json_integer_value(v));
     }
+    int nact = 0;
     for (int k = 0; k < op->noutputs; k++) {
-        char p[PATH_MAX];
+        char p[PATH_MAX + 64];
         snprintf(p, sizeof p, "%s/%s.npy", casedir, op->outputs[k]);
-        if (!is_file(p))
+        int e = check_dir_entry(p, dir_real, 0, id);
+        if (e == 1)
             continue;
-        snprintf(buf[nb], sizeof buf[nb], "%s=%s", op->outputs[k], p);
-        av[ac++] = "--actual";
-        av[ac++] = buf[nb++];
+        if (e)
+            return e;
+        bad = bad || argv_push(av, "--actual") || argv_push(av, "%s=%s", op->outputs[k], p);
         nact++;
+    }
+    if (bad) {
+        cli_error("golden run-check", "out of memory");
+        return RN_EXIT_INTERNAL;
     }
     if (!nact)
         return -1;
-    if (o->have_dtype) {
-        av[ac++] = "--dtype";
-        av[ac++] = (char *)rn_dtype_name(o->dtype);
+    if (o->have_dtype &&
+        (argv_push(av, "--dtype") || argv_push(av, "%s", rn_dtype_name(o->dtype)))) {
+        cli_error("golden run-check", "out of memory");
+        return RN_EXIT_INTERNAL;
     }
-    if (o->allow_ftz) {
-        av[ac++] = "--allow";
-        av[ac++] = "ftz";
+    if (o->allow_ftz && (argv_push(av, "--allow") || argv_push(av, "ftz"))) {
+        cli_error("golden run-check", "out of memory");
+        return RN_EXIT_INTERNAL;
     }
-    int rc = cli_parse(job, ac, av, CLI_ALLOW_ACTUAL);
+    int rc = cli_parse(job, av->n, av->v, CLI_ALLOW_ACTUAL);
     if (rc)
         return rc < 0 ? RN_EXIT_INTERNAL : rc;
     rc = cli_load(job);
@@ -425,11 +957,17 @@ static int run_check_main(int argc, char **argv)
         cli_error(verb, "%s: not a directory", o.dir);
         return RN_EXIT_USAGE;
     }
-    char root[PATH_MAX];
+    char root[PATH_MAX], dir_real[PATH_MAX], golden_real[PATH_MAX], gdir[PATH_MAX + 8];
     find_root(o.root, root, sizeof root);
     json_t *m = load_manifest(verb, root);
     if (!m)
         return RN_EXIT_USAGE;
+    snprintf(gdir, sizeof gdir, "%s/golden", root);
+    if (!realpath(o.dir, dir_real) || !realpath(gdir, golden_real)) {
+        cli_error(verb, "%s: %s", o.dir, strerror(errno));
+        json_decref(m);
+        return RN_EXIT_USAGE;
+    }
     tally_t t = {0};
     json_t *reports = json_array(), *skipped = json_array(), *c;
     size_t i;
@@ -446,20 +984,23 @@ static int run_check_main(int argc, char **argv)
         if (o.op && strcmp(jstr(c, "op"), o.op))
             continue;
         char casedir[PATH_MAX];
-        snprintf(casedir, sizeof casedir, "%s/%s", o.dir, id);
-        if (!is_dir(casedir)) {
-            t.skipped++;
-            json_array_append_new(skipped, json_string(id));
+        if ((size_t)snprintf(casedir, sizeof casedir, "%s/%s", o.dir, id) >= sizeof casedir) {
+            cli_error(verb, "case %s: path too long", id);
+            t.errors++, rc = RN_EXIT_USAGE;
             continue;
         }
         cli_job job;
         cli_check_result r;
+        argv_t av = {0};
         memset(&job, 0, sizeof job);
-        int crc = check_case(c, root, casedir, &o, &job, &r);
-        if (crc < 0) {
+        int crc = check_dir_entry(casedir, dir_real, 1, id);
+        if (crc == 0)
+            crc = check_case(c, root, golden_real, casedir, dir_real, &o, &job, &r, &av);
+        if (crc < 0 || crc == 1) { /* no directory, or no output in it */
             t.skipped++;
             json_array_append_new(skipped, json_string(id));
             cli_job_free(&job);
+            argv_free(&av);
             continue;
         }
         if (crc) {
@@ -469,6 +1010,7 @@ static int run_check_main(int argc, char **argv)
             if (crc > rc)
                 rc = crc;
             cli_job_free(&job);
+            argv_free(&av);
             continue;
         }
         const char *vd = verdict(c, &r);
@@ -494,6 +1036,7 @@ static int run_check_main(int argc, char **argv)
                    max_ulps(&r, job.nactual), r.sum[w].max_ratio, wname);
         }
         cli_job_free(&job);
+        argv_free(&av);
     }
     if (!rc && t.failed)
         rc = RN_EXIT_MISMATCH;

@@ -1,10 +1,12 @@
 /* resnorm: the command-line front end of the verified LayerNorm reference.
  * Thin: verbs dispatch to cli/eval.c, cli/check.c and cli/golden.c.  Reference: specs/cli.md. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "golden.h"
+#include "memlimit.h"
 
 /* "ops: layernorm (x, gamma, beta -> y, mean, rstd),\n     layernorm_backward (...)\n" */
 static void print_ops(void)
@@ -74,7 +76,24 @@ static int help_verb(const char *verb)
     return RN_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+/* Everything a verb printed must have reached standard output: a full disk, a closed pipe or
+   /dev/full turns a report into a silent loss.  The stream's error flag (set by a failed write
+   while it ran), the final flush and the close are all checked; a lost report is exit 2 (an output
+   that cannot be written, specs/cli.md) unless the verb already failed harder. */
+static int finish(const char *verb, int rc)
+{
+    int lost = ferror(stdout) != 0;
+    lost |= fflush(stdout) != 0;
+    lost |= fclose(stdout) != 0;
+    if (lost) {
+        cli_error(verb, "cannot write to standard output: the report is incomplete");
+        if (rc < RN_EXIT_USAGE)
+            rc = RN_EXIT_USAGE;
+    }
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         main_help();
@@ -101,23 +120,27 @@ int main(int argc, char **argv)
         }
         return help_verb(argv[2]);
     }
-    int rc;
     if (!strcmp(verb, "eval"))
-        rc = cli_eval_main(argc - 1, argv + 1);
-    else if (!strcmp(verb, "check"))
-        rc = cli_check_main(argc - 1, argv + 1);
-    else if (!strcmp(verb, "golden"))
-        rc = golden_main(argc - 1, argv + 1);
-    else if (verb[0] == '-') {
+        return cli_eval_main(argc - 1, argv + 1);
+    if (!strcmp(verb, "check"))
+        return cli_check_main(argc - 1, argv + 1);
+    if (!strcmp(verb, "golden"))
+        return golden_main(argc - 1, argv + 1);
+    if (verb[0] == '-') {
         cli_error(NULL, "unknown option '%s' (see 'resnorm --help')", verb);
-        rc = RN_EXIT_USAGE;
-    } else {
-        cli_error(NULL, "unknown verb '%s' (verbs: eval, check, golden, help)", verb);
-        rc = RN_EXIT_USAGE;
+        return RN_EXIT_USAGE;
     }
-    if (fflush(stdout) != 0 && rc == RN_EXIT_OK) {
-        cli_error(verb, "cannot write to standard output");
-        rc = RN_EXIT_USAGE;
-    }
-    return rc;
+    cli_error(NULL, "unknown verb '%s' (verbs: eval, check, golden, help)", verb);
+    return RN_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    const char *verb = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
+    int rc = rn_memlimit_init(verb);
+    if (!rc)
+        rc = dispatch(argc, argv);
+    if (getenv("RESNORM_MEMORY_REPORT"))
+        fprintf(stderr, "resnorm: peak counted memory %zu bytes\n", rn_memlimit_peak());
+    return finish(verb, rc);
 }

@@ -6,9 +6,11 @@
  * HEADER is a Python dict literal with exactly the keys 'descr', 'fortran_order', 'shape'
  * (any order, each once), followed only by blanks up to the end of the header; DATA is exactly
  * count * itemsize bytes, to the end of the file.  Every rejection says which file and why, in
- * one line.  Sizes are overflow-checked before anything is allocated, and nothing is allocated
- * before the data length has been checked against the file, so a lying header cannot make the
- * reader allocate more than a few times the file's own size.
+ * one line.  Sizes are overflow-checked before anything is allocated, and npy_read compares the
+ * data size the header implies with the file's size (fstat) before it reads or allocates for the
+ * data, so a lying header costs nothing; the data is then decoded in 64 KiB chunks (memory: the
+ * array of doubles, not the file as well).  Only regular files are read: the file is opened with
+ * O_NONBLOCK and checked by fstat first, so a FIFO or a device is refused instead of blocking.
  *
  * bf16: there is no NumPy dtype for bfloat16.  resnorm reads raw little-endian bfloat16 bits
  * stored as a 2-byte void dtype, descr '|V2' (what np.save writes for np.dtype('V2')) or '<V2'
@@ -57,6 +59,8 @@ static size_t itemsize_of(rn_dtype d)
     }
 }
 
+void (*rn_array_charge)(long long delta);
+
 int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape)
 {
     memset(a, 0, sizeof *a);
@@ -71,6 +75,8 @@ int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape)
     }
     if (count > SIZE_MAX / sizeof(double))
         return -1;
+    if (rn_array_charge)
+        rn_array_charge((long long)((count ? count : 1) * sizeof(double)));
     double *data = calloc(count ? count : 1, sizeof(double));
     if (!data) {
         memset(a, 0, sizeof *a);
@@ -87,6 +93,8 @@ void rn_array_free(rn_array *a)
 {
     if (!a)
         return;
+    if (rn_array_charge && a->data)
+        rn_array_charge(-(long long)((a->count ? a->count : 1) * sizeof(double)));
     free(a->data);
     memset(a, 0, sizeof *a);
 }
@@ -323,16 +331,25 @@ static uint32_t le32(const unsigned char *p)
 
 static uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
-              size_t errlen)
+/* What the magic, version, length field and header say, checked against the file's total size
+   before any data is touched: a lying header is refused from these numbers alone. */
+typedef struct {
+    rn_dtype dtype;
+    int ndim;
+    size_t shape[RN_MAX_DIMS];
+    size_t count, isz;
+    size_t data_off;           /* where the data starts: 8 + length field + header */
+} npy_info;
+
+/* The fixed prefix: magic, version, header length.  prefix holds the first `have` bytes of a file
+   of `total` bytes.  Sets *hstart (offset of the header) and *hlen. */
+static int parse_prefix(const char *name, const unsigned char *prefix, size_t have, size_t total,
+                        size_t *hstart, size_t *hlen, char *err, size_t errlen)
 {
     static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-    memset(out, 0, sizeof *out);
-    if (!name)
-        name = "(npy)";
-    if (len < 8 || memcmp(buf, magic, 6) != 0)
+    if (have < 8 || memcmp(prefix, magic, 6) != 0)
         return fail(err, errlen, name, "not a .npy file (bad magic; expected \\x93NUMPY)");
-    unsigned major = buf[6], minor = buf[7];
+    unsigned major = prefix[6], minor = prefix[7];
     size_t lenbytes;
     if (major == 1 && minor == 0)
         lenbytes = 2;
@@ -341,41 +358,54 @@ int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *
     else
         return fail(err, errlen, name, "unsupported .npy format version %u.%u (supported: 1.0, "
                     "2.0, 3.0)", major, minor);
-    if (len < 8 + lenbytes)
+    if (have < 8 + lenbytes)
         return fail(err, errlen, name, "truncated: file ends inside the header length field");
-    size_t hlen = lenbytes == 2 ? le16(buf + 8) : le32(buf + 8);
-    size_t hstart = 8 + lenbytes;
-    if (hlen > len - hstart)
+    *hlen = lenbytes == 2 ? le16(prefix + 8) : le32(prefix + 8);
+    *hstart = 8 + lenbytes;
+    if (*hlen > total - *hstart)
         return fail(err, errlen, name, "header length %zu goes beyond the end of the file "
-                    "(%zu bytes)", hlen, len);
-    rn_dtype dtype = RN_F64;
-    int ndim = 0;
-    size_t shape[RN_MAX_DIMS];
-    if (parse_header(name, (const char *)buf + hstart, hlen, &dtype, &ndim, shape, err, errlen))
+                    "(%zu bytes)", *hlen, total);
+    return 0;
+}
+
+/* The header (at h, hlen bytes) and the data size it implies, against the file's total size. */
+static int parse_info(const char *name, const char *h, size_t hstart, size_t hlen, size_t total,
+                      npy_info *info, char *err, size_t errlen)
+{
+    memset(info, 0, sizeof *info);
+    info->dtype = RN_F64;
+    if (parse_header(name, h, hlen, &info->dtype, &info->ndim, info->shape, err, errlen))
         return -1;
     size_t count = 1;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] != 0 && count > SIZE_MAX / shape[i])
+    for (int i = 0; i < info->ndim; i++) {
+        if (info->shape[i] != 0 && count > SIZE_MAX / info->shape[i])
             return fail(err, errlen, name, "shape's element count overflows size_t");
-        count *= shape[i];
+        count *= info->shape[i];
     }
-    size_t isz = itemsize_of(dtype);
+    size_t isz = itemsize_of(info->dtype);
     if (count > SIZE_MAX / isz)
         return fail(err, errlen, name, "shape's byte count overflows size_t");
     size_t nbytes = count * isz;
-    size_t have = len - hstart - hlen;
+    size_t have = total - hstart - hlen;
     if (have < nbytes)
         return fail(err, errlen, name, "truncated data: header says %zu bytes (%zu elements of "
                     "%zu bytes), file has %zu", nbytes, count, isz, have);
     if (have > nbytes)
         return fail(err, errlen, name, "%zu trailing bytes after the data (header says %zu "
                     "bytes, file has %zu)", have - nbytes, nbytes, have);
-    if (rn_array_alloc(out, dtype, ndim, shape) != 0)
-        return fail(err, errlen, name, "out of memory for %zu elements", count);
-    const unsigned char *p = buf + hstart + hlen;
-    for (size_t i = 0; i < count; i++, p += isz) {
+    info->count = count;
+    info->isz = isz;
+    info->data_off = hstart + hlen;
+    return 0;
+}
+
+/* n little-endian values of dtype d at p into out[0..n). */
+static void decode(rn_dtype d, const unsigned char *p, size_t n, double *out)
+{
+    size_t isz = itemsize_of(d);
+    for (size_t i = 0; i < n; i++, p += isz) {
         double v;
-        switch (dtype) {
+        switch (d) {
         case RN_F64: {
             uint64_t u = le64(p);
             memcpy(&v, &u, 8);
@@ -391,61 +421,158 @@ int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *
         case RN_F16: v = rn_f16_value(le16(p)); break;
         default: v = rn_bf16_value(le16(p)); break;
         }
-        out->data[i] = v;
+        out[i] = v;
     }
+}
+
+int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
+              size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!name)
+        name = "(npy)";
+    size_t hstart, hlen;
+    npy_info info;
+    if (parse_prefix(name, buf, len, len, &hstart, &hlen, err, errlen) ||
+        parse_info(name, (const char *)buf + hstart, hstart, hlen, len, &info, err, errlen))
+        return -1;
+    if (rn_array_alloc(out, info.dtype, info.ndim, info.shape) != 0)
+        return fail(err, errlen, name, "out of memory for %zu elements", info.count);
+    decode(info.dtype, buf + info.data_off, info.count, out->data);
+    return 0;
+}
+
+/* Exactly n bytes at the file's current offset; 0, or -1 with errno (0 at an early end). */
+static int read_full(int fd, void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n) {
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = 0;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Opens path for reading only if it is a regular file.  O_NONBLOCK: opening a FIFO (or a device)
+   must not wait for a writer before fstat can refuse it; it is cleared again for the reads. */
+static int open_regular(const char *path, size_t *size, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(err, errlen, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(err, errlen, path, "not a regular file");
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        close(fd);
+        return fail(err, errlen, path, "cannot read: %s", strerror(errno));
+    }
+    *size = (size_t)st.st_size;
+    return fd;
+}
+
+static int read_fail(int fd, const char *path, char *err, size_t errlen)
+{
+    int e = errno;
+    close(fd);
+    if (e == 0)
+        return fail(err, errlen, path, "the file shrank while it was read");
+    return fail(err, errlen, path, "read error: %s", strerror(e));
+}
+
+/* Opens path and checks magic, header and the data size against the file's size (fstat), reading
+   only the header.  Returns the descriptor, positioned at the data, or -1 with a message. */
+static int open_checked(const char *path, npy_info *info, char *err, size_t errlen)
+{
+    size_t total = 0;
+    int fd = open_regular(path, &total, err, errlen);
+    if (fd < 0)
+        return -1;
+    unsigned char prefix[12];
+    size_t have = total < sizeof prefix ? total : sizeof prefix;
+    if (read_full(fd, prefix, have) != 0)
+        return read_fail(fd, path, err, errlen);
+    size_t hstart, hlen;
+    if (parse_prefix(path, prefix, have, total, &hstart, &hlen, err, errlen)) {
+        close(fd);
+        return -1;
+    }
+    /* hlen <= total - hstart: the header is no larger than the file */
+    char *h = malloc(hlen ? hlen : 1);
+    if (!h) {
+        close(fd);
+        return fail(err, errlen, path, "out of memory reading the header");
+    }
+    if (lseek(fd, (off_t)hstart, SEEK_SET) < 0 || read_full(fd, h, hlen) != 0) {
+        free(h);
+        return read_fail(fd, path, err, errlen);
+    }
+    int r = parse_info(path, h, hstart, hlen, total, info, err, errlen);
+    free(h);
+    if (r) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int npy_read_header(const char *path, rn_array *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    npy_info info;
+    int fd = open_checked(path, &info, err, errlen);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    out->dtype = info.dtype;
+    out->ndim = info.ndim;
+    memcpy(out->shape, info.shape, sizeof info.shape);
+    out->count = info.count;
     return 0;
 }
 
 int npy_read(const char *path, rn_array *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fail(err, errlen, path, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return fail(err, errlen, path, "not a regular file");
+    npy_info info;
+    int fd = open_checked(path, &info, err, errlen);
+    if (fd < 0)
+        return -1;
+    if (rn_array_alloc(out, info.dtype, info.ndim, info.shape) != 0) {
+        close(fd);
+        return fail(err, errlen, path, "out of memory for %zu elements", info.count);
     }
-    /* Read to EOF rather than trusting st_size. */
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
-    unsigned char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return fail(err, errlen, path, "out of memory reading the file");
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                fclose(f);
-                return fail(err, errlen, path, "file too large");
-            }
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return fail(err, errlen, path, "out of memory reading the file");
-            }
-            buf = nb;
-            cap *= 2;
+    /* The data in chunks, decoded as they come: memory is the array, not the file as well. */
+    unsigned char chunk[1 << 16];
+    size_t per = sizeof chunk / info.isz, done = 0;
+    while (done < info.count) {
+        size_t k = info.count - done < per ? info.count - done : per;
+        if (read_full(fd, chunk, k * info.isz) != 0) {
+            rn_array_free(out);
+            return read_fail(fd, path, err, errlen);
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                int e = errno;
-                free(buf);
-                fclose(f);
-                return fail(err, errlen, path, "read error: %s", strerror(e));
-            }
-            break;
-        }
+        decode(info.dtype, chunk, k, out->data + done);
+        done += k;
     }
-    fclose(f);
-    int r = npy_parse(path, buf, len, out, err, errlen);
-    free(buf);
-    return r;
+    /* The file may have grown since fstat: what follows the data is an error as before. */
+    ssize_t extra = read(fd, chunk, 1);
+    close(fd);
+    if (extra != 0) {
+        rn_array_free(out);
+        return fail(err, errlen, path, "the file changed while it was read");
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -462,8 +589,8 @@ static const char *descr_of(rn_dtype d)
 
 /* The complete file image of a (header padded as np.save pads it: to a multiple of 64 bytes,
    ending in '\n'). */
-static unsigned char *npy_image(const char *path, const rn_array *a, size_t *len, char *err,
-                                size_t errlen)
+unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
+                          size_t errlen)
 {
     if ((unsigned)a->dtype >= RN_NDTYPES || a->ndim < 0 || a->ndim > RN_MAX_DIMS) {
         fail(err, errlen, path, "invalid array (dtype or ndim)");
@@ -559,7 +686,7 @@ int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen,
     if (tmplen)
         tmp[0] = '\0';
     size_t len;
-    unsigned char *img = npy_image(path, a, &len, err, errlen);
+    unsigned char *img = npy_encode(path, a, &len, err, errlen);
     if (!img)
         return -1;
     char *dir = dir_of(path);

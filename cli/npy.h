@@ -23,6 +23,11 @@ typedef struct {
    unsupported dtype, Fortran order, truncated or overlong data, size overflow) returns -1 and writes
    a one-line message that names the file and the problem into err[errlen]; *out is left empty. */
 int npy_read(const char *path, rn_array *out, char *err, size_t errlen);
+/* The same checks as npy_read (a regular file, opened without blocking; magic, header, and the data
+   size the header implies equal to the file's size from fstat) reading only the header: *out gets
+   dtype, ndim, shape and count, no data (out->data is NULL).  Lets a caller refuse a shape before
+   the data is read. */
+int npy_read_header(const char *path, rn_array *out, char *err, size_t errlen);
 /* Parse an in-memory .npy image (the reader behind npy_read; what the fuzzer drives). name is used
    in messages. */
 int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
@@ -35,6 +40,15 @@ int npy_write(const char *path, const rn_array *a, char *err, size_t errlen);
    then renames it to path (or unlinks it). Returns 0, or -1 with a message and no file left. */
 int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen, char *err,
                   size_t errlen);
+
+/* The complete file image npy_write writes for a (malloc'd, *len bytes), or NULL with a message
+   naming path. */
+unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
+                          size_t errlen);
+
+/* If set, called with +bytes before each rn_array_alloc and -bytes at each rn_array_free of a
+   non-empty array (the memory limit of cli/memlimit.c counts the arrays this way). */
+extern void (*rn_array_charge)(long long delta);
 
 int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape);
 void rn_array_free(rn_array *a);

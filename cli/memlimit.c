@@ -1,0 +1,146 @@
+/* The memory limit of the `resnorm` command (specs/cli.md, "Memory").
+ *
+ * The certified twins hold every element of a row as an MPFR number, several of them exact (their
+ * precision grows with the exponent span of the data), so a run's footprint is data-dependent:
+ * 24 (residual) to about 700 (skip_layernorm_backward) bytes per element of a row for f32 data,
+ * up to about 1.5 KiB for f64 data spanning hundreds of binades (measured; specs/cli.md).  Rather than estimate it, every byte MPFR/GMP and the arrays (rn_array)
+ * allocate is counted, and the first allocation that would take the total over the limit ends the
+ * run with a clear message and exit 2 -- before the kernel's OOM killer would.  Nothing has been
+ * written at that point (eval publishes after the twin; gen removes its temporary tree through the
+ * cleanup hook).
+ *
+ * Limit: $RESNORM_MEMORY_LIMIT (bytes, or with a K/M/G/T suffix, powers of 1024; 0: no limit);
+ * default three quarters of the physical memory. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gmp.h>
+
+#include "cli.h"
+#include "memlimit.h"
+
+static size_t limit, used, peak;
+static const char *verb_name;
+static void (*cleanup)(void);
+static void *(*orig_alloc)(size_t);
+static void *(*orig_realloc)(void *, size_t, size_t);
+static void (*orig_free)(void *, size_t);
+
+static void human(char *buf, size_t cap, size_t b)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024 && u < 4)
+        v /= 1024, u++;
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static void over_limit(size_t want)
+{
+    char l[32], w[32];
+    human(l, sizeof l, limit);
+    human(w, sizeof w, want);
+    fprintf(stderr, "resnorm%s%s: error: memory limit: this run needs more than %s (it asked for "
+            "%s in all; limit RESNORM_MEMORY_LIMIT=%s). The certified twin needs up to about 700 "
+            "bytes per element of a row for f32 data, 1.5 KiB for f64 data of wide range, with "
+            "the arrays (8 bytes per element each) "
+            "(specs/cli.md, Memory): raise the limit or use shorter rows; no output written\n",
+            verb_name ? " " : "", verb_name ? verb_name : "", l, w,
+            getenv("RESNORM_MEMORY_LIMIT") ? getenv("RESNORM_MEMORY_LIMIT") : "default");
+    if (cleanup)
+        cleanup();
+    _exit(RN_EXIT_USAGE); /* at once: no leak report of the run cut short under LSan */
+}
+
+static void charge(size_t add)
+{
+    if (limit && (add > limit || used > limit - add))
+        over_limit(used + add);
+    used += add;
+    if (used > peak)
+        peak = used;
+}
+
+/* Each MPFR number also has a descriptor (32 bytes, in the twin's malloc'd arrays) and malloc's
+   own overhead per block (about 16 bytes), which the GMP hooks do not see: counted here with the
+   limbs, so the total tracks the resident size (measured: within about 10% for f32 rows). */
+enum { PER_BLOCK = 48 };
+
+static void *lim_alloc(size_t n)
+{
+    charge(n + PER_BLOCK);
+    return orig_alloc(n); /* GMP's own handler reports a failed allocation */
+}
+
+static void *lim_realloc(void *p, size_t old, size_t n)
+{
+    if (n > old)
+        charge(n - old);
+    else
+        used -= old - n;
+    return orig_realloc(p, old, n);
+}
+
+static void lim_free(void *p, size_t n)
+{
+    n += PER_BLOCK;
+    used -= n < used ? n : used;
+    orig_free(p, n);
+}
+
+static void charge_array(long long delta)
+{
+    if (delta >= 0)
+        charge((size_t)delta);
+    else
+        used -= (size_t)-delta < used ? (size_t)-delta : used;
+}
+
+/* "8G", "512M", "1048576", "0" -> bytes; -1 if malformed. */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno || *s == '-')
+        return -1;
+    int shift = 0;
+    if (*end) {
+        const char *units = "KMGT", *u = strchr(units, *end & ~0x20);
+        if (!u || end[1] != '\0')
+            return -1;
+        shift = 10 * (int)(u - units + 1);
+    }
+    if (shift && v > (~0ULL >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+int rn_memlimit_init(const char *verb)
+{
+    verb_name = verb;
+    const char *e = getenv("RESNORM_MEMORY_LIMIT");
+    if (e) {
+        if (parse_size(e, &limit) != 0) {
+            cli_error(verb, "RESNORM_MEMORY_LIMIT='%s': expected a size in bytes, optionally with "
+                      "a K, M, G or T suffix (powers of 1024), or 0 for no limit", e);
+            return RN_EXIT_USAGE;
+        }
+    } else {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && psz > 0 ? (size_t)pages / 4 * 3 * (size_t)psz : 0;
+    }
+    mp_get_memory_functions(&orig_alloc, &orig_realloc, &orig_free);
+    mp_set_memory_functions(lim_alloc, lim_realloc, lim_free);
+    rn_array_charge = charge_array;
+    return 0;
+}
+
+void rn_memlimit_on_exit(void (*fn)(void)) { cleanup = fn; }
+
+size_t rn_memlimit_peak(void) { return peak; }
