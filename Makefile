@@ -13,8 +13,11 @@ CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
 # assume it).  No fast-math of any kind, no FMA contraction.
 IEEE    := -O2 -ffp-contract=off -fno-fast-math
-CFLAGS  := $(IEEE) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
-LDFLAGS := $(EXTRA_LDFLAGS)
+# Rows are independent: the fast paths (ref/*_fast.c) run them on every core with OpenMP (gcc's
+# libgomp); the output does not depend on the thread count.
+OMP     := -fopenmp
+CFLAGS  := $(IEEE) $(OMP) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
+LDFLAGS := $(OMP) $(EXTRA_LDFLAGS)
 LDLIBS  := -ljansson -lcrypto -lmpfr -lgmp -lm
 
 B       := build

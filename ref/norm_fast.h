@@ -1,0 +1,45 @@
+/* Fast paths of the MPFR twins: double-double with a rigorous error bound (ref/fast_dd.h), each
+ * output emitted only when its whole enclosure rounds to one value of the output format; a row
+ * where some output is not certified is left to the twin, which decides.  The twins' entry points
+ * (layernorm_forward_mpfr, rmsnorm_forward_mpfr, residual_forward_mpfr, ...) call these first, so
+ * every caller (eval, check, golden) gets them; their results are bit-identical to the twins' by
+ * construction (both are the correctly rounded exact value).  Derivation: specs/fast-path.md.
+ *
+ * Row functions return 1 when every output of the row was certified (and written), 0 otherwise
+ * (the row's outputs are then unspecified and the caller runs the twin on it). */
+#ifndef RESNORM_NORM_FAST_H
+#define RESNORM_NORM_FAST_H
+
+#include <stddef.h>
+
+#include "dtype.h"
+
+/* Whether the twins try the fast path first: on by default; RESNORM_FASTPATH=0 in the environment
+   or rn_fast_set_enabled(0) turns it off (the twins alone then compute everything). */
+int rn_fast_enabled(void);
+void rn_fast_set_enabled(int on);
+
+/* Counters since the start (or the last reset), summed over threads: rows tried by a fast path,
+   rows handed to the twin, and the same in elements (outputs of those rows). */
+typedef struct {
+    unsigned long long rows, fallback_rows, elems, fallback_elems;
+} rn_fast_stats;
+void rn_fast_stats_get(rn_fast_stats *s);
+void rn_fast_stats_reset(void);
+void rn_fast_stats_add(size_t rows, size_t fallback_rows, size_t elems_per_row);
+
+/* Threads the fast paths may use (OpenMP); 0: OpenMP's default.  RESNORM_THREADS sets it too. */
+void rn_set_threads(int n);
+int rn_threads(void);
+
+/* LayerNorm forward, one row of n: y [n], *mean, *rstd. */
+int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                               const double *gamma, const double *beta, size_t n, double eps,
+                               rn_dtype out);
+
+/* All rows in parallel; ok[k] = 1 where row k was certified.  Returns the number of rows left. */
+size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                              const double *gamma, const double *beta, size_t rows, size_t n,
+                              double eps, rn_dtype out, unsigned char *ok);
+
+#endif
