@@ -167,6 +167,38 @@ static inline double fd_round_dd(double h, double l, rn_dtype d)
     return r;
 }
 
+/* The common case of fd_certify, cheaply [§4.3]: (h, l) = hi + lo normalised, r the rounding of h
+   (q: the spacing of d in h's binade), and the whole enclosure within the open interval of reals
+   that round to r: |h - r| + |l| + err < q/2 (q/4 when r is a power of two, below which the
+   spacing halves), with a relative margin 2^-40 for the two roundings of the left side.  Returns 0
+   when unsure (the caller then compares the two ends exactly). */
+static inline int fd_quick_accept(double hi, double lo, double err, rn_dtype d, double *res)
+{
+    double h, l;
+    fd_two_sum(hi, lo, &h, &l);
+    if (h == 0.0 || !isfinite(h) || !isfinite(l))
+        return 0;
+    fd_fmt f = fd_format(d);
+    int e = fd_ilogb(h);
+    if (e <= -1022 + 53 || e >= 1022)
+        return 0; /* near binary64's own subnormals or overflow: the exact comparison */
+    double r, q;
+    if (d == RN_F64) {
+        r = h;
+        q = fd_pow2(e - 52);
+    } else {
+        r = fd_round_unbounded(h, f, &q);
+        if (r == 0.0 || fabs(r) > f.maxv)
+            return 0;
+    }
+    double hg = (fd_bits(r) & 0xfffffffffffffull) == 0 ? 0.25 * q : 0.5 * q;
+    if (fabs(h - r) + fabs(l) + err < hg * (1.0 - 0x1p-40)) {
+        *res = r;
+        return 1;
+    }
+    return 0;
+}
+
 /* If every real of [hi + lo - err, hi + lo + err] rounds to one value of d, store it and return 1;
    else return 0.  hi, lo, err finite, err >= 0; (hi, lo) need not be normalised [§4]. */
 static inline int fd_certify(double hi, double lo, double err, rn_dtype d, double *res)
@@ -175,6 +207,8 @@ static inline int fd_certify(double hi, double lo, double err, rn_dtype d, doubl
        round-to-nearest subtraction makes the end move outward, never inward. */
     if (!(err < INFINITY)) /* +Inf or NaN */
         return 0;
+    if (fd_quick_accept(hi, lo, err, d, res))
+        return 1;
     double cl = fd_pred(lo - err), ch = fd_succ(lo + err);
     if (err == 0.0)
         cl = ch = lo; /* the value is hi + lo exactly */
