@@ -269,6 +269,22 @@ static inline int fd_rsqrt(fd_num y, fd_num *r)
     return 1;
 }
 
+/* rstd = 1 / sqrt(V / n + eps) for V >= 0 known as a double-double (n var for LayerNorm, the sum of
+   squares for RMSNorm), n >= 1 and eps >= 0 doubles [§3.4]: Z = V + n eps (n eps exact by TwoProd),
+   Y = Z / n (fd_div_d), then fd_rsqrt.  Returns 0 where fd_rsqrt does (Y near 0 or out of range). */
+static inline int fd_rstd(fd_num V, double n, double eps, fd_num *R)
+{
+    double ne, nel, z1, z2;
+    fd_two_prod(n, eps, &ne, &nel);
+    fd_two_sum(V.h, ne, &z1, &z2);
+    double w = V.l + nel;
+    double z2b = z2 + w;
+    fd_num Z;
+    fd_two_sum(z1, z2b, &Z.h, &Z.l);
+    Z.e = fd_up(V.e + 2.0 * FD_U * fabs(w) + 2.0 * FD_U * fabs(z2b) + 2.0 * FD_ETA);
+    return fd_rsqrt(fd_div_d(Z, n), R);
+}
+
 static inline int fd_certify_num(fd_num v, rn_dtype d, double *res)
 {
     return fd_certify(v.h, v.l, v.e, d, res);

@@ -85,17 +85,9 @@ int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const doub
     V.e = fd_up(EW + nn * (dl.e + fabs(tl)) * (2.0 * fabs(th) + 2.0 * fabs(tl) + dl.e) +
                 3.0 * U * t + 2.0 * U * fabs(c2) + 2.0 * ETA);
 
-    /* [§5.5] Z = n var + n eps, Y = Z / n = var + eps, rstd = 1 / sqrt(Y) */
-    double ne, nel, z1, z2;
-    fd_two_prod(nn, eps, &ne, &nel);
-    fd_two_sum(V.h, ne, &z1, &z2);
-    double w = V.l + nel;
-    double z2b = z2 + w;
-    fd_num Z;
-    fd_two_sum(z1, z2b, &Z.h, &Z.l);
-    Z.e = fd_up(V.e + 2.0 * U * fabs(w) + 2.0 * U * fabs(z2b) + 2.0 * ETA);
-    fd_num Y = fd_div_d(Z, nn), R;
-    if (!fd_rsqrt(Y, &R))
+    /* [§5.5] rstd = 1 / sqrt(var + eps) = 1 / sqrt((n var + n eps) / n) */
+    fd_num R;
+    if (!fd_rstd(V, nn, eps, &R))
         return 0; /* var + eps not safely away from 0 (or out of range): the twin decides */
 
     if (!fd_certify_num(mu, out, mean) || !fd_certify_num(R, out, rstd))

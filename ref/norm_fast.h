@@ -42,4 +42,18 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
                               const double *gamma, const double *beta, size_t rows, size_t n,
                               double eps, rn_dtype out, unsigned char *ok);
 
+/* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
+int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                             size_t n, double eps, int offset, rn_dtype out);
+size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                            size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                            unsigned char *ok);
+
+/* Residual add, element by element (exact: nothing but NaN/Inf and binary64 overflow falls back);
+   ok[i] = 1 where element i was written. */
+size_t residual_forward_fast(double *y, const double *x, const double *f, size_t n, rn_dtype out,
+                             unsigned char *ok);
+size_t residual_backward_fast(double *dx, double *df, const double *dy, size_t n, rn_dtype out,
+                              unsigned char *ok);
+
 #endif

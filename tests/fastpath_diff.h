@@ -165,6 +165,19 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
     case SC_NEAR_TIE_Y: /* beta tuned so that y (forward of the norm) lands near a midpoint */
         for (size_t j = 0; j < n; j++)
             B->b[j] = rn_round(fd_midpoint_near(0.7 + B->b[j], B->out) - 0.7, B->in);
+        if (fam == FD_FAM_RMSNORM) { /* gamma tuned so that row 0's y_j = x_j w_j rstd is near a midpoint */
+            double ss = 0;
+            for (size_t j = 0; j < n; j++)
+                ss += B->x[j] * B->x[j];
+            double rs = 1.0 / sqrt(ss / (double)n + B->eps);
+            for (size_t j = 0; j < n; j++) {
+                double t = B->x[j] * rs;
+                if (t == 0 || !isfinite(t))
+                    continue;
+                double w = fd_midpoint_near(t * (1.0 + B->g[j]), B->out) / t;
+                B->g[j] = rn_round(B->offset ? w - 1.0 : w, B->in);
+            }
+        }
         for (size_t i = 0; i < N; i++) /* residual: x + f near a midpoint */
             B->f[i] = rn_round(fd_midpoint_near(B->x[i] + B->f[i], B->out) - B->x[i], B->in);
         break;
@@ -208,9 +221,11 @@ static void fd_run(int fam, const fd_batch *B, double *o1[3], double *o2[3], fd_
             rc = rmsnorm_forward_mpfr(o[0], o[1], B->x, B->g, B->rows, B->n, B->eps,
                                       B->offset, B->out);
             break;
-        default:
-            nout = 1;
+        default: /* forward y = x + f, and backward with dy = f (dx, df) */
+            sz[1] = sz[2] = N;
             rc = residual_forward_mpfr(o[0], B->x, B->f, N, B->out);
+            if (!rc)
+                rc = residual_backward_mpfr(o[1], o[2], B->f, N, B->out);
             break;
         }
         rn_fast_stats_get(&c);

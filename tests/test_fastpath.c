@@ -117,3 +117,5 @@ static void diff_family(int fam, unsigned long long target)
 }
 
 Test(fastpath, layernorm_forward_equals_twin, .timeout = 120) { diff_family(FD_FAM_LAYERNORM, 300000); }
+Test(fastpath, rmsnorm_forward_equals_twin, .timeout = 120) { diff_family(FD_FAM_RMSNORM, 200000); }
+Test(fastpath, residual_forward_equals_twin, .timeout = 120) { diff_family(FD_FAM_RESIDUAL, 300000); }

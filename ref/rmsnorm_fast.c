@@ -1,0 +1,91 @@
+/* Fast path of the RMSNorm forward twin (ref/rmsnorm_mpfr.c): rstd and every y_i of a row in
+ * double-double with a rigorous error bound, certified by ref/fast_dd.h; the twin takes the rows
+ * where something is not certified.  Derivation: specs/fast-path.md §6.
+ *
+ *   P      sum x_i^2: x_i^2 = p_i + pe_i exactly (TwoProd), Sum2 over the p_i              [§6.1]
+ *   rstd   1 / sqrt(P / n + eps) (fd_rstd)                                              [§6.2]
+ *   y_i    (x_i w_i) rstd, w_i = gamma_i or 1 + gamma_i = wh + wl exactly (TwoSum)        [§6.3]
+ * An exact zero y_i (x_i = 0 or w_i = 0) is +0 (the twin's convention); no cancellation occurs
+ * anywhere else, so only ties, all-zero rows with eps = 0, NaN/Inf and the range limits of
+ * fd_rsqrt fall back. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fast_dd.h"
+#include "norm_fast.h"
+
+#define U FD_U
+#define ETA FD_ETA
+
+int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                             size_t n, double eps, int offset, rn_dtype out)
+{
+    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+        return 0;
+    const double nn = (double)n;
+
+    /* [§6.1] P = s + sum (e_i + pe_i); c their RN-sum, B the RN-sum of their magnitudes */
+    double s = 0.0, c = 0.0, B = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double p, pe, e;
+        fd_two_prod(x[i], x[i], &p, &pe);
+        fd_two_sum(s, p, &s, &e);
+        c += e;
+        c += pe;
+        B += fabs(e) + fabs(pe);
+    }
+    if (!isfinite(s) || !isfinite(c))
+        return 0; /* NaN / Inf in x, or x^2 overflows: the twin */
+    fd_num P;
+    fd_two_sum(s, c, &P.h, &P.l);
+    P.e = fd_up((4.0 * nn + 2.0) * U * B + nn * ETA);
+
+    /* [§6.2] */
+    fd_num R;
+    if (!fd_rstd(P, nn, eps, &R) || !fd_certify_num(R, out, rstd))
+        return 0;
+
+    /* [§6.3] */
+    const double K = fabs(R.h) + fabs(R.l) + R.e;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(gamma[i]))
+            return 0; /* the twin's special-value rules (0 * Inf is NaN) */
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        if (x[i] == 0.0 || (wh == 0.0 && wl == 0.0)) {
+            y[i] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        double p1, p2;
+        fd_two_prod(x[i], wh, &p1, &p2);
+        double p2b = fma(x[i], wl, p2);                  /* x w = p1 + p2b within EP */
+        double EP = fd_up(2.0 * U * fabs(p2b) + ETA);
+        double m1, m2;
+        fd_two_prod(p1, R.h, &m1, &m2);
+        double f1 = fma(p2b, R.h, m2);
+        double m2b = fma(p1, R.l, f1);                   /* x w rstd = m1 + m2b */
+        double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e + 2.0 * U * (fabs(f1) + fabs(m2b)) +
+                    fabs(p2b) * fabs(R.l) + 2.0 * ETA;
+        if (!fd_certify(m1, m2b, fd_up(Ey), out, &y[i]))
+            return 0;
+    }
+    return 1;
+}
+
+size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                            size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                            unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+    for (long k = 0; k < R; k++) {
+        size_t r = (size_t)k;
+        ok[r] = (unsigned char)rmsnorm_row_forward_fast(y + r * n, rstd + r, x + r * n, gamma, n,
+                                                        eps, offset, out);
+        left += !ok[r];
+    }
+    rn_fast_stats_add(rows, left, n + 1);
+    return left;
+}
