@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "norm_fast.h"
 #include "layernorm_mpfr.h" /* RN_TWIN_* */
 
 /* The registry: one entry per op, in the order help texts list them. */
@@ -124,7 +125,7 @@ static const cli_op *prescan_op(int argc, char **argv, int allow)
         const char *opt;
         int need;
     } valued[] = {{"--in", 0}, {"--attr", 0}, {"--dtype", 0}, {"--actual", CLI_ALLOW_ACTUAL},
-                  {"--out", CLI_ALLOW_OUT}};
+                  {"--out", CLI_ALLOW_OUT}, {"--threads", 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int takes = 0;
@@ -264,6 +265,17 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
                 return RN_EXIT_USAGE;
             }
             job->out_dir = v;
+        } else if (is_opt(a, "--threads")) {
+            /* the fast paths' threads (ref/norm_fast.h); the output does not depend on it */
+            if (!(v = opt_value(verb, argc, argv, &i, "--threads")))
+                return RN_EXIT_USAGE;
+            char *end;
+            long t = strtol(v, &end, 10);
+            if (!*v || *end || t < 1 || t > 1024) {
+                cli_error(verb, "--threads: '%s' is not a thread count (1..1024)", v);
+                return RN_EXIT_USAGE;
+            }
+            rn_set_threads((int)t);
         } else if (!strcmp(a, "--json") && (allow & CLI_ALLOW_ACTUAL)) {
             job->json = 1;
         } else if (a[0] == '-' && a[1] != '\0') {

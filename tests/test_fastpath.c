@@ -119,3 +119,28 @@ static void diff_family(int fam, unsigned long long target)
 Test(fastpath, layernorm_forward_equals_twin, .timeout = 120) { diff_family(FD_FAM_LAYERNORM, 300000); }
 Test(fastpath, rmsnorm_forward_equals_twin, .timeout = 120) { diff_family(FD_FAM_RMSNORM, 200000); }
 Test(fastpath, residual_forward_equals_twin, .timeout = 120) { diff_family(FD_FAM_RESIDUAL, 300000); }
+
+/* rn_round (ref/dtype.c) is fd_round_dd with a zero low part: every double class against MPFR. */
+Test(fast_dd, rn_round_matches_mpfr)
+{
+    fd_rng r = {99};
+    for (int d = 0; d < RN_NDTYPES; d++)
+        for (int k = 0; k < 300000; k++) {
+            double v = fd_from_bits(fd_next(&r)); /* any bit pattern: every exponent */
+            if (k % 3 == 0) {
+                double h, l;
+                draw_dd(&r, (rn_dtype)d, &h, &l);
+                v = h;
+            }
+            if (!isfinite(v) || v == 0.0)
+                continue;
+            mpfr_t t;
+            mpfr_init2(t, 53);
+            mpfr_set_d(t, v, MPFR_RNDN);
+            double want = rn_round_mpfr(t, (rn_dtype)d);
+            mpfr_clear(t);
+            double got = rn_round(v, (rn_dtype)d);
+            cr_assert(fd_bits(got) == fd_bits(want), "%s: %a -> %a, MPFR %a",
+                      rn_dtype_name((rn_dtype)d), v, got, want);
+        }
+}
