@@ -477,6 +477,56 @@ int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs)
     return twin_status(job, r, "certified twin", outs);
 }
 
+/* Whether the op's bound can be evaluated on blocks of rows independently: every output is per
+   row (the parameter gradients dgamma, dbeta, dbias sum over all rows: not splittable). */
+static int bound_splits_by_rows(const cli_job *job)
+{
+    if (job->rows < 2)
+        return 0;
+    for (int k = 0; k < job->op->noutputs; k++) {
+        const char *nm = job->op->outputs[k];
+        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5))
+            return 0;
+    }
+    return 1;
+}
+
+enum { BOUND_BLOCK_ROWS = 16 }; /* the partition depends on rows only, never on the threads */
+
+/* The bound on blocks of BOUND_BLOCK_ROWS rows, in parallel: a sub-job whose per-row inputs
+   (count rows * n: x, dy, skip) and outputs start at the block's first row; parameters (gamma,
+   beta, bias) are shared.  Each row's bound depends on that row only, so the result is the
+   whole-tensor call's, bit for bit, whatever the thread count. */
+static int bound_by_row_blocks(const cli_job *job, rn_dtype compute, rn_dtype out,
+                               const rn_array *bounds, double *const *p)
+{
+    size_t rows = job->rows, n = job->n;
+    long nb = (long)((rows + BOUND_BLOCK_ROWS - 1) / BOUND_BLOCK_ROWS);
+    int rc = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+    for (long b = 0; b < nb; b++) {
+        size_t r0 = (size_t)b * BOUND_BLOCK_ROWS;
+        size_t r1 = r0 + BOUND_BLOCK_ROWS < rows ? r0 + BOUND_BLOCK_ROWS : rows;
+        cli_job sub = *job;
+        sub.rows = r1 - r0;
+        for (int k = 0; k < job->op->ninputs; k++)
+            if (job->in[k].data && job->in[k].count == rows * n) {
+                sub.in[k].data = job->in[k].data + r0 * n;
+                sub.in[k].count = sub.rows * n;
+            }
+        double *q[CLI_MAX_IO];
+        for (int k = 0; k < job->op->noutputs; k++)
+            q[k] = p[k] + r0 * (bounds[k].count / rows);
+        int r = job->op->bound(&sub, compute, out, q);
+        if (r) {
+#pragma omp critical(resnorm_bound_rc)
+            if (!rc)
+                rc = r;
+        }
+    }
+    return rc;
+}
+
 int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *bounds)
 {
     int r = alloc_outputs(job, RN_F64, bounds);
@@ -485,7 +535,10 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
     double *p[CLI_MAX_IO];
     for (int k = 0; k < job->op->noutputs; k++)
         p[k] = bounds[k].data;
-    r = job->op->bound(job, compute, out, p);
+    if (bound_splits_by_rows(job))
+        r = bound_by_row_blocks(job, compute, out, bounds, p);
+    else
+        r = job->op->bound(job, compute, out, p);
     return twin_status(job, r, "error bound", bounds);
 }
 
