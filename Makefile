@@ -122,8 +122,10 @@ include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
 prove: prove-rmsnorm prove-residual prove-skip
 
 # ---- benchmark: timing lives here, never in tests ----
+# bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
 bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_fastpath.py
 
 $(B)/tests/bench_layernorm: tests/bench_layernorm.c $(B)/libresnorm.a
 	@mkdir -p $(dir $@)

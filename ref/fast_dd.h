@@ -22,6 +22,16 @@
 
 #include "dtype.h"
 
+/* The row functions are compiled twice (GCC target_clones, chosen once at load time by the CPU):
+   with the FMA instruction set, where fma() is one inline instruction, and for any x86-64, where it
+   is glibc's (a call, correctly rounded too).  Both compute the same bits: fma is one rounding
+   either way, and -ffp-contract=off forbids any other fusion. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FD_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define FD_CLONES
+#endif
+
 #define FD_U 0x1p-53     /* unit roundoff of binary64 */
 #define FD_ETA 0x1p-1074 /* twice the largest absolute error of a rounding into the subnormals */
 

@@ -23,7 +23,7 @@
 #define U FD_U
 #define ETA FD_ETA
 
-int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
+FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
                                const double *gamma, const double *beta, size_t n, double eps,
                                rn_dtype out)
 {

@@ -17,7 +17,7 @@
 #define U FD_U
 #define ETA FD_ETA
 
-int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                              size_t n, double eps, int offset, rn_dtype out)
 {
     if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
