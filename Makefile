@@ -116,10 +116,10 @@ golden-check: build
 
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
-include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
+include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
-# and the fused skip + norm kernels.
-prove: prove-rmsnorm prove-residual prove-skip
+# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
+prove: prove-rmsnorm prove-residual prove-skip prove-fast
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
