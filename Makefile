@@ -26,7 +26,8 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit pytorch-check asan fuzz-smoke fuzz prove golden golden-check bench clean
+.PHONY: all deps build check unit pytorch-check asan fuzz-smoke fuzz prove golden golden-check bench clean \
+        fastpath-soak
 
 all: deps
 	$(MAKE) build
@@ -130,6 +131,15 @@ bench: build $(B)/tests/bench_layernorm
 $(B)/tests/bench_layernorm: tests/bench_layernorm.c $(B)/libresnorm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libresnorm.a $(LDLIBS)
+
+# The fast paths against the MPFR twins alone on >= 1e7 random and adversarial output elements
+# (tests/soak_fastpath.c; make unit runs the same test on ~1e6).  A few minutes; not in make check.
+fastpath-soak: $(B)/tests/soak_fastpath
+	$(B)/tests/soak_fastpath
+
+$(B)/tests/soak_fastpath: tests/soak_fastpath.c tests/fastpath_diff.h $(B)/libresnorm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(B)/libresnorm.a $(LDLIBS)
 
 clean:
 	rm -rf $(B)
