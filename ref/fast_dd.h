@@ -295,6 +295,74 @@ static inline int fd_rstd(fd_num V, double n, double eps, fd_num *R)
     return fd_rsqrt(fd_div_d(Z, n), R);
 }
 
+/* ---- generic double-double operations with error (the backward paths) [§3.5] ---- */
+
+static inline fd_num fd_exact(double h, double l) { return (fd_num){h, l, 0.0}; }
+
+static inline fd_num fd_neg(fd_num a) { return (fd_num){-a.h, -a.l, a.e}; }
+
+/* a + b: TwoSum of the heads, the tails added in two roundings. */
+static inline fd_num fd_add(fd_num a, fd_num b)
+{
+    double s, e;
+    fd_two_sum(a.h, b.h, &s, &e);
+    double t = a.l + b.l;
+    double l = e + t;
+    return (fd_num){s, l, fd_up(a.e + b.e + 2.0 * FD_U * (fabs(t) + fabs(l)))};
+}
+
+/* a b: TwoProd of the heads, the cross terms by two fmas, a.l b.l dropped;
+   |ab - a^b^| <= a.e (|b^| + b.e) + |a^| b.e. */
+static inline fd_num fd_mul(fd_num a, fd_num b)
+{
+    double p1, p2;
+    fd_two_prod(a.h, b.h, &p1, &p2);
+    double f1 = fma(a.l, b.h, p2);
+    double f2 = fma(a.h, b.l, f1);
+    double ka = fabs(a.h) + fabs(a.l), kb = fabs(b.h) + fabs(b.l);
+    return (fd_num){p1, f2,
+                    fd_up(a.e * (kb + b.e) + ka * b.e + 2.0 * FD_U * (fabs(f1) + fabs(f2)) +
+                          fabs(a.l) * fabs(b.l) + 1.5 * FD_ETA)};
+}
+
+/* A running sum of fd_num terms (Sum2 on the heads; tails and chain errors in c; A the RN-sum of
+   their magnitudes; E the RN-sum of the terms' errors; m the number of additions into c). */
+typedef struct {
+    double s, c, A, E, m;
+} fd_acc;
+
+static inline void fd_acc_add(fd_acc *q, fd_num t)
+{
+    double e;
+    fd_two_sum(q->s, t.h, &q->s, &e);
+    q->c += e;
+    q->c += t.l;
+    q->A += fabs(e) + fabs(t.l);
+    q->E += t.e;
+    q->m += 2.0;
+}
+
+static inline void fd_acc_merge(fd_acc *q, const fd_acc *r)
+{
+    double e;
+    fd_two_sum(q->s, r->s, &q->s, &e);
+    q->c += r->c;
+    q->c += e;
+    q->A += r->A + fabs(e) + fabs(r->c);
+    q->E += r->E;
+    q->m += r->m + 2.0;
+}
+
+/* The sum as an fd_num: error = the terms' errors (E, RN-summed: times 1 + m u) plus the RN sum of
+   c, within gamma_m sum |.| <= 1.01 m u A (Higham Thm 4.3; m u <= 2^-20 assumed by the caller). */
+static inline fd_num fd_acc_value(const fd_acc *q)
+{
+    fd_num v;
+    fd_two_sum(q->s, q->c, &v.h, &v.l);
+    v.e = fd_up(q->E + 3.0 * q->m * FD_U * (q->A + q->E));
+    return v;
+}
+
 static inline int fd_certify_num(fd_num v, rn_dtype d, double *res)
 {
     return fd_certify(v.h, v.l, v.e, d, res);

@@ -17,15 +17,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "fast_dd.h"
 #include "norm_fast.h"
 
 #define U FD_U
 #define ETA FD_ETA
 
-FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
-                               const double *gamma, const double *beta, size_t n, double eps,
-                               rn_dtype out)
+/* The row's statistics (specs/fast-path.md §5.1-5.5), shared by forward and backward: the pivot
+   mh, delta = mu - mh = th + tl within dle, the mean mu, rstd R.  Returns 0 (fall back) on a
+   non-finite input or overflow, or when var + eps is not safely away from 0. */
+typedef struct {
+    double mh, th, tl, dle;
+    fd_num mu, R;
+} ln_stats;
+
+static inline int ln_row_stats(const double *x, size_t n, double eps, ln_stats *st)
 {
     if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
         return 0;
@@ -89,8 +99,21 @@ FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, 
     fd_num R;
     if (!fd_rstd(V, nn, eps, &R))
         return 0; /* var + eps not safely away from 0 (or out of range): the twin decides */
+    *st = (ln_stats){mh, th, tl, dl.e, mu, R};
+    return 1;
+}
 
-    if (!fd_certify_num(mu, out, mean) || !fd_certify_num(R, out, rstd))
+FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                               const double *gamma, const double *beta, size_t n, double eps,
+                               rn_dtype out)
+{
+    ln_stats st;
+    if (!ln_row_stats(x, n, eps, &st))
+        return 0;
+    const double mh = st.mh, th = st.th, tl = st.tl;
+    const fd_num R = st.R;
+
+    if (!fd_certify_num(st.mu, out, mean) || !fd_certify_num(R, out, rstd))
         return 0;
 
     /* [§5.6] y_i.  K bounds |rstd|. */
@@ -100,7 +123,7 @@ FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, 
         double a, b;
         fd_two_sum(x[i], -mh, &a, &b);
         double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
-        double Ed = dl.e + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA;
+        double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA;
         double p1, p2;
         fd_two_prod(a, g, &p1, &p2);
         double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
@@ -135,4 +158,98 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
     }
     rn_fast_stats_add(rows, left, n + 2);
     return left;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Backward [§5.7]: for row r, g_i = dy_i gamma_i (TwoProd, exact), xhat_i = d_i rstd, G = sum g,
+ * H = sum g xhat (fd_acc), dx_i = rstd (g_i - G/n - xhat_i H/n); the column sums
+ * dgamma_j = sum_r dy_rj xhat_rj and dbeta_j = sum_r dy_rj in per-thread fd_acc arrays, merged.
+ * All or nothing: a single uncertified output (or a non-finite dy / gamma) hands the whole call
+ * to the twin (the twin's column sums need every row's exact state).
+ */
+
+/* xhat_i = (a_i + b_i - delta) rstd as an fd_num (a, b = TwoSum(x_i, -mh)). */
+static inline fd_num ln_xhat(const ln_stats *st, double xi)
+{
+    double a, b;
+    fd_two_sum(xi, -st->mh, &a, &b);
+    double bp1 = b - st->th, bp = bp1 - st->tl;
+    fd_num d = {a, bp, fd_up(st->dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA)};
+    return fd_mul(d, st->R);
+}
+
+/* One row: dx (certified) and the row's terms added to the column accumulators. */
+FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, const double *dy,
+                                          const double *x, const double *gamma, size_t n,
+                                          double eps, rn_dtype out, fd_num *xh)
+{
+    ln_stats st;
+    if (!ln_row_stats(x, n, eps, &st))
+        return 0;
+    fd_acc G = {0}, H = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dy[i]) || !isfinite(gamma[i]))
+            return 0; /* the twin's special-value arithmetic */
+        double g1, g2;
+        fd_two_prod(dy[i], gamma[i], &g1, &g2);
+        fd_num g = {g1, g2, 0.5 * ETA};
+        xh[i] = ln_xhat(&st, x[i]);
+        fd_acc_add(&G, g);
+        fd_acc_add(&H, fd_mul(g, xh[i]));
+        fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh[i]));
+        fd_acc_add(&db[i], fd_exact(dy[i], 0.0));
+    }
+    const double nn = (double)n;
+    fd_num mg = fd_div_d(fd_acc_value(&G), nn), mgx = fd_div_d(fd_acc_value(&H), nn);
+    for (size_t i = 0; i < n; i++) {
+        double g1, g2;
+        fd_two_prod(dy[i], gamma[i], &g1, &g2);
+        fd_num g = {g1, g2, 0.5 * ETA};
+        fd_num inner = fd_add(fd_add(g, fd_neg(mg)), fd_neg(fd_mul(xh[i], mgx)));
+        if (!fd_certify_num(fd_mul(inner, st.R), out, &dx[i]))
+            return 0;
+    }
+    return 1;
+}
+
+int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0;
+    int nt = rn_threads(), ok = 1;
+    fd_acc *acc = calloc((size_t)nt * 2 * n, sizeof *acc);
+    fd_num *xh = malloc((size_t)nt * n * sizeof *xh);
+    if (!acc || !xh) {
+        free(acc), free(xh);
+        return 0;
+    }
+    long R = (long)rows;
+#pragma omp parallel num_threads(nt) reduction(&& : ok)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        fd_acc *dg = acc + (size_t)t * 2 * n, *db = dg + n;
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            if (ok && !ln_row_backward_fast(dx + r * n, dg, db, dy + r * n, x + r * n, gamma, n,
+                                            eps, out, xh + (size_t)t * n))
+                ok = 0;
+        }
+    }
+    /* merge the threads' column sums (any order: the certified value does not depend on it) */
+    for (int t = 1; ok && t < nt; t++)
+        for (size_t j = 0; j < 2 * n; j++)
+            fd_acc_merge(&acc[j], &acc[(size_t)t * 2 * n + j]);
+    for (size_t j = 0; ok && j < n; j++) {
+        fd_num g = fd_acc_value(&acc[j]), b = fd_acc_value(&acc[n + j]);
+        ok = fd_certify_num(g, out, &dgamma[j]) && fd_certify_num(b, out, &dbeta[j]);
+    }
+    free(acc), free(xh);
+    rn_fast_stats_add(1, !ok, rows * n + 2 * n);
+    return ok;
 }

@@ -489,6 +489,10 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
                             const double *x, const double *gamma, size_t rows, size_t n,
                             double eps, rn_dtype out)
 {
+    /* The fast path (ref/layernorm_fast.c) first: all outputs certified, or the twin computes all. */
+    if (rn_fast_enabled() &&
+        layernorm_backward_fast(dx, dgamma, dbeta, dy, x, gamma, rows, n, eps, out))
+        return RN_TWIN_OK;
     return backward_driver(dx, dgamma, dbeta, NULL, dy, x, NULL, gamma, rows, n, eps, out);
 }
 

@@ -42,6 +42,13 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
                               const double *gamma, const double *beta, size_t rows, size_t n,
                               double eps, rn_dtype out, unsigned char *ok);
 
+/* LayerNorm backward, all rows (dx [rows*n], dgamma and dbeta [n], summed over the rows): 1 when
+   every output was certified and written; 0: nothing to rely on, the caller runs the twin.  The
+   counters count one "row" per call here (fell back or not), elements rows*n + 2n. */
+int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out);
+
 /* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
 int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                              size_t n, double eps, int offset, rn_dtype out);

@@ -199,12 +199,12 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
 }
 
 /* Runs family fam on batch B with the fast path on, then off; adds to st. */
-static void fd_run(int fam, const fd_batch *B, double *o1[3], double *o2[3], fd_diff_stats *st,
+static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_diff_stats *st,
                    int verbose)
 {
     size_t N = B->rows * B->n;
-    size_t sz[3] = {N, B->rows, B->rows};
-    int nout = 3, rc1 = 0, rc2 = 0;
+    size_t sz[6] = {N, B->rows, B->rows, N, B->n, B->n};
+    int nout = 6, rc1 = 0, rc2 = 0;
     rn_fast_stats a, c;
     for (int pass = 0; pass < 2; pass++) {
         double **o = pass ? o2 : o1;
@@ -212,9 +212,12 @@ static void fd_run(int fam, const fd_batch *B, double *o1[3], double *o2[3], fd_
         rn_fast_stats_get(&a);
         int rc;
         switch (fam) {
-        case FD_FAM_LAYERNORM:
+        case FD_FAM_LAYERNORM: /* forward, and backward with dy = f */
             rc = layernorm_forward_mpfr(o[0], o[1], o[2], B->x, B->g, B->b, B->rows, B->n, B->eps,
                                         B->out);
+            if (!rc)
+                rc = layernorm_backward_mpfr(o[3], o[4], o[5], B->f, B->x, B->g, B->rows, B->n,
+                                             B->eps, B->out);
             break;
         case FD_FAM_RMSNORM:
             nout = 2;
@@ -222,6 +225,7 @@ static void fd_run(int fam, const fd_batch *B, double *o1[3], double *o2[3], fd_
                                       B->offset, B->out);
             break;
         default: /* forward y = x + f, and backward with dy = f (dx, df) */
+            nout = 3;
             sz[1] = sz[2] = N;
             rc = residual_forward_mpfr(o[0], B->x, B->f, N, B->out);
             if (!rc)
@@ -275,8 +279,8 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
     B.f = malloc(MAXE * sizeof(double));
     B.g = malloc(1024 * sizeof(double));
     B.b = malloc(1024 * sizeof(double));
-    double *o1[3], *o2[3];
-    for (int k = 0; k < 3; k++) {
+    double *o1[6], *o2[6];
+    for (int k = 0; k < 6; k++) {
         o1[k] = malloc(MAXE * sizeof(double));
         o2[k] = malloc(MAXE * sizeof(double));
     }
@@ -286,7 +290,7 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
         fd_run(fam, &B, o1, o2, st, verbose);
     }
     free(B.x), free(B.f), free(B.g), free(B.b);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 6; k++)
         free(o1[k]), free(o2[k]);
 }
 
