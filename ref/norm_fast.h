@@ -55,6 +55,10 @@ int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const dou
 size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                             size_t rows, size_t n, double eps, int offset, rn_dtype out,
                             unsigned char *ok);
+/* RMSNorm backward, all rows, all or nothing (as layernorm_backward_fast): dx, dgamma. */
+int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out);
 
 /* Residual add, element by element (exact: nothing but NaN/Inf and binary64 overflow falls back);
    ok[i] = 1 where element i was written. */

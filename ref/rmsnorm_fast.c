@@ -11,14 +11,19 @@
 #include <math.h>
 #include <stdlib.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "fast_dd.h"
 #include "norm_fast.h"
 
 #define U FD_U
 #define ETA FD_ETA
 
-FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
-                             size_t n, double eps, int offset, rn_dtype out)
+/* rstd of a row (specs/fast-path.md §6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near
+   0 or out of range). */
+static inline int rms_row_rstd(const double *x, size_t n, double eps, fd_num *Rout)
 {
     if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
         return 0;
@@ -42,7 +47,18 @@ FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x,
 
     /* [§6.2] */
     fd_num R;
-    if (!fd_rstd(P, nn, eps, &R) || !fd_certify_num(R, out, rstd))
+    if (!fd_rstd(P, nn, eps, &R))
+        return 0;
+    *Rout = R;
+    return 1;
+
+}
+
+FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                             size_t n, double eps, int offset, rn_dtype out)
+{
+    fd_num R;
+    if (!rms_row_rstd(x, n, eps, &R) || !fd_certify_num(R, out, rstd))
         return 0;
 
     /* [§6.3] */
@@ -88,4 +104,80 @@ size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const doub
     }
     rn_fast_stats_add(rows, left, n + 1);
     return left;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Backward [§6.4]: g_i = dy_i w_i, xhat_i = x_i rstd, H = sum g xhat, dx_i = rstd (g_i - xhat_i H/n),
+ * dgamma_j = sum_r dy_rj xhat_rj (per-thread fd_acc columns, merged).  All or nothing, as for
+ * LayerNorm (ref/layernorm_fast.c).
+ */
+FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, const double *dy, const double *x,
+                                           const double *gamma, size_t n, double eps, int offset,
+                                           rn_dtype out)
+{
+    fd_num R;
+    if (!rms_row_rstd(x, n, eps, &R))
+        return 0;
+    fd_acc H = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dy[i]) || !isfinite(gamma[i]))
+            return 0;
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        fd_num g = fd_mul(fd_exact(dy[i], 0.0), fd_exact(wh, wl));
+        fd_num xh = fd_mul(fd_exact(x[i], 0.0), R);
+        fd_acc_add(&H, fd_mul(g, xh));
+        fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh));
+    }
+    fd_num mgx = fd_div_d(fd_acc_value(&H), (double)n);
+    for (size_t i = 0; i < n; i++) {
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        fd_num g = fd_mul(fd_exact(dy[i], 0.0), fd_exact(wh, wl));
+        fd_num xh = fd_mul(fd_exact(x[i], 0.0), R);
+        fd_num inner = fd_add(g, fd_neg(fd_mul(xh, mgx)));
+        if (!fd_certify_num(fd_mul(inner, R), out, &dx[i]))
+            return 0;
+    }
+    return 1;
+}
+
+int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0;
+    int nt = rn_threads(), ok = 1;
+    fd_acc *acc = calloc((size_t)nt * n, sizeof *acc);
+    if (!acc)
+        return 0;
+    long R = (long)rows;
+#pragma omp parallel num_threads(nt) reduction(&& : ok)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        fd_acc *dg = acc + (size_t)t * n;
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            if (ok && !rms_row_backward_fast(dx + r * n, dg, dy + r * n, x + r * n, gamma, n, eps,
+                                             offset, out))
+                ok = 0;
+        }
+    }
+    for (int t = 1; ok && t < nt; t++)
+        for (size_t j = 0; j < n; j++)
+            fd_acc_merge(&acc[j], &acc[(size_t)t * n + j]);
+    for (size_t j = 0; ok && j < n; j++) {
+        fd_num g = fd_acc_value(&acc[j]);
+        ok = fd_certify_num(g, out, &dgamma[j]);
+    }
+    free(acc);
+    rn_fast_stats_add(1, !ok, rows * n + n);
+    return ok;
 }

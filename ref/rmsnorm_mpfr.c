@@ -540,6 +540,10 @@ int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const do
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
                           rn_dtype out)
 {
+    /* The fast path (ref/rmsnorm_fast.c) first: all outputs certified, or the twin computes all. */
+    if (rn_fast_enabled() &&
+        rmsnorm_backward_fast(dx, dgamma, dy, x, gamma, rows, n, eps, offset, out))
+        return RN_TWIN_OK;
     return backward_rows(dx, dgamma, NULL, dy, x, NULL, gamma, rows, n, eps, offset, out);
 }
 

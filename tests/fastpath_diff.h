@@ -220,9 +220,14 @@ static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_
                                              B->eps, B->out);
             break;
         case FD_FAM_RMSNORM:
-            nout = 2;
+            nout = 4; /* y, rstd; backward with dy = f: dx, dgamma */
+            sz[2] = N;
+            sz[3] = B->n;
             rc = rmsnorm_forward_mpfr(o[0], o[1], B->x, B->g, B->rows, B->n, B->eps,
                                       B->offset, B->out);
+            if (!rc)
+                rc = rmsnorm_backward_mpfr(o[2], o[3], B->f, B->x, B->g, B->rows, B->n, B->eps,
+                                           B->offset, B->out);
             break;
         default: /* forward y = x + f, and backward with dy = f (dx, df) */
             nout = 3;
