@@ -3,11 +3,14 @@
 For LayerNorm and RMSNorm at 1024 x 768 and 4096 x 4096 (f32 inputs, outputs rounded to f32), with
 1 and 2 threads (torch.set_num_threads / resnorm --threads), prints the best wall time of
   torch f64 forward, torch f64 forward + backward (autograd),
-  resnorm eval (forward; and the backward op at 1024 x 768: it has no fast path yet),
+  resnorm eval (forward, and the backward op with dy),
   resnorm check of PyTorch float32's outputs (forward), and its input rate in MB/s (x's bytes / time).
-The resnorm times are whole processes (start-up, .npy reading and writing included).  Timing only:
+The resnorm times are whole processes (start-up, .npy reading and writing included).  Each cell
+is the wall time and, in parentheses, the CPU time of all threads (a fairer measure when the
+machine is loaded).  Timing only:
 nothing is asserted.  The machine may be shared: the numbers are as noisy as its load (printed)."""
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -22,13 +25,25 @@ SIZES = [(1024, 768), (4096, 4096)]
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
 
 
+def cpu_now():
+    """CPU seconds of this process (all threads) and of its finished children."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + ch.ru_utime + ch.ru_stime
+
+
 def best(fn, k):
+    """(wall, cpu) of the run with the least wall time among k."""
     ts = []
     for _ in range(k):
-        t0 = time.perf_counter()
+        c0, t0 = cpu_now(), time.perf_counter()
         fn()
-        ts.append(time.perf_counter() - t0)
+        ts.append((time.perf_counter() - t0, cpu_now() - c0))
     return min(ts)
+
+
+def cell(t):
+    return "%8.4f (%7.4f)" % t
 
 
 def torch_fwd(op, x, g, b):
@@ -38,11 +53,10 @@ def torch_fwd(op, x, g, b):
     return x * r * g
 
 
-def torch_times(op, x32, g32, b32, threads, k):
+def torch_times(op, x32, g32, b32, dy32, threads, k):
     torch.set_num_threads(threads)
-    x, g, b = (torch.from_numpy(a).double() for a in (x32, g32, b32))
+    x, g, b, dy = (torch.from_numpy(a).double() for a in (x32, g32, b32, dy32))
     fwd = best(lambda: torch_fwd(op, x, g, b), k)
-    dy = torch.ones_like(x)
 
     def fb():
         xr = x.clone().requires_grad_(True)
@@ -63,9 +77,10 @@ def run(args, k):
 
 def main():
     print("load average at start: %.2f %.2f %.2f (2 cores)" % os.getloadavg())
-    print("%-9s %-10s %2s  %12s %14s %12s %12s %12s %10s" % (
-        "op", "shape", "th", "torch f64", "torch f64 f+b", "resnorm eval", "eval bwd", "check",
-        "check MB/s"))
+    print("seconds: wall (CPU of all threads); check MB/s: x's bytes / wall, / CPU")
+    print("%-9s %-10s %2s %18s %18s %18s %18s %18s %8s %8s" % (
+        "op", "shape", "th", "torch f64 fwd", "torch f64 f+b", "resnorm eval fwd",
+        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu"))
     with tempfile.TemporaryDirectory() as d:
         rng = np.random.default_rng(12)
         for rows, n in SIZES:
@@ -92,19 +107,17 @@ def main():
                     np.save(os.path.join(d, "a_y.npy"), torch_fwd(op, xt, gt, bt).numpy())
                     acts += ["--actual", "y=%s/a_y.npy" % d]
                 for th in (1, 2):
-                    tf, tfb = torch_times(op, x, g, b, th, k)
+                    tf, tfb = torch_times(op, x, g, b, dy, th, k)
                     te = run(["eval", op] + ins + ["--threads", str(th), "--out", d + "/o"], k)
-                    if rows * n < 10**6 or os.environ.get("BENCH_BACKWARD_LARGE"):
-                        bins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d,
-                                "--in", "dy=%s/dy.npy" % d]
-                        tb = "%10.4f s" % run(["eval", op + "_backward"] + bins +
-                                              ["--threads", str(th), "--out", d + "/ob"], 1)
-                    else:
-                        tb = "%12s" % "-"
+                    bins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d,
+                            "--in", "dy=%s/dy.npy" % d]
+                    tb = run(["eval", op + "_backward"] + bins +
+                                          ["--threads", str(th), "--out", d + "/ob"], k)
                     tc = run(["check", op] + ins + acts + ["--threads", str(th)], k)
-                    mb = x.nbytes / 1e6 / tc
-                    print("%-9s %-10s %2d  %10.4f s %12.4f s %10.4f s %s %10.4f s %10.1f" % (
-                        op, "%dx%d" % (rows, n), th, tf, tfb, te, tb, tc, mb))
+                    mb = x.nbytes / 1e6 / tc[0]
+                    print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f" % (
+                        op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
+                        cell(tc), mb, x.nbytes / 1e6 / tc[1]))
                     sys.stdout.flush()
     print("load average at end:   %.2f %.2f %.2f" % os.getloadavg())
 
