@@ -182,7 +182,7 @@ static inline double fd_round_dd(double h, double l, rn_dtype d)
    that round to r: |h - r| + |l| + err < q/2 (q/4 when r is a power of two, below which the
    spacing halves), with a relative margin 2^-40 for the two roundings of the left side.  Returns 0
    when unsure (the caller then compares the two ends exactly). */
-static inline int fd_quick_accept(double hi, double lo, double err, rn_dtype d, double *res)
+static inline __attribute__((always_inline)) int fd_quick_accept(double hi, double lo, double err, rn_dtype d, double *res)
 {
     double h, l;
     fd_two_sum(hi, lo, &h, &l);
@@ -209,16 +209,12 @@ static inline int fd_quick_accept(double hi, double lo, double err, rn_dtype d, 
     return 0;
 }
 
-/* If every real of [hi + lo - err, hi + lo + err] rounds to one value of d, store it and return 1;
-   else return 0.  hi, lo, err finite, err >= 0; (hi, lo) need not be normalised [§4]. */
-static inline int fd_certify(double hi, double lo, double err, rn_dtype d, double *res)
+/* The exact comparison of the two ends of [hi + lo - err, hi + lo + err] (err finite >= 0) [§4.2]:
+   each end an exact double-double (a directed step, fd_pred / fd_succ, after the round-to-nearest
+   subtraction moves it outward, never inward), rounded exactly by fd_round_dd. */
+static __attribute__((noinline, unused)) int fd_certify_ends(double hi, double lo, double err,
+                                                             rn_dtype d, double *res)
 {
-    /* The two ends, each an exact double-double: a directed step (fd_pred / fd_succ) after the
-       round-to-nearest subtraction makes the end move outward, never inward. */
-    if (!(err < INFINITY)) /* +Inf or NaN */
-        return 0;
-    if (fd_quick_accept(hi, lo, err, d, res))
-        return 1;
     double cl = fd_pred(lo - err), ch = fd_succ(lo + err);
     if (err == 0.0)
         cl = ch = lo; /* the value is hi + lo exactly */
@@ -234,6 +230,19 @@ static inline int fd_certify(double hi, double lo, double err, rn_dtype d, doubl
     return 1;
 }
 
+
+/* If every real of [hi + lo - err, hi + lo + err] rounds to one value of d, store it and return 1;
+   else return 0.  hi, lo finite; (hi, lo) need not be normalised [§4].  The cheap test inline,
+   the exact comparison of the ends out of line. */
+static inline __attribute__((always_inline)) int fd_certify(double hi, double lo, double err,
+                                                            rn_dtype d, double *res)
+{
+    if (!(err < INFINITY)) /* +Inf or NaN */
+        return 0;
+    if (fd_quick_accept(hi, lo, err, d, res))
+        return 1;
+    return fd_certify_ends(hi, lo, err, d, res);
+}
 
 /* ---- double-double numbers with an error bound [§3] ---- */
 

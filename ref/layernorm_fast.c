@@ -35,7 +35,7 @@ typedef struct {
     fd_num mu, R;
 } ln_stats;
 
-static inline int ln_row_stats(const double *x, size_t n, double eps, ln_stats *st)
+static inline __attribute__((always_inline)) int ln_row_stats(const double *x, size_t n, double eps, ln_stats *st)
 {
     if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
         return 0;
