@@ -372,6 +372,33 @@ static inline fd_num fd_acc_value(const fd_acc *q)
     return v;
 }
 
+/* The exact sum v = x + k (+ b) of the skip ops as s + t within e [§5.8]: TwoSum(x, k) = s1 + e1
+   exactly; with b, TwoSum(s1, b) = s + e2 and t = RN(e1 + e2) (error <= 2u|t|; additions do not
+   underflow).  Also its rounding to `out` (the op's `sum` output), certified; an exact zero takes
+   IEEE's sign, (x + k) + b in binary64 (-0 only when every addend is -0), as the twin's exact sum.
+   Returns 0 (fall back) on a non-finite addend, an overflow, or an uncertified rounding. */
+static inline int fd_skip_sum(double x, double k, const double *b, double *s, double *t, double *e,
+                              rn_dtype out, double *rounded)
+{
+    double s1, e1;
+    fd_two_sum(x, k, &s1, &e1);
+    if (!b) {
+        *s = s1, *t = e1, *e = 0.0;
+    } else {
+        double e2;
+        fd_two_sum(s1, *b, s, &e2);
+        *t = e1 + e2;
+        *e = 2.0 * FD_U * fabs(*t);
+    }
+    if (!isfinite(*s) || !isfinite(*t))
+        return 0;
+    if (*s == 0.0 && *t == 0.0) {
+        *rounded = b ? (x + k) + *b : x + k; /* an exact zero: IEEE's sign rule */
+        return 1;
+    }
+    return fd_certify(*s, *t, *e, out, rounded);
+}
+
 static inline int fd_certify_num(fd_num v, rn_dtype d, double *res)
 {
     return fd_certify(v.h, v.l, v.e, d, res);

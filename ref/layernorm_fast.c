@@ -35,7 +35,11 @@ typedef struct {
     fd_num mu, R;
 } ln_stats;
 
-static inline __attribute__((always_inline)) int ln_row_stats(const double *x, size_t n, double eps, ln_stats *st)
+/* xt, xe: NULL for binary64 inputs x; otherwise element i is x_i + xt_i within xe_i (the exact
+   sums of the skip op, §5.8), and the deviations below carry that error. */
+static inline __attribute__((always_inline)) int ln_row_stats(const double *x, const double *xt,
+                                                              const double *xe, size_t n,
+                                                              double eps, ln_stats *st)
 {
     if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
         return 0;
@@ -55,9 +59,17 @@ static inline __attribute__((always_inline)) int ln_row_stats(const double *x, s
        W = sum (a_i + b_i)^2 ~ sum p_i + (e'_i + l_i) with p_i + pe_i = a_i^2 exact and
        l_i = RN(2 a_i b_i + pe_i). */
     double ts = 0.0, tc = 0.0, TA = 0.0, ws = 0.0, wc = 0.0, B = 0.0;
+    double Eta = 0.0, EtaW = 0.0, Bsq = 0.0; /* §5.8 only */
     for (size_t i = 0; i < n; i++) {
         double a, b, p, pe, e, f;
         fd_two_sum(x[i], -mh, &a, &b);
+        if (xt) { /* v_i - mh = a + b within eta: b absorbs the low part (one rounding) */
+            b += xt[i];
+            double eta = xe[i] + 2.0 * U * fabs(b);
+            Eta += eta;
+            EtaW += (2.0 * (fabs(a) + fabs(b)) + eta) * eta;
+            Bsq += b * b; /* b^2 is dropped from the square below; here |b| <= u |a| fails */
+        }
         fd_two_sum(ts, a, &ts, &e);
         tc += e;
         tc += b;
@@ -73,10 +85,11 @@ static inline __attribute__((always_inline)) int ln_row_stats(const double *x, s
         return 0;
     fd_num T;
     fd_two_sum(ts, tc, &T.h, &T.l);
-    T.e = fd_up((4.0 * nn + 2.0) * U * TA);
+    T.e = fd_up((4.0 * nn + 2.0) * U * TA + Eta);
     double wh, wl;
     fd_two_sum(ws, wc, &wh, &wl);
-    double EW = fd_up((3.0 * nn + 2.0) * U * B + 2.0 * U * U * ws + 6.0 * nn * ETA);
+    double EW = fd_up((3.0 * nn + 2.0) * U * B + 2.0 * U * U * ws + 6.0 * nn * ETA + EtaW +
+                      2.0 * Bsq);
 
     /* [§5.3] delta = mu - mh = T / n; the mean mu = mh + delta */
     fd_num dl = fd_div_d(T, nn);
@@ -103,12 +116,13 @@ static inline __attribute__((always_inline)) int ln_row_stats(const double *x, s
     return 1;
 }
 
-FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
-                               const double *gamma, const double *beta, size_t n, double eps,
-                               rn_dtype out)
+static inline __attribute__((always_inline)) int
+ln_forward_core(double *y, double *mean, double *rstd, const double *x, const double *xt,
+                const double *xe, const double *gamma, const double *beta, size_t n, double eps,
+                rn_dtype out)
 {
     ln_stats st;
-    if (!ln_row_stats(x, n, eps, &st))
+    if (!ln_row_stats(x, xt, xe, n, eps, &st))
         return 0;
     const double mh = st.mh, th = st.th, tl = st.tl;
     const fd_num R = st.R;
@@ -122,8 +136,13 @@ FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, 
         double g = gamma[i];
         double a, b;
         fd_two_sum(x[i], -mh, &a, &b);
+        double eta = 0.0;
+        if (xt) { /* §5.8 */
+            b += xt[i];
+            eta = xe[i] + 2.0 * U * fabs(b);
+        }
         double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
-        double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA;
+        double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta;
         double p1, p2;
         fd_two_prod(a, g, &p1, &p2);
         double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
@@ -141,6 +160,13 @@ FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, 
             return 0;
     }
     return 1;
+}
+
+FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                                         const double *gamma, const double *beta, size_t n,
+                                         double eps, rn_dtype out)
+{
+    return ln_forward_core(y, mean, rstd, x, NULL, NULL, gamma, beta, n, eps, out);
 }
 
 size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const double *x,
@@ -184,7 +210,7 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, co
                                           double eps, rn_dtype out, fd_num *xh)
 {
     ln_stats st;
-    if (!ln_row_stats(x, n, eps, &st))
+    if (!ln_row_stats(x, NULL, NULL, n, eps, &st))
         return 0;
     fd_acc G = {0}, H = {0};
     for (size_t i = 0; i < n; i++) {
@@ -252,4 +278,46 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
     free(acc), free(xh);
     rn_fast_stats_add(1, !ok, rows * n + 2 * n);
     return ok;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * skip_layernorm forward [§5.8]: the exact sum v_i = x_i + skip_i (+ bias_i) as s_i + t_i within
+ * e_i (fd_skip_sum), its rounding (the `sum` output), then the LayerNorm of v by ln_forward_core.
+ * ws: scratch of 3n doubles.
+ */
+FD_CLONES int skip_layernorm_row_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                              const double *x, const double *skip,
+                                              const double *gamma, const double *beta,
+                                              const double *bias, size_t n, double eps,
+                                              rn_dtype out, double *ws)
+{
+    double *s = ws, *t = ws + n, *e = ws + 2 * n;
+    for (size_t i = 0; i < n; i++)
+        if (!fd_skip_sum(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i], out, &sum[i]))
+            return 0;
+    return ln_forward_core(y, mean, rstd, s, t, e, gamma, beta, n, eps, out);
+}
+
+size_t skip_layernorm_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                   const double *x, const double *skip, const double *gamma,
+                                   const double *beta, const double *bias, size_t rows, size_t n,
+                                   double eps, rn_dtype out, unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+    {
+        double *ws = malloc(3 * n * sizeof *ws);
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            ok[r] = ws && skip_layernorm_row_forward_fast(y + r * n, mean + r, rstd + r,
+                                                          sum + r * n, x + r * n, skip + r * n,
+                                                          gamma, beta, bias, n, eps, out, ws);
+            left += !ok[r];
+        }
+        free(ws);
+    }
+    rn_fast_stats_add(rows, left, 2 * n + 2);
+    return left;
 }

@@ -60,6 +60,25 @@ int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const do
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
                           rn_dtype out);
 
+/* skip_layernorm / skip_rmsnorm forward, one row (bias may be NULL): the norm of the exact sum
+   x + skip (+ bias), and `sum`, that sum rounded once; ws: scratch of 3n doubles. */
+int skip_layernorm_row_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                    const double *x, const double *skip, const double *gamma,
+                                    const double *beta, const double *bias, size_t n, double eps,
+                                    rn_dtype out, double *ws);
+int skip_rmsnorm_row_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                  const double *skip, const double *gamma, const double *bias,
+                                  size_t n, double eps, int offset, rn_dtype out, double *ws);
+/* All rows in parallel; ok[k] = 1 where row k was certified; returns the rows left. */
+size_t skip_layernorm_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                   const double *x, const double *skip, const double *gamma,
+                                   const double *beta, const double *bias, size_t rows, size_t n,
+                                   double eps, rn_dtype out, unsigned char *ok);
+size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                 const double *skip, const double *gamma, const double *bias,
+                                 size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                                 unsigned char *ok);
+
 /* Residual add, element by element (exact: nothing but NaN/Inf and binary64 overflow falls back);
    ok[i] = 1 where element i was written. */
 size_t residual_forward_fast(double *y, const double *x, const double *f, size_t n, rn_dtype out,

@@ -181,3 +181,81 @@ int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const do
     rn_fast_stats_add(1, !ok, rows * n + n);
     return ok;
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * skip_rmsnorm forward [§6.5]: the exact sums v_i = s_i + t_i within e_i (fd_skip_sum, also the
+ * `sum` output), sum v_i^2 in double-double (s^2 = p + pe exactly, l = RN(2 s t + pe), t^2 and the
+ * e_i charged), rstd, and y_i = (v_i w_i) rstd by fd_mul.  ws: scratch of 3n doubles.
+ */
+FD_CLONES int skip_rmsnorm_row_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                            const double *skip, const double *gamma,
+                                            const double *bias, size_t n, double eps, int offset,
+                                            rn_dtype out, double *ws)
+{
+    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+        return 0;
+    double *s = ws, *t = ws + n, *e = ws + 2 * n;
+    for (size_t i = 0; i < n; i++)
+        if (!fd_skip_sum(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i], out, &sum[i]))
+            return 0;
+    const double nn = (double)n;
+    double ps = 0.0, c = 0.0, B = 0.0, Bsq = 0.0, EtaW = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double p, pe, f;
+        fd_two_prod(s[i], s[i], &p, &pe);
+        double l = fma(2.0 * s[i], t[i], pe);
+        fd_two_sum(ps, p, &ps, &f);
+        c += f;
+        c += l;
+        B += fabs(f) + fabs(l);
+        Bsq += t[i] * t[i];
+        EtaW += (2.0 * (fabs(s[i]) + fabs(t[i])) + e[i]) * e[i];
+    }
+    if (!isfinite(ps) || !isfinite(c))
+        return 0;
+    fd_num P;
+    fd_two_sum(ps, c, &P.h, &P.l);
+    P.e = fd_up((4.0 * nn + 4.0) * U * B + nn * ETA + 2.0 * Bsq + EtaW);
+    fd_num R;
+    if (!fd_rstd(P, nn, eps, &R) || !fd_certify_num(R, out, rstd))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(gamma[i]))
+            return 0;
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        if ((s[i] == 0.0 && t[i] == 0.0) || (wh == 0.0 && wl == 0.0)) {
+            y[i] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        fd_num v = {s[i], t[i], e[i]};
+        if (!fd_certify_num(fd_mul(fd_mul(v, fd_exact(wh, wl)), R), out, &y[i]))
+            return 0;
+    }
+    return 1;
+}
+
+size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                 const double *skip, const double *gamma, const double *bias,
+                                 size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                                 unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+    {
+        double *ws = malloc(3 * n * sizeof *ws);
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            ok[r] = ws && skip_rmsnorm_row_forward_fast(y + r * n, rstd + r, sum + r * n,
+                                                        x + r * n, skip + r * n, gamma, bias, n,
+                                                        eps, offset, out, ws);
+            left += !ok[r];
+        }
+        free(ws);
+    }
+    rn_fast_stats_add(rows, left, 2 * n + 1);
+    return left;
+}

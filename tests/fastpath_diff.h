@@ -22,9 +22,12 @@
 #include "norm_fast.h"
 #include "residual_mpfr.h"
 #include "rmsnorm_mpfr.h"
+#include "skip_layernorm_mpfr.h"
+#include "skip_rmsnorm_mpfr.h"
 
-enum { FD_FAM_LAYERNORM, FD_FAM_RMSNORM, FD_FAM_RESIDUAL, FD_NFAM };
-static const char *const fd_fam_name[FD_NFAM] = {"layernorm", "rmsnorm", "residual"};
+enum { FD_FAM_LAYERNORM, FD_FAM_RMSNORM, FD_FAM_RESIDUAL, FD_FAM_SKIP_LN, FD_FAM_SKIP_RMS, FD_NFAM };
+static const char *const fd_fam_name[FD_NFAM] = {"layernorm", "rmsnorm", "residual",
+                                                 "skip_layernorm", "skip_rmsnorm"};
 
 typedef struct {
     unsigned long long elems, mismatches, twin_errors;
@@ -74,8 +77,8 @@ typedef struct {
     rn_dtype in, out;
     double eps;
     size_t rows, n;
-    int scenario, offset;
-    double *x, *g, *b, *f;
+    int scenario, offset, with_bias;
+    double *x, *g, *b, *f, *bias; /* f: residual's f, skip ops' skip, backward's dy */
 } fd_batch;
 
 enum {
@@ -95,6 +98,7 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
     B->out = dts[fd_pick(r, 4)];
     B->scenario = fd_pick(r, SC_NSCEN);
     B->offset = fd_pick(r, 2);
+    B->with_bias = fd_pick(r, 2);
     B->n = B->scenario == SC_SMALL_N ? ns[fd_pick(r, 4)] : ns[fd_pick(r, 10)];
     if (B->scenario == SC_MEAN_TIE && B->n < 2)
         B->n = 2;
@@ -134,9 +138,11 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
         B->x[i] = rn_round(shift + scale * fd_randn(r), B->in);
         B->f[i] = rn_round(scale * fd_randn(r), B->in);
     }
+    int rms = fam == FD_FAM_RMSNORM || fam == FD_FAM_SKIP_RMS;
     for (size_t j = 0; j < n; j++) {
-        B->g[j] = rn_round((fam == FD_FAM_RMSNORM ? 0.0 : 1.0) + 0.1 * fd_randn(r), B->in);
+        B->g[j] = rn_round((rms ? 0.0 : 1.0) + 0.1 * fd_randn(r), B->in);
         B->b[j] = rn_round(0.1 * fd_randn(r), B->in);
+        B->bias[j] = rn_round(scale * 0.1 * fd_randn(r), B->in);
     }
     switch (B->scenario) {
     case SC_CONST: /* zero variance; beta (and f) at midpoints of the output dtype: exact ties */
@@ -165,7 +171,7 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
     case SC_NEAR_TIE_Y: /* beta tuned so that y (forward of the norm) lands near a midpoint */
         for (size_t j = 0; j < n; j++)
             B->b[j] = rn_round(fd_midpoint_near(0.7 + B->b[j], B->out) - 0.7, B->in);
-        if (fam == FD_FAM_RMSNORM) { /* gamma tuned so that row 0's y_j = x_j w_j rstd is near a midpoint */
+        if (rms) { /* gamma tuned so that row 0's y_j = x_j w_j rstd is near a midpoint */
             double ss = 0;
             for (size_t j = 0; j < n; j++)
                 ss += B->x[j] * B->x[j];
@@ -229,6 +235,20 @@ static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_
                 rc = rmsnorm_backward_mpfr(o[2], o[3], B->f, B->x, B->g, B->rows, B->n, B->eps,
                                            B->offset, B->out);
             break;
+        case FD_FAM_SKIP_LN: /* y, mean, rstd, sum of LayerNorm(x + skip (+ bias)), skip = f */
+            nout = 4;
+            sz[3] = N;
+            rc = skip_layernorm_forward_mpfr(o[0], o[1], o[2], o[3], B->x, B->f, B->g, B->b,
+                                             B->with_bias ? B->bias : NULL, B->rows, B->n, B->eps,
+                                             B->out);
+            break;
+        case FD_FAM_SKIP_RMS: /* y, rstd, sum */
+            nout = 3;
+            sz[2] = N;
+            rc = skip_rmsnorm_forward_mpfr(o[0], o[1], o[2], B->x, B->f, B->g,
+                                           B->with_bias ? B->bias : NULL, B->rows, B->n, B->eps,
+                                           B->offset, B->out);
+            break;
         default: /* forward y = x + f, and backward with dy = f (dx, df) */
             nout = 3;
             sz[1] = sz[2] = N;
@@ -284,6 +304,7 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
     B.f = malloc(MAXE * sizeof(double));
     B.g = malloc(1024 * sizeof(double));
     B.b = malloc(1024 * sizeof(double));
+    B.bias = malloc(1024 * sizeof(double));
     double *o1[6], *o2[6];
     for (int k = 0; k < 6; k++) {
         o1[k] = malloc(MAXE * sizeof(double));
@@ -294,7 +315,7 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
         fd_draw(&r, &B, fam, MAXE);
         fd_run(fam, &B, o1, o2, st, verbose);
     }
-    free(B.x), free(B.f), free(B.g), free(B.b);
+    free(B.x), free(B.f), free(B.g), free(B.b), free(B.bias);
     for (int k = 0; k < 6; k++)
         free(o1[k]), free(o2[k]);
 }

@@ -8,7 +8,7 @@ int main(void)
     const char *e = getenv("SOAK_ELEMS"), *sd = getenv("SOAK_SEED");
     unsigned long long total = e ? strtoull(e, NULL, 10) : 12000000ull;
     uint64_t seed = sd ? strtoull(sd, NULL, 10) : 2026;
-    const double share[FD_NFAM] = {0.4, 0.3, 0.3};
+    const double share[FD_NFAM] = {0.3, 0.2, 0.2, 0.15, 0.15};
     unsigned long long elems = 0, bad = 0;
     for (int f = 0; f < FD_NFAM; f++) {
         fd_diff_stats st;
