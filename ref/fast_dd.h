@@ -182,7 +182,8 @@ static inline double fd_round_dd(double h, double l, rn_dtype d)
    that round to r: |h - r| + |l| + err < q/2 (q/4 when r is a power of two, below which the
    spacing halves), with a relative margin 2^-40 for the two roundings of the left side.  Returns 0
    when unsure (the caller then compares the two ends exactly). */
-static inline __attribute__((always_inline)) int fd_quick_accept(double hi, double lo, double err, rn_dtype d, double *res)
+static inline __attribute__((always_inline)) int fd_quick_accept(double hi, double lo, double err,
+                                                                 rn_dtype d, double *res)
 {
     double h, l;
     fd_two_sum(hi, lo, &h, &l);

@@ -23,7 +23,8 @@
 
 /* rstd of a row (specs/fast-path.md §6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near
    0 or out of range). */
-static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n, double eps, fd_num *Rout)
+static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
+                                                              double eps, fd_num *Rout)
 {
     if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
         return 0;
