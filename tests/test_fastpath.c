@@ -110,7 +110,6 @@ static void diff_family(int fam, unsigned long long target)
     fd_print_stats(fd_fam_name[fam], &st);
     cr_assert_eq(st.mismatches, 0, "%s: %llu batches differ from the twin alone", fd_fam_name[fam],
                  st.mismatches);
-    cr_assert_eq(st.twin_errors, 0);
     cr_assert(st.fast.rows > 0, "%s: the fast path never ran", fd_fam_name[fam]);
     cr_assert(st.fast.fallback_rows < st.fast.rows, "%s: the fast path never certified",
               fd_fam_name[fam]);
