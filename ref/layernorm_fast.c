@@ -21,6 +21,8 @@
 #include <omp.h>
 #endif
 
+#include <mpfr.h>
+
 #include "fast_dd.h"
 #include "norm_fast.h"
 
@@ -238,6 +240,24 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, co
     return 1;
 }
 
+/* dbeta_j = sum_r dy_rj exactly (MPFR: 2200 bits hold any sum of up to 2^100 doubles, whose bits
+   span 2^-1074 .. 2^1024 plus carries), rounded once; an exact zero is +0 (the twin's rule).  For
+   the columns whose double-double enclosure straddles a rounding boundary: a sum of few f16 / bf16
+   values is often exactly a midpoint of a narrower output format. */
+static double column_sum_exact(const double *dy, size_t rows, size_t n, size_t j, rn_dtype out)
+{
+    mpfr_t s;
+    mpfr_init2(s, 2200);
+    mpfr_set_zero(s, 1);
+    for (size_t r = 0; r < rows; r++)
+        mpfr_add_d(s, s, dy[r * n + j], MPFR_RNDN); /* exact */
+    if (mpfr_zero_p(s))
+        mpfr_set_zero(s, 1);
+    double v = rn_round_mpfr(s, out);
+    mpfr_clear(s);
+    return v;
+}
+
 int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
                             const double *x, const double *gamma, size_t rows, size_t n,
                             double eps, rn_dtype out)
@@ -273,7 +293,9 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
             fd_acc_merge(&acc[j], &acc[(size_t)t * 2 * n + j]);
     for (size_t j = 0; ok && j < n; j++) {
         fd_num g = fd_acc_value(&acc[j]), b = fd_acc_value(&acc[n + j]);
-        ok = fd_certify_num(g, out, &dgamma[j]) && fd_certify_num(b, out, &dbeta[j]);
+        ok = fd_certify_num(g, out, &dgamma[j]);
+        if (ok && !fd_certify_num(b, out, &dbeta[j]))
+            dbeta[j] = column_sum_exact(dy, rows, n, j, out); /* a tie or an exact zero */
     }
     free(acc), free(xh);
     rn_fast_stats_add(1, !ok, rows * n + 2 * n);
