@@ -527,6 +527,52 @@ static int bound_by_row_blocks(const cli_job *job, rn_dtype compute, rn_dtype ou
     return rc;
 }
 
+enum { BOUND_BLOCK_ELEMS = 1 << 14 };
+
+/* The residual add's bound is element by element (every input and output has x's count): blocks
+   of BOUND_BLOCK_ELEMS elements in parallel, as bound_by_row_blocks does for rows. */
+static int bound_by_element_blocks(const cli_job *job, rn_dtype compute, rn_dtype out,
+                                   double *const *p)
+{
+    size_t N = job->in[0].count;
+    long nb = (long)((N + BOUND_BLOCK_ELEMS - 1) / BOUND_BLOCK_ELEMS);
+    int rc = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+    for (long b = 0; b < nb; b++) {
+        size_t i0 = (size_t)b * BOUND_BLOCK_ELEMS;
+        size_t i1 = i0 + BOUND_BLOCK_ELEMS < N ? i0 + BOUND_BLOCK_ELEMS : N;
+        cli_job sub = *job;
+        for (int k = 0; k < job->op->ninputs; k++)
+            if (job->in[k].data) {
+                sub.in[k].data = job->in[k].data + i0;
+                sub.in[k].count = i1 - i0;
+            }
+        double *q[CLI_MAX_IO];
+        for (int k = 0; k < job->op->noutputs; k++)
+            q[k] = p[k] + i0;
+        int r = job->op->bound(&sub, compute, out, q);
+        if (r) {
+#pragma omp critical(resnorm_bound_rc)
+            if (!rc)
+                rc = r;
+        }
+    }
+    return rc;
+}
+
+static int bound_is_elementwise(const cli_job *job, const rn_array *bounds)
+{
+    if (job->op->family != &cli_family_residual || job->in[0].count < 2 * BOUND_BLOCK_ELEMS)
+        return 0;
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (job->in[k].data && job->in[k].count != job->in[0].count)
+            return 0;
+    for (int k = 0; k < job->op->noutputs; k++)
+        if (bounds[k].count != job->in[0].count)
+            return 0;
+    return 1;
+}
+
 int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *bounds)
 {
     int r = alloc_outputs(job, RN_F64, bounds);
@@ -535,7 +581,9 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
     double *p[CLI_MAX_IO];
     for (int k = 0; k < job->op->noutputs; k++)
         p[k] = bounds[k].data;
-    if (bound_splits_by_rows(job))
+    if (bound_is_elementwise(job, bounds))
+        r = bound_by_element_blocks(job, compute, out, p);
+    else if (bound_splits_by_rows(job))
         r = bound_by_row_blocks(job, compute, out, bounds, p);
     else
         r = job->op->bound(job, compute, out, p);
