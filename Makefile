@@ -14,8 +14,11 @@ CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
 # assume it).  No fast-math of any kind, no FMA contraction.
 IEEE    := -O2 -ffp-contract=off -fno-fast-math
-CFLAGS  := $(IEEE) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
-LDFLAGS := $(EXTRA_LDFLAGS)
+# Rows are independent: the fast paths (ref/*_fast.c) run them on every core with OpenMP (gcc's
+# libgomp); the output does not depend on the thread count.
+OMP     := -fopenmp
+CFLAGS  := $(IEEE) $(OMP) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
+LDFLAGS := $(OMP) $(EXTRA_LDFLAGS)
 LDLIBS  := -ljansson -lcrypto -lmpfr -lgmp -lm
 
 B       := build
@@ -24,7 +27,8 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check bench clean
+.PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check \
+        bench clean fastpath-soak
 
 all: deps
 	$(MAKE) build
@@ -176,18 +180,29 @@ golden-check: build
 
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
-include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
+include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
-# and the fused skip + norm kernels.
-prove: prove-rmsnorm prove-residual prove-skip
+# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
+prove: prove-rmsnorm prove-residual prove-skip prove-fast
 
 # ---- benchmark: timing lives here, never in tests ----
+# bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
 bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_fastpath.py
 
 $(B)/tests/bench_layernorm: tests/bench_layernorm.c $(B)/libresnorm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libresnorm.a $(LDLIBS)
+
+# The fast paths against the MPFR twins alone on >= 1e7 random and adversarial output elements
+# (tests/soak_fastpath.c; make unit runs the same test on ~1e6).  A few minutes; not in make check.
+fastpath-soak: $(B)/tests/soak_fastpath
+	$(B)/tests/soak_fastpath
+
+$(B)/tests/soak_fastpath: tests/soak_fastpath.c tests/fastpath_diff.h $(B)/libresnorm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(B)/libresnorm.a $(LDLIBS)
 
 clean:
 	rm -rf $(B)

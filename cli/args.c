@@ -16,6 +16,7 @@
 
 #include "bound_profile.h"
 #include "cli.h"
+#include "norm_fast.h"
 #include "layernorm_mpfr.h" /* RN_TWIN_* */
 
 /* The registry: one entry per op, in the order help texts list them. */
@@ -174,7 +175,7 @@ static const cli_op *prescan_op(int argc, char **argv, int allow)
         int need;
     } valued[] = {{"--in", 0}, {"--attr", 0}, {"--dtype", 0}, {"--actual", CLI_ALLOW_ACTUAL},
                   {"--profile", CLI_ALLOW_ACTUAL},
-                  {"--out", CLI_ALLOW_OUT}, {"--allow", CLI_ALLOW_ACTUAL}};
+                  {"--out", CLI_ALLOW_OUT}, {"--allow", CLI_ALLOW_ACTUAL}, {"--threads", 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int takes = 0;
@@ -333,6 +334,17 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
                 return RN_EXIT_USAGE;
             if (cli_set_profile(verb, v) != 0)
                 return RN_EXIT_USAGE;
+        } else if (is_opt(a, "--threads")) {
+            /* the fast paths' threads (ref/norm_fast.h); the output does not depend on it */
+            if (!(v = opt_value(verb, argc, argv, &i, "--threads")))
+                return RN_EXIT_USAGE;
+            char *end;
+            long t = strtol(v, &end, 10);
+            if (!*v || *end || t < 1 || t > 1024) {
+                cli_error(verb, "--threads: '%s' is not a thread count (1..1024)", v);
+                return RN_EXIT_USAGE;
+            }
+            rn_set_threads((int)t);
         } else if (!strcmp(a, "--json") && (allow & CLI_ALLOW_ACTUAL)) {
             job->json = 1;
         } else if (is_opt(a, "--allow") && (allow & CLI_ALLOW_ACTUAL)) {
@@ -587,6 +599,102 @@ int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs)
     return twin_status(job, r, "certified twin", outs);
 }
 
+/* Whether the op's bound can be evaluated on blocks of rows independently: every output is per
+   row (the parameter gradients dgamma, dbeta, dbias sum over all rows: not splittable). */
+static int bound_splits_by_rows(const cli_job *job)
+{
+    if (job->rows < 2)
+        return 0;
+    for (int k = 0; k < job->op->noutputs; k++) {
+        const char *nm = job->op->outputs[k];
+        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5))
+            return 0;
+    }
+    return 1;
+}
+
+enum { BOUND_BLOCK_ROWS = 16 }; /* the partition depends on rows only, never on the threads */
+
+/* The bound on blocks of BOUND_BLOCK_ROWS rows, in parallel: a sub-job whose per-row inputs
+   (count rows * n: x, dy, skip) and outputs start at the block's first row; parameters (gamma,
+   beta, bias) are shared.  Each row's bound depends on that row only, so the result is the
+   whole-tensor call's, bit for bit, whatever the thread count. */
+static int bound_by_row_blocks(const cli_job *job, rn_dtype compute, rn_dtype out,
+                               const rn_array *bounds, double *const *p)
+{
+    size_t rows = job->rows, n = job->n;
+    long nb = (long)((rows + BOUND_BLOCK_ROWS - 1) / BOUND_BLOCK_ROWS);
+    int rc = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+    for (long b = 0; b < nb; b++) {
+        size_t r0 = (size_t)b * BOUND_BLOCK_ROWS;
+        size_t r1 = r0 + BOUND_BLOCK_ROWS < rows ? r0 + BOUND_BLOCK_ROWS : rows;
+        cli_job sub = *job;
+        sub.rows = r1 - r0;
+        for (int k = 0; k < job->op->ninputs; k++)
+            if (job->in[k].data && job->in[k].count == rows * n) {
+                sub.in[k].data = job->in[k].data + r0 * n;
+                sub.in[k].count = sub.rows * n;
+            }
+        double *q[CLI_MAX_IO];
+        for (int k = 0; k < job->op->noutputs; k++)
+            q[k] = p[k] + r0 * (bounds[k].count / rows);
+        int r = job->op->bound(&sub, compute, out, q);
+        if (r) {
+#pragma omp critical(resnorm_bound_rc)
+            if (!rc)
+                rc = r;
+        }
+    }
+    return rc;
+}
+
+enum { BOUND_BLOCK_ELEMS = 1 << 14 };
+
+/* The residual add's bound is element by element (every input and output has x's count): blocks
+   of BOUND_BLOCK_ELEMS elements in parallel, as bound_by_row_blocks does for rows. */
+static int bound_by_element_blocks(const cli_job *job, rn_dtype compute, rn_dtype out,
+                                   double *const *p)
+{
+    size_t N = job->in[0].count;
+    long nb = (long)((N + BOUND_BLOCK_ELEMS - 1) / BOUND_BLOCK_ELEMS);
+    int rc = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+    for (long b = 0; b < nb; b++) {
+        size_t i0 = (size_t)b * BOUND_BLOCK_ELEMS;
+        size_t i1 = i0 + BOUND_BLOCK_ELEMS < N ? i0 + BOUND_BLOCK_ELEMS : N;
+        cli_job sub = *job;
+        for (int k = 0; k < job->op->ninputs; k++)
+            if (job->in[k].data) {
+                sub.in[k].data = job->in[k].data + i0;
+                sub.in[k].count = i1 - i0;
+            }
+        double *q[CLI_MAX_IO];
+        for (int k = 0; k < job->op->noutputs; k++)
+            q[k] = p[k] + i0;
+        int r = job->op->bound(&sub, compute, out, q);
+        if (r) {
+#pragma omp critical(resnorm_bound_rc)
+            if (!rc)
+                rc = r;
+        }
+    }
+    return rc;
+}
+
+static int bound_is_elementwise(const cli_job *job, const rn_array *bounds)
+{
+    if (job->op->family != &cli_family_residual || job->in[0].count < 2 * BOUND_BLOCK_ELEMS)
+        return 0;
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (job->in[k].data && job->in[k].count != job->in[0].count)
+            return 0;
+    for (int k = 0; k < job->op->noutputs; k++)
+        if (bounds[k].count != job->in[0].count)
+            return 0;
+    return 1;
+}
+
 int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *bounds)
 {
     int r = alloc_outputs(job, RN_F64, bounds);
@@ -595,7 +703,12 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
     double *p[CLI_MAX_IO];
     for (int k = 0; k < job->op->noutputs; k++)
         p[k] = bounds[k].data;
-    r = job->op->bound(job, compute, out, p);
+    if (bound_is_elementwise(job, bounds))
+        r = bound_by_element_blocks(job, compute, out, p);
+    else if (bound_splits_by_rows(job))
+        r = bound_by_row_blocks(job, compute, out, bounds, p);
+    else
+        r = job->op->bound(job, compute, out, p);
     return twin_status(job, r, "error bound", bounds);
 }
 

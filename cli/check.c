@@ -30,7 +30,7 @@ void cli_check_help(void)
         "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
         "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16]\n"
         "                        [--attr eps_dtype=f32|f64|input] [--allow ftz] [--json]\n"
-        "                        [--profile runtimes|moments|two-pass]\n"
+        "                        [--profile runtimes|moments|two-pass] [--threads N]\n"
         "\n"
         "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
         "against the certified values, element by element, under the a-priori error bound of an\n"

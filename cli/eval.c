@@ -28,11 +28,15 @@ void cli_eval_help(void)
 {
     printf(
         "usage: resnorm eval OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
-        "                       [--dtype f64|f32|f16|bf16] --out DIR\n"
+        "                       [--dtype f64|f32|f16|bf16] [--threads N] --out DIR\n"
         "\n"
         "Computes OP with the certified MPFR twin: every output element is the exact real\n"
         "result, rounded once to DTYPE (default: the dtype of x). Writes DIR/<output>.npy for\n"
         "every output of OP (DIR is created if missing); nothing is written unless all are.\n"
+        "A double-double fast path with a proved error bound certifies most values; the MPFR\n"
+        "twin decides the rest (RESNORM_FASTPATH=0: the twin alone; the output is the same).\n"
+        "--threads N (or RESNORM_THREADS): threads over rows (default: all cores); the output\n"
+        "does not depend on it.\n"
         "\n"
         "ops:\n");
     for (int i = 0; i < cli_nops; i++)

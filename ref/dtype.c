@@ -12,6 +12,7 @@
  * end is the exponent of the smallest subnormal, 2^(emin - p + 1) = 0.1 * 2^(emin - p + 2)).
  */
 #include "dtype.h"
+#include "fast_dd.h"
 
 #include <float.h>
 #include <math.h>
@@ -93,16 +94,18 @@ double rn_round_mpfr(mpfr_srcptr v, rn_dtype d)
     return r;
 }
 
+/* A binary64 value rounded once: fd_round_dd (ref/fast_dd.h, specs/fast-path.md §4) with a zero
+   low part is that rounding computed in binary64 itself (the same RN-even, subnormals and overflow
+   as steps 1-4 above; tests/test_fastpath.c compares it with rn_round_mpfr), without MPFR's cost on
+   every element read or written; to f32, the hardware conversion (IEEE 754 §5.4.2, in the default
+   rounding mode; no flush-to-zero) does the same.  Zeros keep their sign. */
 double rn_round(double v, rn_dtype d)
 {
     if (d == RN_F64 || isnan(v) || isinf(v) || v == 0.0)
         return v;
-    mpfr_t t;
-    mpfr_init2(t, 53);
-    mpfr_set_d(t, v, MPFR_RNDN); /* exact */
-    double r = rn_round_mpfr(t, d);
-    mpfr_clear(t);
-    return r;
+    if (d == RN_F32) /* binary64 -> binary32 conversion: IEEE's own RN-even, subnormals, overflow */
+        return (double)(float)v;
+    return fd_round_dd(v, 0.0, d);
 }
 
 double rn_ulp(double v, rn_dtype d)

@@ -60,6 +60,7 @@
  */
 #include "layernorm_mpfr.h"
 #include "exact_mpfr.h"
+#include "norm_fast.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -214,19 +215,32 @@ static int forward_driver(double *y, double *mean, double *rstd, const double *x
 {
     if (n == 0)
         return RN_TWIN_OK;
+    /* The fast path (ref/layernorm_fast.c) first, on binary64 inputs: ok[k] marks the rows it
+       certified; the twin computes the others. */
+    unsigned char *ok = NULL;
+    if (!xs && rows && rn_fast_enabled() && (ok = malloc(rows)) != NULL &&
+        layernorm_forward_fast(y, mean, rstd, x, gamma, beta, rows, n, eps, out, ok) == 0) {
+        free(ok);
+        return RN_TWIN_OK;
+    }
     rowws r;
     sqrt_cache sq;
-    if (rowws_init(&r, n))
+    if (rowws_init(&r, n)) {
+        free(ok);
         return RN_TWIN_NOMEM;
+    }
     sq_init(&sq);
     int rc = RN_TWIN_OK;
     for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++) {
+        if (ok && ok[k])
+            continue;
         r.xs = xs ? xs + k * n : NULL;
         rc = layernorm_row_forward_mpfr(y + k * n, mean + k, rstd + k, x + k * n, gamma, beta, eps,
                                         out, &r, &sq);
     }
     sq_clear(&sq);
     rowws_clear(&r);
+    free(ok);
     return rc;
 }
 
@@ -475,6 +489,10 @@ int layernorm_backward_mpfr(double *dx, double *dgamma, double *dbeta, const dou
                             const double *x, const double *gamma, size_t rows, size_t n,
                             double eps, rn_dtype out)
 {
+    /* The fast path (ref/layernorm_fast.c) first: all outputs certified, or the twin computes all. */
+    if (rn_fast_enabled() &&
+        layernorm_backward_fast(dx, dgamma, dbeta, dy, x, gamma, rows, n, eps, out))
+        return RN_TWIN_OK;
     return backward_driver(dx, dgamma, dbeta, NULL, dy, x, NULL, gamma, rows, n, eps, out);
 }
 

@@ -15,7 +15,11 @@
  */
 #include "residual_mpfr.h"
 
+#include <stdlib.h>
+
 #include <mpfr.h>
+
+#include "norm_fast.h"
 
 #define EXACT_PREC 2112 /* >= 2099, see above */
 
@@ -37,25 +41,45 @@ int residual_exact_sum(mpfr_t s, double x, double f)
 
 int residual_forward_mpfr(double *y, const double *x, const double *f, size_t n, rn_dtype out)
 {
+    /* The fast path (ref/residual_fast.c) first: ok[i] marks the elements it wrote. */
+    unsigned char *ok = NULL;
+    if (n && rn_fast_enabled() && (ok = malloc(n)) != NULL &&
+        residual_forward_fast(y, x, f, n, out, ok) == 0) {
+        free(ok);
+        return RN_TWIN_OK;
+    }
     mpfr_t s;
     residual_exact_init(s);
     for (size_t i = 0; i < n; i++) {
+        if (ok && ok[i])
+            continue;
         if (residual_exact_sum(s, x[i], f[i]) != 0) { /* cannot happen; never guess */
             mpfr_clear(s);
+            free(ok);
             return RN_TWIN_UNCERTIFIED;
         }
         y[i] = rn_round_mpfr(s, out);
     }
     mpfr_clear(s);
+    free(ok);
     return RN_TWIN_OK;
 }
 
 int residual_backward_mpfr(double *dx, double *df, const double *dy, size_t n, rn_dtype out)
 {
+    unsigned char *ok = NULL;
+    if (n && rn_fast_enabled() && (ok = malloc(n)) != NULL &&
+        residual_backward_fast(dx, df, dy, n, out, ok) == 0) {
+        free(ok);
+        return RN_TWIN_OK;
+    }
     for (size_t i = 0; i < n; i++) {
+        if (ok && ok[i])
+            continue;
         double d = rn_round(dy[i], out); /* one rounding of the exact dy_i */
         dx[i] = d;
         df[i] = d;
     }
+    free(ok);
     return RN_TWIN_OK;
 }

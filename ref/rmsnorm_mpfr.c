@@ -64,6 +64,7 @@
  */
 #include "rmsnorm_mpfr.h"
 #include "exact_mpfr.h"
+#include "norm_fast.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -230,17 +231,29 @@ static int forward_rows(double *y, double *rstd, const double *x, mpfr_srcptr co
 {
     if (n == 0)
         return RN_TWIN_OK;
+    /* The fast path (ref/rmsnorm_fast.c) first, on binary64 inputs: ok[k] marks the rows it
+       certified; the twin computes the others. */
+    unsigned char *ok = NULL;
+    if (!xs && rows && rn_fast_enabled() && (ok = malloc(rows)) != NULL &&
+        rmsnorm_forward_fast(y, rstd, x, gamma, rows, n, eps, offset, out, ok) == 0) {
+        free(ok);
+        return RN_TWIN_OK;
+    }
     rowws r;
     sqrt_cache sq;
-    if (rowws_init(&r, n))
+    if (rowws_init(&r, n)) {
+        free(ok);
         return RN_TWIN_NOMEM;
+    }
     sq_init(&sq);
     int rc = RN_TWIN_OK;
     for (size_t k = 0; k < rows && rc == RN_TWIN_OK; k++)
-        rc = rmsnorm_row_forward_mpfr(y + k * n, rstd + k, x + k * n, xs ? xs + k * n : NULL,
+        if (!(ok && ok[k]))
+            rc = rmsnorm_row_forward_mpfr(y + k * n, rstd + k, x + k * n, xs ? xs + k * n : NULL,
                                       gamma, eps, offset, out, &r, &sq);
     sq_clear(&sq);
     rowws_clear(&r);
+    free(ok);
     return rc;
 }
 
@@ -527,6 +540,10 @@ int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const do
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
                           rn_dtype out)
 {
+    /* The fast path (ref/rmsnorm_fast.c) first: all outputs certified, or the twin computes all. */
+    if (rn_fast_enabled() &&
+        rmsnorm_backward_fast(dx, dgamma, dy, x, gamma, rows, n, eps, offset, out))
+        return RN_TWIN_OK;
     return backward_rows(dx, dgamma, NULL, dy, x, NULL, gamma, rows, n, eps, offset, out);
 }
 

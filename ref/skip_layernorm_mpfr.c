@@ -19,6 +19,8 @@
 
 #include <mpfr.h>
 
+#include "norm_fast.h"
+
 #define SUM_PREC 2112 /* >= 2100, see above */
 
 /* The lowest bit an addend v != 0 can have: v = m 2^(e - 53) with 53-bit m, MPFR exponent e. */
@@ -74,11 +76,21 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
                                 const double *beta, const double *bias, size_t rows, size_t n,
                                 double eps, rn_dtype out)
 {
+    /* The fast path first (ref/layernorm_fast.c, ref/rmsnorm_fast.c): ok[r] marks the rows it
+       certified; the twin computes the others. */
+    unsigned char *ok = NULL;
+    if (rows && n && rn_fast_enabled() && (ok = malloc(rows)) != NULL &&
+        skip_layernorm_forward_fast(y, mean, rstd, sum, x, skip, gamma, beta, bias, rows, n, eps,
+                                    out, ok) == 0) {
+        free(ok);
+        return RN_TWIN_OK;
+    }
     mpfr_t *s = malloc((n ? n : 1) * sizeof *s);
     mpfr_srcptr *sp = malloc((n ? n : 1) * sizeof *sp);
     double *cls = malloc((n ? n : 1) * sizeof *cls);
     if (!s || !sp || !cls) {
         free(s), free(sp), free(cls);
+        free(ok);
         return RN_TWIN_NOMEM;
     }
     for (size_t j = 0; j < n; j++) {
@@ -87,6 +99,8 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
     }
     int rc = RN_TWIN_OK;
     for (size_t r = 0; r < rows && rc == RN_TWIN_OK; r++) {
+        if (ok && ok[r])
+            continue;
         for (size_t j = 0; j < n; j++) {
             size_t i = r * n + j;
             const double *b = bias ? &bias[j] : NULL;
@@ -105,6 +119,7 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
     for (size_t j = 0; j < n; j++)
         mpfr_clear(s[j]);
     free(s), free(sp), free(cls);
+    free(ok);
     return rc;
 }
 

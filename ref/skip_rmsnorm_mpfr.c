@@ -11,6 +11,8 @@
 
 #include <mpfr.h>
 
+#include "norm_fast.h"
+
 #include "rmsnorm_mpfr.h"
 #include "skip_layernorm_mpfr.h"
 
@@ -18,12 +20,22 @@ int skip_rmsnorm_forward_mpfr(double *y, double *rstd, double *sum, const double
                               const double *skip, const double *gamma, const double *bias,
                               size_t rows, size_t n, double eps, int offset, rn_dtype out)
 {
+    /* The fast path first (ref/layernorm_fast.c, ref/rmsnorm_fast.c): ok[r] marks the rows it
+       certified; the twin computes the others. */
+    unsigned char *ok = NULL;
+    if (rows && n && rn_fast_enabled() && (ok = malloc(rows)) != NULL &&
+        skip_rmsnorm_forward_fast(y, rstd, sum, x, skip, gamma, bias, rows, n, eps, offset, out,
+                                  ok) == 0) {
+        free(ok);
+        return RN_TWIN_OK;
+    }
     size_t m = n ? n : 1;
     mpfr_t *s = malloc(m * sizeof *s);
     mpfr_srcptr *sp = malloc(m * sizeof *sp);
     double *cls = malloc(m * sizeof *cls);
     if (!s || !sp || !cls) {
         free(s), free(sp), free(cls);
+        free(ok);
         return RN_TWIN_NOMEM;
     }
     for (size_t j = 0; j < n; j++) {
@@ -32,6 +44,8 @@ int skip_rmsnorm_forward_mpfr(double *y, double *rstd, double *sum, const double
     }
     int rc = RN_TWIN_OK;
     for (size_t r = 0; r < rows && rc == RN_TWIN_OK; r++) {
+        if (ok && ok[r])
+            continue;
         for (size_t j = 0; j < n; j++) {
             size_t i = r * n + j;
             const double *b = bias ? &bias[j] : NULL;
@@ -50,6 +64,7 @@ int skip_rmsnorm_forward_mpfr(double *y, double *rstd, double *sum, const double
     for (size_t j = 0; j < n; j++)
         mpfr_clear(s[j]);
     free(s), free(sp), free(cls);
+    free(ok);
     return rc;
 }
 

@@ -1,0 +1,345 @@
+/* Fast path of the LayerNorm forward twin (ref/layernorm_mpfr.c): mean, rstd and every y_i of a row
+ * in double-double with a rigorous error bound, certified by ref/fast_dd.h; the twin takes the rows
+ * where something is not certified.  Derivation of every error term: specs/fast-path.md §5 (the
+ * bracketed numbers below).
+ *
+ * For a row x (n doubles), mu = S / n the exact mean:
+ *   mh     a pivot: RN(RN-sum(x) / n), any double near mu                                [§5.1]
+ *   a_i + b_i = x_i - mh exactly (TwoSum); T = sum (a_i + b_i) and W = sum (a_i + b_i)^2 in
+ *          double-double (Sum2 of Ogita, Rump and Oishi; squares by TwoProd)             [§5.2]
+ *   delta  = mu - mh = T / n;  mean = mh + delta                                         [§5.3]
+ *   n var  = W - n delta^2 (the deviations from mu sum to zero)                          [§5.4]
+ *   rstd   1 / sqrt((n var + n eps) / n) (fd_div_d, fd_rsqrt)                            [§5.5]
+ *   y_i    ((a_i + b_i - delta) gamma_i) rstd + beta_i in double-double                  [§5.6]
+ * Non-finite inputs, an overflow anywhere, a near-zero var + eps (zero-variance rows with eps = 0)
+ * or an enclosure that straddles a rounding boundary (a tie, an exact value such as y == beta)
+ * make the row fall back. */
+#include <math.h>
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <mpfr.h>
+
+#include "fast_dd.h"
+#include "norm_fast.h"
+
+#define U FD_U
+#define ETA FD_ETA
+
+/* The row's statistics (specs/fast-path.md §5.1-5.5), shared by forward and backward: the pivot
+   mh, delta = mu - mh = th + tl within dle, the mean mu, rstd R.  Returns 0 (fall back) on a
+   non-finite input or overflow, or when var + eps is not safely away from 0. */
+typedef struct {
+    double mh, th, tl, dle;
+    fd_num mu, R;
+} ln_stats;
+
+/* xt, xe: NULL for binary64 inputs x; otherwise element i is x_i + xt_i within xe_i (the exact
+   sums of the skip op, §5.8), and the deviations below carry that error. */
+static inline __attribute__((always_inline)) int ln_row_stats(const double *x, const double *xt,
+                                                              const double *xe, size_t n,
+                                                              double eps, ln_stats *st)
+{
+    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+        return 0;
+    const double nn = (double)n;
+
+    /* [§5.1] a pivot mh: any double near the mean (a plain sum; its error does not matter, the
+       deviations from it are exact and the correction T / n below is computed accurately). */
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    if (!isfinite(s))
+        return 0; /* a NaN / Inf input or an overflow: the twin's special-value rules */
+    const double mh = s / nn;
+
+    /* [§5.2] x_i - mh = a_i + b_i exactly (TwoSum).  T = sum (a_i + b_i) = S - n mh by Sum2
+       (TwoSum chain on a_i, the exact errors e_i and the b_i summed in round-to-nearest);
+       W = sum (a_i + b_i)^2 ~ sum p_i + (e'_i + l_i) with p_i + pe_i = a_i^2 exact and
+       l_i = RN(2 a_i b_i + pe_i). */
+    double ts = 0.0, tc = 0.0, TA = 0.0, ws = 0.0, wc = 0.0, B = 0.0;
+    double Eta = 0.0, EtaW = 0.0, Bsq = 0.0; /* §5.8 only */
+    for (size_t i = 0; i < n; i++) {
+        double a, b, p, pe, e, f;
+        fd_two_sum(x[i], -mh, &a, &b);
+        if (xt) { /* v_i - mh = a + b within eta: b absorbs the low part (one rounding) */
+            b += xt[i];
+            double eta = xe[i] + 2.0 * U * fabs(b);
+            Eta += eta;
+            EtaW += (2.0 * (fabs(a) + fabs(b)) + eta) * eta;
+            Bsq += b * b; /* b^2 is dropped from the square below; here |b| <= u |a| fails */
+        }
+        fd_two_sum(ts, a, &ts, &e);
+        tc += e;
+        tc += b;
+        TA += fabs(e) + fabs(b);
+        fd_two_prod(a, a, &p, &pe);
+        double l = fma(2.0 * a, b, pe);
+        fd_two_sum(ws, p, &ws, &f);
+        wc += f;
+        wc += l;
+        B += fabs(f) + fabs(l);
+    }
+    if (!isfinite(ws) || !isfinite(wc) || !isfinite(ts) || !isfinite(tc))
+        return 0;
+    fd_num T;
+    fd_two_sum(ts, tc, &T.h, &T.l);
+    T.e = fd_up((4.0 * nn + 2.0) * U * TA + Eta);
+    double wh, wl;
+    fd_two_sum(ws, wc, &wh, &wl);
+    double EW = fd_up((3.0 * nn + 2.0) * U * B + 2.0 * U * U * ws + 6.0 * nn * ETA + EtaW +
+                      2.0 * Bsq);
+
+    /* [§5.3] delta = mu - mh = T / n; the mean mu = mh + delta */
+    fd_num dl = fd_div_d(T, nn);
+    const double th = dl.h, tl = dl.l;
+    fd_num mu;
+    double m2;
+    fd_two_sum(mh, th, &mu.h, &m2);
+    mu.l = m2 + tl;
+    mu.e = fd_up(dl.e + 2.0 * U * fabs(mu.l) + ETA);
+
+    /* [§5.4] n var = W - n delta^2 (the deviations from mu sum to zero) */
+    double t = (nn * th) * th;
+    double c2 = wl - t;
+    fd_num V;
+    fd_two_sum(wh, c2, &V.h, &V.l);
+    V.e = fd_up(EW + nn * (dl.e + fabs(tl)) * (2.0 * fabs(th) + 2.0 * fabs(tl) + dl.e) +
+                3.0 * U * t + 2.0 * U * fabs(c2) + 2.0 * ETA);
+
+    /* [§5.5] rstd = 1 / sqrt(var + eps) = 1 / sqrt((n var + n eps) / n) */
+    fd_num R;
+    if (!fd_rstd(V, nn, eps, &R))
+        return 0; /* var + eps not safely away from 0 (or out of range): the twin decides */
+    *st = (ln_stats){mh, th, tl, dl.e, mu, R};
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int
+ln_forward_core(double *y, double *mean, double *rstd, const double *x, const double *xt,
+                const double *xe, const double *gamma, const double *beta, size_t n, double eps,
+                rn_dtype out)
+{
+    ln_stats st;
+    if (!ln_row_stats(x, xt, xe, n, eps, &st))
+        return 0;
+    const double mh = st.mh, th = st.th, tl = st.tl;
+    const fd_num R = st.R;
+
+    if (!fd_certify_num(st.mu, out, mean) || !fd_certify_num(R, out, rstd))
+        return 0;
+
+    /* [§5.6] y_i.  K bounds |rstd|. */
+    const double K = fabs(R.h) + fabs(R.l) + R.e;
+    for (size_t i = 0; i < n; i++) {
+        double g = gamma[i];
+        double a, b;
+        fd_two_sum(x[i], -mh, &a, &b);
+        double eta = 0.0;
+        if (xt) { /* §5.8 */
+            b += xt[i];
+            eta = xe[i] + 2.0 * U * fabs(b);
+        }
+        double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
+        double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta;
+        double p1, p2;
+        fd_two_prod(a, g, &p1, &p2);
+        double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
+        double EP = fd_up(fabs(g) * Ed + 2.0 * U * fabs(p2b) + ETA);
+        double m1, m2;
+        fd_two_prod(p1, R.h, &m1, &m2);
+        double f1 = fma(p2b, R.h, m2);
+        double m2b = fma(p1, R.l, f1);                   /* P rstd = m1 + m2b */
+        double y1, y2;
+        fd_two_sum(m1, beta[i], &y1, &y2);
+        double y2b = y2 + m2b;
+        double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e +
+                    2.0 * U * (fabs(f1) + fabs(m2b) + fabs(y2b)) + fabs(p2b) * fabs(R.l) + 2.0 * ETA;
+        if (!fd_certify(y1, y2b, fd_up(Ey), out, &y[i]))
+            return 0;
+    }
+    return 1;
+}
+
+FD_CLONES int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                                         const double *gamma, const double *beta, size_t n,
+                                         double eps, rn_dtype out)
+{
+    return ln_forward_core(y, mean, rstd, x, NULL, NULL, gamma, beta, n, eps, out);
+}
+
+size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                              const double *gamma, const double *beta, size_t rows, size_t n,
+                              double eps, rn_dtype out, unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+    for (long k = 0; k < R; k++) {
+        size_t r = (size_t)k;
+        ok[r] = (unsigned char)layernorm_row_forward_fast(y + r * n, mean + r, rstd + r, x + r * n,
+                                                          gamma, beta, n, eps, out);
+        left += !ok[r];
+    }
+    rn_fast_stats_add(rows, left, n + 2);
+    return left;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Backward [§5.7]: for row r, g_i = dy_i gamma_i (TwoProd, exact), xhat_i = d_i rstd, G = sum g,
+ * H = sum g xhat (fd_acc), dx_i = rstd (g_i - G/n - xhat_i H/n); the column sums
+ * dgamma_j = sum_r dy_rj xhat_rj and dbeta_j = sum_r dy_rj in per-thread fd_acc arrays, merged.
+ * All or nothing: a single uncertified output (or a non-finite dy / gamma) hands the whole call
+ * to the twin (the twin's column sums need every row's exact state).
+ */
+
+/* xhat_i = (a_i + b_i - delta) rstd as an fd_num (a, b = TwoSum(x_i, -mh)). */
+static inline fd_num ln_xhat(const ln_stats *st, double xi)
+{
+    double a, b;
+    fd_two_sum(xi, -st->mh, &a, &b);
+    double bp1 = b - st->th, bp = bp1 - st->tl;
+    fd_num d = {a, bp, fd_up(st->dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA)};
+    return fd_mul(d, st->R);
+}
+
+/* One row: dx (certified) and the row's terms added to the column accumulators. */
+FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, const double *dy,
+                                          const double *x, const double *gamma, size_t n,
+                                          double eps, rn_dtype out, fd_num *xh)
+{
+    ln_stats st;
+    if (!ln_row_stats(x, NULL, NULL, n, eps, &st))
+        return 0;
+    fd_acc G = {0}, H = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dy[i]) || !isfinite(gamma[i]))
+            return 0; /* the twin's special-value arithmetic */
+        double g1, g2;
+        fd_two_prod(dy[i], gamma[i], &g1, &g2);
+        fd_num g = {g1, g2, 0.5 * ETA};
+        xh[i] = ln_xhat(&st, x[i]);
+        fd_acc_add(&G, g);
+        fd_acc_add(&H, fd_mul(g, xh[i]));
+        fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh[i]));
+        fd_acc_add(&db[i], fd_exact(dy[i], 0.0));
+    }
+    const double nn = (double)n;
+    fd_num mg = fd_div_d(fd_acc_value(&G), nn), mgx = fd_div_d(fd_acc_value(&H), nn);
+    for (size_t i = 0; i < n; i++) {
+        double g1, g2;
+        fd_two_prod(dy[i], gamma[i], &g1, &g2);
+        fd_num g = {g1, g2, 0.5 * ETA};
+        fd_num inner = fd_add(fd_add(g, fd_neg(mg)), fd_neg(fd_mul(xh[i], mgx)));
+        if (!fd_certify_num(fd_mul(inner, st.R), out, &dx[i]))
+            return 0;
+    }
+    return 1;
+}
+
+/* dbeta_j = sum_r dy_rj exactly (MPFR: 2200 bits hold any sum of up to 2^100 doubles, whose bits
+   span 2^-1074 .. 2^1024 plus carries), rounded once; an exact zero is +0 (the twin's rule).  For
+   the columns whose double-double enclosure straddles a rounding boundary: a sum of few f16 / bf16
+   values is often exactly a midpoint of a narrower output format. */
+static double column_sum_exact(const double *dy, size_t rows, size_t n, size_t j, rn_dtype out)
+{
+    mpfr_t s;
+    mpfr_init2(s, 2200);
+    mpfr_set_zero(s, 1);
+    for (size_t r = 0; r < rows; r++)
+        mpfr_add_d(s, s, dy[r * n + j], MPFR_RNDN); /* exact */
+    if (mpfr_zero_p(s))
+        mpfr_set_zero(s, 1);
+    double v = rn_round_mpfr(s, out);
+    mpfr_clear(s);
+    return v;
+}
+
+int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0;
+    int nt = rn_threads(), ok = 1;
+    fd_acc *acc = calloc((size_t)nt * 2 * n, sizeof *acc);
+    fd_num *xh = malloc((size_t)nt * n * sizeof *xh);
+    if (!acc || !xh) {
+        free(acc), free(xh);
+        return 0;
+    }
+    long R = (long)rows;
+#pragma omp parallel num_threads(nt) reduction(&& : ok)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        fd_acc *dg = acc + (size_t)t * 2 * n, *db = dg + n;
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            if (ok && !ln_row_backward_fast(dx + r * n, dg, db, dy + r * n, x + r * n, gamma, n,
+                                            eps, out, xh + (size_t)t * n))
+                ok = 0;
+        }
+    }
+    /* merge the threads' column sums (any order: the certified value does not depend on it) */
+    for (int t = 1; ok && t < nt; t++)
+        for (size_t j = 0; j < 2 * n; j++)
+            fd_acc_merge(&acc[j], &acc[(size_t)t * 2 * n + j]);
+    for (size_t j = 0; ok && j < n; j++) {
+        fd_num g = fd_acc_value(&acc[j]), b = fd_acc_value(&acc[n + j]);
+        ok = fd_certify_num(g, out, &dgamma[j]);
+        if (ok && !fd_certify_num(b, out, &dbeta[j]))
+            dbeta[j] = column_sum_exact(dy, rows, n, j, out); /* a tie or an exact zero */
+    }
+    free(acc), free(xh);
+    rn_fast_stats_add(1, !ok, rows * n + 2 * n);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * skip_layernorm forward [§5.8]: the exact sum v_i = x_i + skip_i (+ bias_i) as s_i + t_i within
+ * e_i (fd_skip_sum), its rounding (the `sum` output), then the LayerNorm of v by ln_forward_core.
+ * ws: scratch of 3n doubles.
+ */
+FD_CLONES int skip_layernorm_row_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                              const double *x, const double *skip,
+                                              const double *gamma, const double *beta,
+                                              const double *bias, size_t n, double eps,
+                                              rn_dtype out, double *ws)
+{
+    double *s = ws, *t = ws + n, *e = ws + 2 * n;
+    for (size_t i = 0; i < n; i++)
+        if (!fd_skip_sum(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i], out, &sum[i]))
+            return 0;
+    return ln_forward_core(y, mean, rstd, s, t, e, gamma, beta, n, eps, out);
+}
+
+size_t skip_layernorm_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                   const double *x, const double *skip, const double *gamma,
+                                   const double *beta, const double *bias, size_t rows, size_t n,
+                                   double eps, rn_dtype out, unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+    {
+        double *ws = malloc(3 * n * sizeof *ws);
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            ok[r] = ws && skip_layernorm_row_forward_fast(y + r * n, mean + r, rstd + r,
+                                                          sum + r * n, x + r * n, skip + r * n,
+                                                          gamma, beta, bias, n, eps, out, ws);
+            left += !ok[r];
+        }
+        free(ws);
+    }
+    rn_fast_stats_add(rows, left, 2 * n + 2);
+    return left;
+}

@@ -1,0 +1,89 @@
+/* Fast paths of the MPFR twins: double-double with a rigorous error bound (ref/fast_dd.h), each
+ * output emitted only when its whole enclosure rounds to one value of the output format; a row
+ * where some output is not certified is left to the twin, which decides.  The twins' entry points
+ * (layernorm_forward_mpfr, rmsnorm_forward_mpfr, residual_forward_mpfr, ...) call these first, so
+ * every caller (eval, check, golden) gets them; their results are bit-identical to the twins' by
+ * construction (both are the correctly rounded exact value).  Derivation: specs/fast-path.md.
+ *
+ * Row functions return 1 when every output of the row was certified (and written), 0 otherwise
+ * (the row's outputs are then unspecified and the caller runs the twin on it). */
+#ifndef RESNORM_NORM_FAST_H
+#define RESNORM_NORM_FAST_H
+
+#include <stddef.h>
+
+#include "dtype.h"
+
+/* Whether the twins try the fast path first: on by default; RESNORM_FASTPATH=0 in the environment
+   or rn_fast_set_enabled(0) turns it off (the twins alone then compute everything). */
+int rn_fast_enabled(void);
+void rn_fast_set_enabled(int on);
+
+/* Counters since the start (or the last reset), summed over threads: rows tried by a fast path,
+   rows handed to the twin, and the same in elements (outputs of those rows). */
+typedef struct {
+    unsigned long long rows, fallback_rows, elems, fallback_elems;
+} rn_fast_stats;
+void rn_fast_stats_get(rn_fast_stats *s);
+void rn_fast_stats_reset(void);
+void rn_fast_stats_add(size_t rows, size_t fallback_rows, size_t elems_per_row);
+
+/* Threads the fast paths may use (OpenMP); 0: OpenMP's default.  RESNORM_THREADS sets it too. */
+void rn_set_threads(int n);
+int rn_threads(void);
+
+/* LayerNorm forward, one row of n: y [n], *mean, *rstd. */
+int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                               const double *gamma, const double *beta, size_t n, double eps,
+                               rn_dtype out);
+
+/* All rows in parallel; ok[k] = 1 where row k was certified.  Returns the number of rows left. */
+size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const double *x,
+                              const double *gamma, const double *beta, size_t rows, size_t n,
+                              double eps, rn_dtype out, unsigned char *ok);
+
+/* LayerNorm backward, all rows (dx [rows*n], dgamma and dbeta [n], summed over the rows): 1 when
+   every output was certified and written; 0: nothing to rely on, the caller runs the twin.  The
+   counters count one "row" per call here (fell back or not), elements rows*n + 2n. */
+int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out);
+
+/* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
+int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                             size_t n, double eps, int offset, rn_dtype out);
+size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                            size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                            unsigned char *ok);
+/* RMSNorm backward, all rows, all or nothing (as layernorm_backward_fast): dx, dgamma. */
+int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out);
+
+/* skip_layernorm / skip_rmsnorm forward, one row (bias may be NULL): the norm of the exact sum
+   x + skip (+ bias), and `sum`, that sum rounded once; ws: scratch of 3n doubles. */
+int skip_layernorm_row_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                    const double *x, const double *skip, const double *gamma,
+                                    const double *beta, const double *bias, size_t n, double eps,
+                                    rn_dtype out, double *ws);
+int skip_rmsnorm_row_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                  const double *skip, const double *gamma, const double *bias,
+                                  size_t n, double eps, int offset, rn_dtype out, double *ws);
+/* All rows in parallel; ok[k] = 1 where row k was certified; returns the rows left. */
+size_t skip_layernorm_forward_fast(double *y, double *mean, double *rstd, double *sum,
+                                   const double *x, const double *skip, const double *gamma,
+                                   const double *beta, const double *bias, size_t rows, size_t n,
+                                   double eps, rn_dtype out, unsigned char *ok);
+size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                 const double *skip, const double *gamma, const double *bias,
+                                 size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                                 unsigned char *ok);
+
+/* Residual add, element by element (exact: nothing but NaN/Inf and binary64 overflow falls back);
+   ok[i] = 1 where element i was written. */
+size_t residual_forward_fast(double *y, const double *x, const double *f, size_t n, rn_dtype out,
+                             unsigned char *ok);
+size_t residual_backward_fast(double *dx, double *df, const double *dy, size_t n, rn_dtype out,
+                              unsigned char *ok);
+
+#endif

@@ -1,0 +1,262 @@
+/* Fast path of the RMSNorm forward twin (ref/rmsnorm_mpfr.c): rstd and every y_i of a row in
+ * double-double with a rigorous error bound, certified by ref/fast_dd.h; the twin takes the rows
+ * where something is not certified.  Derivation: specs/fast-path.md §6.
+ *
+ *   P      sum x_i^2: x_i^2 = p_i + pe_i exactly (TwoProd), Sum2 over the p_i              [§6.1]
+ *   rstd   1 / sqrt(P / n + eps) (fd_rstd)                                              [§6.2]
+ *   y_i    (x_i w_i) rstd, w_i = gamma_i or 1 + gamma_i = wh + wl exactly (TwoSum)        [§6.3]
+ * An exact zero y_i (x_i = 0 or w_i = 0) is +0 (the twin's convention); no cancellation occurs
+ * anywhere else, so only ties, all-zero rows with eps = 0, NaN/Inf and the range limits of
+ * fd_rsqrt fall back. */
+#include <math.h>
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "fast_dd.h"
+#include "norm_fast.h"
+
+#define U FD_U
+#define ETA FD_ETA
+
+/* rstd of a row (specs/fast-path.md §6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near
+   0 or out of range). */
+static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
+                                                              double eps, fd_num *Rout)
+{
+    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+        return 0;
+    const double nn = (double)n;
+
+    /* [§6.1] P = s + sum (e_i + pe_i); c their RN-sum, B the RN-sum of their magnitudes */
+    double s = 0.0, c = 0.0, B = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double p, pe, e;
+        fd_two_prod(x[i], x[i], &p, &pe);
+        fd_two_sum(s, p, &s, &e);
+        c += e;
+        c += pe;
+        B += fabs(e) + fabs(pe);
+    }
+    if (!isfinite(s) || !isfinite(c))
+        return 0; /* NaN / Inf in x, or x^2 overflows: the twin */
+    fd_num P;
+    fd_two_sum(s, c, &P.h, &P.l);
+    P.e = fd_up((4.0 * nn + 2.0) * U * B + nn * ETA);
+
+    /* [§6.2] */
+    fd_num R;
+    if (!fd_rstd(P, nn, eps, &R))
+        return 0;
+    *Rout = R;
+    return 1;
+
+}
+
+FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                             size_t n, double eps, int offset, rn_dtype out)
+{
+    fd_num R;
+    if (!rms_row_rstd(x, n, eps, &R) || !fd_certify_num(R, out, rstd))
+        return 0;
+
+    /* [§6.3] */
+    const double K = fabs(R.h) + fabs(R.l) + R.e;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(gamma[i]))
+            return 0; /* the twin's special-value rules (0 * Inf is NaN) */
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        if (x[i] == 0.0 || (wh == 0.0 && wl == 0.0)) {
+            y[i] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        double p1, p2;
+        fd_two_prod(x[i], wh, &p1, &p2);
+        double p2b = fma(x[i], wl, p2);                  /* x w = p1 + p2b within EP */
+        double EP = fd_up(2.0 * U * fabs(p2b) + ETA);
+        double m1, m2;
+        fd_two_prod(p1, R.h, &m1, &m2);
+        double f1 = fma(p2b, R.h, m2);
+        double m2b = fma(p1, R.l, f1);                   /* x w rstd = m1 + m2b */
+        double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e + 2.0 * U * (fabs(f1) + fabs(m2b)) +
+                    fabs(p2b) * fabs(R.l) + 2.0 * ETA;
+        if (!fd_certify(m1, m2b, fd_up(Ey), out, &y[i]))
+            return 0;
+    }
+    return 1;
+}
+
+size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
+                            size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                            unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+    for (long k = 0; k < R; k++) {
+        size_t r = (size_t)k;
+        ok[r] = (unsigned char)rmsnorm_row_forward_fast(y + r * n, rstd + r, x + r * n, gamma, n,
+                                                        eps, offset, out);
+        left += !ok[r];
+    }
+    rn_fast_stats_add(rows, left, n + 1);
+    return left;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Backward [§6.4]: g_i = dy_i w_i, xhat_i = x_i rstd, H = sum g xhat, dx_i = rstd (g_i - xhat_i H/n),
+ * dgamma_j = sum_r dy_rj xhat_rj (per-thread fd_acc columns, merged).  All or nothing, as for
+ * LayerNorm (ref/layernorm_fast.c).
+ */
+FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, const double *dy, const double *x,
+                                           const double *gamma, size_t n, double eps, int offset,
+                                           rn_dtype out)
+{
+    fd_num R;
+    if (!rms_row_rstd(x, n, eps, &R))
+        return 0;
+    fd_acc H = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dy[i]) || !isfinite(gamma[i]))
+            return 0;
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        fd_num g = fd_mul(fd_exact(dy[i], 0.0), fd_exact(wh, wl));
+        fd_num xh = fd_mul(fd_exact(x[i], 0.0), R);
+        fd_acc_add(&H, fd_mul(g, xh));
+        fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh));
+    }
+    fd_num mgx = fd_div_d(fd_acc_value(&H), (double)n);
+    for (size_t i = 0; i < n; i++) {
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        fd_num g = fd_mul(fd_exact(dy[i], 0.0), fd_exact(wh, wl));
+        fd_num xh = fd_mul(fd_exact(x[i], 0.0), R);
+        fd_num inner = fd_add(g, fd_neg(fd_mul(xh, mgx)));
+        if (!fd_certify_num(fd_mul(inner, R), out, &dx[i]))
+            return 0;
+    }
+    return 1;
+}
+
+int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0;
+    int nt = rn_threads(), ok = 1;
+    fd_acc *acc = calloc((size_t)nt * n, sizeof *acc);
+    if (!acc)
+        return 0;
+    long R = (long)rows;
+#pragma omp parallel num_threads(nt) reduction(&& : ok)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        fd_acc *dg = acc + (size_t)t * n;
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            if (ok && !rms_row_backward_fast(dx + r * n, dg, dy + r * n, x + r * n, gamma, n, eps,
+                                             offset, out))
+                ok = 0;
+        }
+    }
+    for (int t = 1; ok && t < nt; t++)
+        for (size_t j = 0; j < n; j++)
+            fd_acc_merge(&acc[j], &acc[(size_t)t * n + j]);
+    for (size_t j = 0; ok && j < n; j++) {
+        fd_num g = fd_acc_value(&acc[j]);
+        ok = fd_certify_num(g, out, &dgamma[j]);
+    }
+    free(acc);
+    rn_fast_stats_add(1, !ok, rows * n + n);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * skip_rmsnorm forward [§6.5]: the exact sums v_i = s_i + t_i within e_i (fd_skip_sum, also the
+ * `sum` output), sum v_i^2 in double-double (s^2 = p + pe exactly, l = RN(2 s t + pe), t^2 and the
+ * e_i charged), rstd, and y_i = (v_i w_i) rstd by fd_mul.  ws: scratch of 3n doubles.
+ */
+FD_CLONES int skip_rmsnorm_row_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                            const double *skip, const double *gamma,
+                                            const double *bias, size_t n, double eps, int offset,
+                                            rn_dtype out, double *ws)
+{
+    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+        return 0;
+    double *s = ws, *t = ws + n, *e = ws + 2 * n;
+    for (size_t i = 0; i < n; i++)
+        if (!fd_skip_sum(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i], out, &sum[i]))
+            return 0;
+    const double nn = (double)n;
+    double ps = 0.0, c = 0.0, B = 0.0, Bsq = 0.0, EtaW = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double p, pe, f;
+        fd_two_prod(s[i], s[i], &p, &pe);
+        double l = fma(2.0 * s[i], t[i], pe);
+        fd_two_sum(ps, p, &ps, &f);
+        c += f;
+        c += l;
+        B += fabs(f) + fabs(l);
+        Bsq += t[i] * t[i];
+        EtaW += (2.0 * (fabs(s[i]) + fabs(t[i])) + e[i]) * e[i];
+    }
+    if (!isfinite(ps) || !isfinite(c))
+        return 0;
+    fd_num P;
+    fd_two_sum(ps, c, &P.h, &P.l);
+    P.e = fd_up((4.0 * nn + 4.0) * U * B + nn * ETA + 2.0 * Bsq + EtaW);
+    fd_num R;
+    if (!fd_rstd(P, nn, eps, &R) || !fd_certify_num(R, out, rstd))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(gamma[i]))
+            return 0;
+        double wh = gamma[i], wl = 0.0;
+        if (offset)
+            fd_two_sum(1.0, gamma[i], &wh, &wl);
+        if ((s[i] == 0.0 && t[i] == 0.0) || (wh == 0.0 && wl == 0.0)) {
+            y[i] = 0.0; /* an exact zero: +0 */
+            continue;
+        }
+        fd_num v = {s[i], t[i], e[i]};
+        if (!fd_certify_num(fd_mul(fd_mul(v, fd_exact(wh, wl)), R), out, &y[i]))
+            return 0;
+    }
+    return 1;
+}
+
+size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const double *x,
+                                 const double *skip, const double *gamma, const double *bias,
+                                 size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                                 unsigned char *ok)
+{
+    size_t left = 0;
+    long R = (long)rows;
+#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+    {
+        double *ws = malloc(3 * n * sizeof *ws);
+#pragma omp for schedule(static)
+        for (long k = 0; k < R; k++) {
+            size_t r = (size_t)k;
+            ok[r] = ws && skip_rmsnorm_row_forward_fast(y + r * n, rstd + r, sum + r * n,
+                                                        x + r * n, skip + r * n, gamma, bias, n,
+                                                        eps, offset, out, ws);
+            left += !ok[r];
+        }
+        free(ws);
+    }
+    rn_fast_stats_add(rows, left, 2 * n + 1);
+    return left;
+}
