@@ -27,6 +27,7 @@ void cli_check_help(void)
     printf(
         "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
         "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16] [--json]\n"
+        "                        [--stat fail|warn|off]\n"
         "\n"
         "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
         "against the certified values, element by element, under the a-priori error bound of an\n"
@@ -59,7 +60,14 @@ void cli_check_help(void)
         "          worst: [{index, got, want, err_ulps, err_bound_ratio}]}}}\n"
         "(non-finite numbers as the strings \"NaN\", \"Infinity\", \"-Infinity\").\n"
         "\n"
-        "exit: 0 all within tolerance, 1 a mismatch, 2 usage or input error, 3 internal error.\n"
+        "Statistical tier (specs/statistical-tier.md), reported apart from the verdict above\n"
+        "(JSON key \"statistical\"): tests whether the signed errors are systematic (a scale\n"
+        "on every row, a bias of one sign, rows far off) rather than rounding noise; each\n"
+        "statistic has false-alarm probability 1e-10 under its model.  --stat fail (default):\n"
+        "a flag exits 4; warn: reported, exit unaffected; off: not run.\n"
+        "\n"
+        "exit: 0 all within tolerance (and no statistical flag), 1 a mismatch, 2 usage or\n"
+        "input error, 3 internal error, 4 no mismatch but the statistical tier flags.\n"
         "See specs/cli.md.\n");
 }
 
@@ -197,6 +205,25 @@ static int inputs_exact_in(const cli_job *job, rn_dtype cd)
     return 0;
 }
 
+/* The comparison of the job's actual outputs with given exact values (want, rounded to f64) and
+   bounds (for the compute dtype of d, and d), then the statistical tier.  The zoo at production
+   widths (tests/test_zoo_widths.c) calls it with want and bound computed once for many kernels. */
+void cli_check_with(const cli_job *job, rn_dtype d, const rn_array *want, const rn_array *bound,
+                    cli_check_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->d = d;
+    r->cd = rn_compute_dtype(d);
+    r->pass = 1;
+    for (int m = 0; m < job->nactual; m++) {
+        int k = job->act_index[m];
+        summarize(job->act[m].data, want[k].data, bound[k].data, want[k].count, d, &r->sum[m]);
+        if (r->sum[m].mismatches)
+            r->pass = 0;
+    }
+    cli_stat_run(job, want, r); /* the statistical tier, reported apart (cli/stat_check.c) */
+}
+
 /* The checker proper, shared by `check` and `golden run-check` (cli/golden_tools.c): the job's
    inputs and actual outputs are loaded; compare every actual with the twin's exact values under the
    op's bound for (compute dtype of d, d).  d: the dtype the implementation declares. */
@@ -212,13 +239,8 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
     rc = cli_run_twin(job, RN_F64, want);
     if (!rc)
         rc = cli_run_bound(job, r->cd, d, bound);
-    r->pass = 1;
-    for (int m = 0; !rc && m < job->nactual; m++) {
-        int k = job->act_index[m];
-        summarize(job->act[m].data, want[k].data, bound[k].data, want[k].count, d, &r->sum[m]);
-        if (r->sum[m].mismatches)
-            r->pass = 0;
-    }
+    if (!rc)
+        cli_check_with(job, d, want, bound, r);
     for (int k = 0; k < CLI_MAX_IO; k++) {
         rn_array_free(&want[k]);
         rn_array_free(&bound[k]);
@@ -270,6 +292,7 @@ json_t *cli_check_json(const cli_job *job, const cli_check_result *r)
         json_object_set_new(outs, job->op->outputs[job->act_index[m]], o);
     }
     json_object_set_new(root, "outputs", outs);
+    cli_stat_json(root, job, r);
     return root;
 }
 
@@ -313,6 +336,7 @@ static void print_text(const cli_job *job, const cli_check_result *r)
     }
     printf("%s\n", pass ? "PASS: every element within tolerance"
                         : "FAIL: some elements are outside the tolerance");
+    cli_stat_print(job, r);
 }
 
 int cli_check_main(int argc, char **argv)
@@ -354,5 +378,5 @@ int cli_check_main(int argc, char **argv)
     cli_job_free(&job);
     if (rc)
         return rc;
-    return res.pass ? RN_EXIT_OK : RN_EXIT_MISMATCH;
+    return cli_check_exit(&res);
 }

@@ -362,12 +362,15 @@ static void usage(FILE *f)
                "  The cases; --json: an array of {id, op, attrs, shape, input_dtype, inputs,\n"
                "  expected, flags, result, comment} with paths relative to the repository root.\n"
                "usage: resnorm golden run-check DIR [--dtype D] [--op OP] [--json] [--root DIR]\n"
+               "                                    [--stat fail|warn|off]\n"
                "  Check another implementation's outputs laid out DIR/<case id>/<output>.npy (any\n"
                "  subset of cases and outputs) as 'resnorm check' does; --dtype: the dtype the\n"
                "  implementation declares (default: that of each case's files). Cases absent from\n"
                "  DIR are skipped. Prints case, verdict, worst error in ulps and in units of the\n"
-               "  bound, and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a mismatch, 2 an\n"
-               "  input error.  See specs/cli.md.\n");
+               "  bound, the statistical tier's verdict (column stat: ok or FLAG; specs/\n"
+               "  statistical-tier.md), and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a\n"
+               "  mismatch, 2 an input error, 4 no mismatch but a statistical flag (--stat fail,\n"
+               "  the default; warn: report only; off: not run).  See specs/cli.md.\n");
 }
 
 int golden_main(int argc, char **argv)

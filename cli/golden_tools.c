@@ -94,6 +94,7 @@ typedef struct {
     const char *root, *op, *dir;
     int json, have_dtype;
     rn_dtype dtype;
+    const char *stat;          /* run-check: --stat MODE, passed to each case's check */
 } opts_t;
 
 static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int allow_dir,
@@ -135,6 +136,14 @@ static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int al
             o->have_dtype = 1;
         } else if (allow_json && !strcmp(a, "--json")) {
             o->json = 1;
+        } else if (allow_dir && OPT("--stat")) {
+            VALUE();
+            int mode;
+            if (cli_stat_mode_parse(v, &mode) != 0) {
+                cli_error(verb, "--stat: unknown mode '%s' (known: fail, warn, off)", v);
+                return RN_EXIT_USAGE;
+            }
+            o->stat = v;
         } else if (a[0] == '-' && a[1]) {
             cli_error(verb, "unknown option '%s' (see 'resnorm golden --help')", a);
             return RN_EXIT_USAGE;
@@ -289,6 +298,7 @@ static int list_main(int argc, char **argv)
 
 typedef struct {
     size_t passed, failed, skipped, acceptable, errors;
+    size_t stat_flagged;       /* cases the statistical tier flags (reported apart) */
 } tally_t;
 
 /* Build the argv of `check` for one case (inputs, attributes from the manifest; the outputs found
@@ -303,7 +313,7 @@ static int check_case(json_t *c, const char *root, const char *casedir, const op
         cli_error("golden run-check", "%s: unknown op '%s'", jstr(c, "id"), jstr(c, "op"));
         return RN_EXIT_USAGE;
     }
-    enum { MAXA = 2 + 2 * (2 * CLI_MAX_IO + CLI_MAX_ATTRS) + 2 };
+    enum { MAXA = 2 + 2 * (2 * CLI_MAX_IO + CLI_MAX_ATTRS) + 4 };
     char *av[MAXA];
     char buf[MAXA][PATH_MAX + 64];
     int ac = 0, nact = 0, nb = 0;
@@ -339,6 +349,10 @@ static int check_case(json_t *c, const char *root, const char *casedir, const op
     if (o->have_dtype) {
         av[ac++] = "--dtype";
         av[ac++] = (char *)rn_dtype_name(o->dtype);
+    }
+    if (o->stat) {
+        av[ac++] = "--stat";
+        av[ac++] = (char *)o->stat;
     }
     int rc = cli_parse(job, ac, av, CLI_ALLOW_ACTUAL);
     if (rc)
@@ -413,8 +427,10 @@ static int run_check_main(int argc, char **argv)
                "compute dtype of DTYPE:\n  specs/error-analysis.md (layernorm), "
                "specs/error-analysis-rmsnorm.md (rmsnorm), specs/error-analysis-residual.md "
                "(residual, skip_*)\n"
-               "%-56s %-10s %-5s %12s %12s  %s\n", o.dir, root, "case", "verdict", "dtype",
-               "max err ulp", "err/bound", "worst output");
+               "statistical tier: specs/statistical-tier.md (column 'stat'; --stat %s)\n"
+               "%-56s %-10s %-5s %12s %12s  %-7s %s\n", o.dir, root,
+               o.stat ? o.stat : "fail", "case", "verdict", "dtype", "max err ulp", "err/bound",
+               "worst output", "stat");
     json_array_foreach(json_object_get(m, "cases"), i, c) {
         const char *id = jstr(c, "id");
         if (o.op && strcmp(jstr(c, "op"), o.op))
@@ -452,6 +468,9 @@ static int run_check_main(int argc, char **argv)
             t.passed++, t.acceptable++;
         else
             t.failed++;
+        if (r.stat.flag)
+            t.stat_flagged++;
+        const char *sv = r.stat.mode == CLI_STAT_OFF ? "-" : r.stat.flag ? "FLAG" : "ok";
         int w = worst_output(&r, job.nactual);
         const char *wname = job.op->outputs[job.act_index[w]];
         if (o.json) {
@@ -461,25 +480,31 @@ static int run_check_main(int argc, char **argv)
             json_object_set_new(e, "max_ulps", jnum_or_str(max_ulps(&r, job.nactual)));
             json_object_set_new(e, "max_ratio", jnum_or_str(r.sum[w].max_ratio));
             json_object_set_new(e, "worst_output", json_string(wname));
+            json_object_set_new(e, "statistical", json_string(sv));
             json_object_set_new(e, "check", cli_check_json(&job, &r));
             json_array_append_new(reports, e);
         } else {
-            printf("%-56s %-10s %-5s %12.3g %12.3g  %s\n", id, vd, rn_dtype_name(r.d),
-                   max_ulps(&r, job.nactual), r.sum[w].max_ratio, wname);
+            printf("%-56s %-10s %-5s %12.3g %12.3g  %-7s %s\n", id, vd, rn_dtype_name(r.d),
+                   max_ulps(&r, job.nactual), r.sum[w].max_ratio, wname, sv);
         }
         cli_job_free(&job);
     }
     if (!rc && t.failed)
         rc = RN_EXIT_MISMATCH;
+    int stat_fail = !o.stat || !strcmp(o.stat, "fail");
+    if (!rc && t.stat_flagged && stat_fail) /* the statistical tier's policy: specs/cli.md */
+        rc = RN_EXIT_STAT;
     if (o.json) {
         json_t *root_j = json_object();
         json_object_set_new(root_j, "dir", json_string(o.dir));
-        json_object_set_new(root_j, "pass", json_boolean(rc == 0));
+        json_object_set_new(root_j, "pass", json_boolean(rc == 0 || rc == RN_EXIT_STAT));
         json_object_set_new(root_j, "passed", json_integer((json_int_t)t.passed));
         json_object_set_new(root_j, "failed", json_integer((json_int_t)t.failed));
         json_object_set_new(root_j, "skipped", json_integer((json_int_t)t.skipped));
         json_object_set_new(root_j, "acceptable", json_integer((json_int_t)t.acceptable));
         json_object_set_new(root_j, "errors", json_integer((json_int_t)t.errors));
+        json_object_set_new(root_j, "statistical_flagged", json_integer((json_int_t)t.stat_flagged));
+        json_object_set_new(root_j, "statistical_mode", json_string(o.stat ? o.stat : "fail"));
         json_object_set_new(root_j, "cases", reports);
         json_object_set_new(root_j, "skipped_ids", skipped);
         char *s = json_dumps(root_j, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
@@ -497,6 +522,11 @@ static int run_check_main(int argc, char **argv)
                    "'acceptable' for that dtype: specs/golden-format.md)\n", t.acceptable);
         if (t.errors)
             printf("%zu cases could not be checked (errors above)\n", t.errors);
+        if (o.stat && !strcmp(o.stat, "off"))
+            printf("statistical tier: off\n");
+        else
+            printf("statistical tier: %zu cases flagged (errors systematic, not rounding noise)%s\n",
+                   t.stat_flagged, t.stat_flagged && stat_fail ? "; exit 4 unless a case failed" : "");
     }
     json_decref(m);
     return rc;

@@ -206,7 +206,7 @@ def check(case, outputs, tmp):
         np.save(p, t.detach().numpy().astype(np.float32).reshape(want_shape))
         args += ["--actual", f"{name}={p}"]
     r = subprocess.run(args + ["--dtype", "f32"], capture_output=True, text=True)
-    if r.returncode not in (0, 1):
+    if r.returncode not in (0, 1, 4):  # 4: no mismatch, but a statistical flag (specs/cli.md)
         raise SystemExit(f"resnorm check exited {r.returncode} on {case['id']}: {r.stderr}")
     return r.returncode
 
