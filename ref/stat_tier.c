@@ -197,6 +197,26 @@ static double xmag(const st_problem *p, const double *x, size_t i)
     return p->xmag ? p->xmag[x - p->x + i] : fabs(x[i]);
 }
 
+/* welford_coeff sorts the row: O(n log n), the tier's largest cost when many implementations are
+   checked on the same inputs (tests/test_zoo_widths.c).  It depends on the row's values only, so
+   it is remembered by the row's hash (direct-mapped; the CLI and the tests are single-threaded). */
+static double welford_cached(const double *x, size_t n, double m, double rng, double *buf)
+{
+    enum { SLOTS = 4096 };
+    static struct {
+        uint64_t h;
+        size_t n;
+        double W;
+    } cache[SLOTS];
+    uint64_t h = row_hash(x, NULL, n);
+    size_t k = (size_t)(h % SLOTS);
+    if (cache[k].h == h && cache[k].n == n)
+        return cache[k].W;
+    double W = welford_coeff(x, n, m, rng, buf);
+    cache[k].h = h, cache[k].n = n, cache[k].W = W;
+    return W;
+}
+
 static rowstat ln_row(const st_problem *p, const double *x, double *buf)
 {
     rowstat s = {0};
@@ -232,7 +252,7 @@ static rowstat ln_row(const st_problem *p, const double *x, double *buf)
     s.phi_m = u * fabs(s.m) + gamma_k(dn + 1, u) * gamma_k(dn + 1, u) * s.A;
     /* [§3.2] variance: the sum of squares (partial sums <= n*v), the per-term subtraction and
        square, the division, Welford's running means, the skip ops' rounded sum. */
-    double W = n > 1 ? welford_coeff(x, n, s.m, rng, buf) : 0;
+    double W = n > 1 ? welford_cached(x, n, s.m, rng, buf) : 0;
     double sig_v = SAFETY * u * (sqrt(dn) * v + 3 * (double)sqrtl(s4) / dn + v + W +
                                  (p->sum_rounded ? 2 * (double)sqrtl(sdx) / dn : 0));
     /* [§3.2] the second-order bias e^2 of the variance (two-pass: (1/n)sum (d - e)^2 = v + e^2;
@@ -273,6 +293,78 @@ static rowstat rms_row(const st_problem *p, const double *x)
     return s;
 }
 
+/* Weighted least squares of a row's errors on k <= 3 shared directions [§4]: the normal equations
+   A c = y with A = sum w X X^T, y = sum w X e, w_i = (bmin / b_i)^2.  The own-noise proxy of
+   coefficient j is bmin * sqrt((A^-1)_jj) (with w = bmin^2 / b^2 the covariance bound of the
+   coefficients is bmin^2 A^-1).  Gauss-Jordan with partial pivoting; 0 if A is singular. */
+typedef struct {
+    int k;
+    long double A[3][3], y[3];
+} wls_t;
+
+static void wls_add(wls_t *L, const double *X, double e, double w)
+{
+    for (int a = 0; a < L->k; a++) {
+        L->y[a] += (long double)w * X[a] * e;
+        for (int b = 0; b < L->k; b++)
+            L->A[a][b] += (long double)w * X[a] * X[b];
+    }
+}
+
+static int wls_solve(const wls_t *L, double bmin, double *coef, double *proxy)
+{
+    int k = L->k;
+    long double M[3][6];
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b < 2 * k; b++)
+            M[a][b] = b < k ? L->A[a][b] : (b - k == a);
+    long double scale = 0;
+    for (int a = 0; a < k; a++)
+        scale = fmaxl(scale, fabsl(L->A[a][a]));
+    if (!(scale > 0) || !isfinite((double)scale))
+        return 0;
+    for (int c = 0; c < k; c++) {
+        int piv = c;
+        for (int a = c + 1; a < k; a++)
+            if (fabsl(M[a][c]) > fabsl(M[piv][c]))
+                piv = a;
+        if (!(fabsl(M[piv][c]) > 1e-13L * scale))
+            return 0; /* directions (nearly) dependent: the row says nothing separately */
+        for (int b = 0; b < 2 * k; b++) {
+            long double tmp = M[c][b];
+            M[c][b] = M[piv][b], M[piv][b] = tmp;
+        }
+        long double d = M[c][c];
+        for (int b = 0; b < 2 * k; b++)
+            M[c][b] /= d;
+        for (int a = 0; a < k; a++)
+            if (a != c) {
+                long double f = M[a][c];
+                for (int b = 0; b < 2 * k; b++)
+                    M[a][b] -= f * M[c][b];
+            }
+    }
+    for (int a = 0; a < k; a++) {
+        long double c = 0;
+        for (int b = 0; b < k; b++)
+            c += M[a][k + b] * L->y[b];
+        coef[a] = (double)c;
+        proxy[a] = bmin * (double)sqrtl(fmaxl(M[a][k + a], 0));
+        if (!isfinite(coef[a]) || !isfinite(proxy[a]))
+            return 0;
+    }
+    return 1;
+}
+
+/* The smallest element of a row of positive noise bounds (the weights' scale). */
+static double row_min(const double *b, size_t n)
+{
+    double m = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        m = fmin(m, b[i]);
+    return m;
+}
+
 static int row_finite(const double *got, const double *want, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -301,17 +393,16 @@ static int forward_y(const st_problem *p, family f, const double *got, const dou
         free(buf);
         return 0;
     }
-    double u = p->u;
-    for (size_t r = 0; r < p->rows; r++) {
+    double u = p->u, *bb = malloc((p->n + 1) * sizeof *bb);
+    for (size_t r = 0; bb && r < p->rows; r++) {
         const double *x = p->x + r * p->n, *g = got + r * p->n, *w = want + r * p->n;
         if (!row_finite(g, w, p->n) || seen_check(&seen, row_hash(x, NULL, p->n)))
             continue;
         rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
         if (!s.ok)
             continue;
-        double tt = 0, Q = 0, zg = 0, nz = 0;
         for (size_t i = 0; i < p->n; i++) {
-            double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta, e = g[i] - w[i];
+            double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
             double gi = gam(p, i), b;
             if (f == FAM_LN)
                 /* [§3.3] (x - m)*r*gamma + beta: three products and an add, or the folded form
@@ -321,14 +412,20 @@ static int forward_y(const st_problem *p, family f, const double *got, const dou
             else
                 b = SAFETY * u * (3 * fabs(z) + (p->offset ? fabs(x[i]) * s.r * (1 + fabs(gi)) : 0) +
                                   (p->sum_rounded ? s.r * fabs(weight(p, i)) * xmag(p, x, i) : 0));
-            b += want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
-            tt += z * e, Q += z * z, zg += z * gi, nz += z * z * b * b;
+            bb[i] = b + want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
         }
-        double proxy = s.sig_rho * Q + s.sig_m * s.r * fabs(zg) + sqrt(nz);
-        double floor = s.phi_rho * Q + s.phi_m * s.r * fabs(zg);
-        acc_group(&a, tt, Q, proxy, floor, 1, r);
+        /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
+           (direction r*gamma), by weighted least squares; rho is tested */
+        double bmin = row_min(bb, p->n), coef[3], own[3];
+        wls_t L = {f == FAM_LN ? 2 : 1, {{0}}, {0}};
+        for (size_t i = 0; i < p->n; i++) {
+            double beta = p->beta ? p->beta[i] : 0, X[2] = {w[i] - beta, s.r * gam(p, i)};
+            wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
+        }
+        if (wls_solve(&L, bmin, coef, own))
+            acc_group(&a, coef[0], 1, s.sig_rho + own[0], s.phi_rho, 1, r);
     }
-    free(buf), free(seen.slot);
+    free(buf), free(bb), free(seen.slot);
     acc_finish(&a, "scale", u, &t[0]);
     return 1;
 }
@@ -401,12 +498,12 @@ static int backward_dx(const st_problem *p, family f, const double *got, const d
     acc_t a1 = {0}, a2 = {0};
     seen_t seen;
     size_t n = p->n;
-    double *buf = malloc((3 * n + 1) * sizeof *buf);
+    double *buf = malloc((4 * n + 1) * sizeof *buf);
     if (!buf || seen_init(&seen, p->rows)) {
         free(buf);
         return 0;
     }
-    double *xh = buf + n, *gg = buf + 2 * n, u = p->u, dn = (double)n;
+    double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n, u = p->u, dn = (double)n;
     for (size_t r = 0; r < p->rows; r++) {
         const double *x = p->x + r * n, *dy = p->dy + r * n, *g = got + r * n, *w = want + r * n;
         if (!row_finite(g, w, n) || seen_check(&seen, row_hash(x, NULL, n)))
@@ -436,23 +533,25 @@ static int backward_dx(const st_problem *p, family f, const double *got, const d
         double sig2 = 2 * s.sig_rho * fabs(hbar) + sig_h + s.sig_m * s.r * fabs(gbar);
         double phi2 = 2 * s.phi_rho * fabs(hbar) + phi_h + s.phi_m * s.r * fabs(gbar);
         double sig3 = sig_g + s.sig_m * s.r * fabs(hbar), phi3 = phi_g + s.phi_m * s.r * fabs(hbar);
-        double t1 = 0, Q1 = 0, n1 = 0, d12 = 0, d13 = 0;
-        double t2 = 0, Q2 = 0, n2 = 0, d21 = 0, d23 = 0;
+        for (size_t i = 0; i < n; i++)
+            bb[i] = SAFETY * u * (s.r * (2 * fabs(gg[i]) + fabs(gbar) + 4 * fabs(xh[i] * hbar) +
+                                         (p->sum_rounded ? xmag(p, x, i) * s.r * fabs(hbar) : 0)) +
+                                  2 * fabs(w[i])) +
+                    want_noise(p, w[i]) + 4 * p->eta * (1 + s.r);
+        /* [§4] the coefficients of D1 = dx, D2 = r*xhat (and D3 = r) by weighted least
+           squares: c1 = rho and c2 (the error of mean(g xhat), with 2 rho hbar - e r gbar) are
+           tested; c3 (gbar's) is a nuisance */
+        double bmin = row_min(bb, n), coef[3], own[3];
+        wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
         for (size_t i = 0; i < n; i++) {
-            double e = g[i] - w[i], z1 = w[i], z2 = s.r * xh[i];
-            double b = SAFETY * u * (s.r * (2 * fabs(gg[i]) + fabs(gbar) + 4 * fabs(xh[i] * hbar) +
-                                            (p->sum_rounded ? xmag(p, x, i) * s.r * fabs(hbar) : 0)) +
-                                     2 * fabs(w[i])) +
-                       want_noise(p, w[i]) + 4 * p->eta * (1 + s.r);
-            t1 += z1 * e, Q1 += z1 * z1, n1 += z1 * z1 * b * b;
-            d12 += z1 * z2, d13 += z1 * s.r;
-            t2 += z2 * e, Q2 += z2 * z2, n2 += z2 * z2 * b * b;
-            d21 += z2 * w[i], d23 += z2 * s.r;
+            double X[3] = {w[i], s.r * xh[i], s.r};
+            wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
         }
-        acc_group(&a1, t1, Q1, sig1 * Q1 + sig2 * fabs(d12) + sig3 * fabs(d13) + sqrt(n1),
-                  phi1 * Q1 + phi2 * fabs(d12) + phi3 * fabs(d13), 1, r);
-        acc_group(&a2, t2, Q2, sig1 * fabs(d21) + sig2 * Q2 + sig3 * fabs(d23) + sqrt(n2),
-                  phi1 * fabs(d21) + phi2 * Q2 + phi3 * fabs(d23), fmax(H, fabs(hbar)), r);
+        (void)sig3, (void)phi3;
+        if (wls_solve(&L, bmin, coef, own)) {
+            acc_group(&a1, coef[0], 1, sig1 + own[0], phi1, 1, r);
+            acc_group(&a2, coef[1], 1, sig2 + own[1], phi2, fmax(H, fabs(hbar)), r);
+        }
     }
     free(buf), free(seen.slot);
     acc_finish(&a1, "scale", u, &t[0]);

@@ -4,11 +4,11 @@
  * one case) at every dtype where it is a bug, and the correct kernels must pass every case at every
  * dtype: f64 (compute f64), f32 (compute f32), and "accumulate in f32, output f16 / bf16".
  *
- * The kernels are copies of ref/layernorm.c and ref/rmsnorm.c (two-pass mean and variance,
- * y = (x - mean) rstd gamma + beta, dx = (g - mean(g) - xhat mean(g xhat)) rstd; RMSNorm
- * y = x rstd w), written once over doubles with every operation rounded to the compute dtype by
- * R() -- an exact emulation of float arithmetic for + - * / sqrt (binary64 has more than 2p + 2
- * bits: double rounding is innocuous).  A mutant is the same kernel with one bug switched on.
+ * The kernels (tests/zoo_kernels.h, shared with the zoo at production widths,
+ * tests/test_zoo_widths.c) are copies of ref/layernorm.c and ref/rmsnorm.c written over doubles
+ * with every operation rounded to the compute dtype; a mutant is the same kernel with one bug
+ * switched on.  The correct kernels must also not be flagged by the statistical tier
+ * (specs/statistical-tier.md); the kill table counts the rigorous tier's failures.
  * Expected values come only from `resnorm golden run-check` (the certified twin); this file never
  * reads an expected file's values (only the manifest's inputs, attrs and shapes).
  *
@@ -29,7 +29,6 @@
 #include "npy.h"
 
 #include "zoo_kernels.h"
-
 
 /* Name (the bug class of notes.bugs it belongs to is the prefix before ':'), ops it touches. */
 static const struct {
