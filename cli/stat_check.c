@@ -162,6 +162,7 @@ void cli_stat_json(json_t *root, const cli_job *job, const cli_check_result *r)
             json_object_set_new(e, "slope", jnum(t->slope));
             json_object_set_new(e, "slope_u", jnum(t->slope_u));
             json_object_set_new(e, "floor", jnum(t->floor));
+            json_object_set_new(e, "floor_u", jnum(t->floor_u));
             json_object_set_new(e, "z_pooled", jnum(t->z_pooled));
             json_object_set_new(e, "lambda_pooled", jnum(t->lambda_pooled));
             json_object_set_new(e, "z_row", jnum(t->z_row));
@@ -199,8 +200,7 @@ void cli_stat_print(const cli_job *job, const cli_check_result *r)
             }
             printf("  %-7s %-5s %s: %zu groups, systematic %+.3g u (floor %.3g), pooled z %.3g/%.3g, "
                    "row z %.3g/%.3g (group %zu), energy %.4g/%.4g\n", name, t->direction,
-                   t->flag ? "FLAG" : "ok", t->groups, t->slope_u,
-                   t->slope_u != 0 && t->slope != 0 ? fabs(t->floor / t->slope * t->slope_u) : 0,
+                   t->flag ? "FLAG" : "ok", t->groups, t->slope_u, t->floor_u,
                    t->z_pooled, t->lambda_pooled, t->z_row, t->lambda_row, t->worst_group,
                    t->energy, t->energy_limit);
         }

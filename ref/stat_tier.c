@@ -75,6 +75,7 @@ static void acc_finish(const acc_t *a, const char *direction, double u, st_test 
     double ref = a->Wref / a->W;
     t->slope_u = ref > 0 ? t->slope / (u * ref) : 0;
     t->floor = a->Wphi / a->W;
+    t->floor_u = ref > 0 ? t->floor / (u * ref) : 0;
     t->z_pooled = fmax(0, fabs(a->S) - a->Wphi) / sqrt(a->W2P2);
     t->lambda_pooled = sqrt(2 * log(2 / ST_ALPHA));
     t->z_row = a->zrow;

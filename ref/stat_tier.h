@@ -29,6 +29,7 @@ typedef struct {
     double slope;            /* pooled estimate of the systematic relative error (absolute for bias) */
     double slope_u;          /* the same in units of the compute unit roundoff u */
     double floor;            /* the systematic part a correct implementation may have (same units as slope) */
+    double floor_u;          /* the same in units of u */
     double z_pooled, lambda_pooled; /* (|pooled| - floor) / its noise proxy, and the threshold */
     double z_row, lambda_row;       /* the largest per-group z-score and its threshold */
     size_t worst_group;             /* where (group index: the row, or the element) */
