@@ -1,8 +1,8 @@
 /* The bug zoo at production widths (issue 7): LayerNorm and RMSNorm, forward and backward, rows of
  * n = 768, 2048, 4096, 8192 in three data families, the zoo's correct kernels and mutants
- * (tests/zoo_kernels.h, shared with tests/test_bug_zoo.c) plus correct variants (Welford, Chan's
- * merge over 8 lanes, pairwise sums, double accumulation, an rsqrt 2 ulps off, the folded affine
- * form), computing in f32 and rounding their outputs to f32, f16 or bf16.  Each output set is
+ * (tests/zoo_kernels.h, shared with tests/test_bug_zoo.c) plus correct variants of LayerNorm's
+ * forward (fl(1/n), Welford, Chan's merge over 8 and 16 lanes, pairwise and Kahan sums, double
+ * accumulation, an rsqrt 2 ulps off, division by sqrt, fma, the folded affine form), computing in f32 and rounding their outputs to f32, f16 or bf16.  Each output set is
  * checked in-process by the checker of `resnorm check` (cli_check_with: the rigorous per-element
  * bound and the statistical tier, specs/statistical-tier.md), with the certified values computed
  * once per case by the twin (cli_run_twin) -- never by the kernels under test.
@@ -85,11 +85,28 @@ static const char *mutant_name(mutant m)
 /* Alternative correct kernels of the forward statistics (mean, rstd) in f32, every operation
    rounded by R(); the rest of the kernel is the zoo's.  Each is in the class the tiers admit
    (specs/error-analysis.md §0, specs/statistical-tier.md §2). */
-typedef enum { V_INV_N, V_WELFORD, V_CHAN8, V_PAIRWISE, V_DOUBLE, V_RSQRT_2ULP, V_FOLDED,
-               NVARIANTS } variant;
-static const char *const VNAME[NVARIANTS] = {"two-pass times fl(1/n)", "Welford", "Chan merge, 8 lanes",
-                                             "pairwise sums", "double accumulation",
-                                             "rsqrt 2 ulps low", "folded affine"};
+typedef enum { V_INV_N, V_WELFORD, V_CHAN8, V_CHAN16, V_PAIRWISE, V_KAHAN, V_DOUBLE,
+               V_RSQRT_2ULP, V_DIVISION, V_FMA, V_FOLDED, NVARIANTS } variant;
+static const char *const VNAME[NVARIANTS] = {
+    "two-pass times fl(1/n)", "Welford", "Chan merge, 8 lanes", "Chan merge, 16 lanes",
+    "pairwise sums", "Kahan sums", "double accumulation", "rsqrt 2 ulps low",
+    "division by sqrt", "fma for gamma, beta", "folded affine"};
+
+static double PW_M;
+static double ident(double v) { return v; }
+static double sqdev(double v) { double d = R(v - PW_M); return R(d * d); }
+
+/* Kahan's compensated sum of f(a[i]). */
+static double kahan(const double *a, size_t n, double (*f)(double))
+{
+    double s = 0, c = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = R(f(a[i]) - c), t = R(s + y);
+        c = R(R(t - s) - y);
+        s = t;
+    }
+    return s;
+}
 
 static double pairwise(const double *a, size_t n, double (*f)(double))
 {
@@ -101,16 +118,12 @@ static double pairwise(const double *a, size_t n, double (*f)(double))
     }
     return R(pairwise(a, n / 2, f) + pairwise(a + n / 2, n - n / 2, f));
 }
-static double PW_M;
-static double ident(double v) { return v; }
-static double sqdev(double v) { double d = R(v - PW_M); return R(d * d); }
-
 static void variant_stats(variant k, const double *x, size_t n, double eps, double *mean,
-                          double *rstd)
+                          double *rstd, double *sd)
 {
     double m, var;
-    if (k == V_WELFORD || k == V_CHAN8) {
-        size_t L = k == V_CHAN8 ? 8 : 1;
+    if (k == V_WELFORD || k == V_CHAN8 || k == V_CHAN16) {
+        size_t L = k == V_CHAN8 ? 8 : k == V_CHAN16 ? 16 : 1;
         double cnt = 0, M = 0, M2 = 0;
         for (size_t l = 0; l < L; l++) {
             double c = 0, Ml = 0, M2l = 0;
@@ -132,6 +145,10 @@ static void variant_stats(variant k, const double *x, size_t n, double eps, doub
         m = R(pairwise(x, n, ident) / (double)n);
         PW_M = m;
         var = R(pairwise(x, n, sqdev) / (double)n);
+    } else if (k == V_KAHAN) {
+        m = R(kahan(x, n, ident) / (double)n);
+        PW_M = m;
+        var = R(kahan(x, n, sqdev) / (double)n);
     } else if (k == V_DOUBLE) { /* accumulate in double, round the statistics once */
         double s = 0, q = 0;
         for (size_t i = 0; i < n; i++)
@@ -151,7 +168,8 @@ static void variant_stats(variant k, const double *x, size_t n, double eps, doub
         }
         var = R(q * inv);
     }
-    double r = R(1.0 / R(sqrt(R(var + eps))));
+    *sd = R(sqrt(R(var + eps)));
+    double r = R(1.0 / *sd);
     if (k == V_RSQRT_2ULP) /* a hardware rsqrt within 2 ulps, always on the low side */
         r = R(r * (1 - 0x1p-23));
     *mean = m, *rstd = r;
@@ -163,13 +181,18 @@ static void variant_ln_forward(variant k, const view *v, const double *x, const 
 {
     for (size_t r = 0; r < v->rows; r++) {
         const double *xr = x + r * v->n;
-        double m, rs;
-        variant_stats(k, xr, v->n, v->eps, &m, &rs);
+        double m, rs, sd;
+        variant_stats(k, xr, v->n, v->eps, &m, &rs, &sd);
         for (size_t i = 0; i < v->n; i++) {
             double yi;
             if (k == V_FOLDED) { /* y = x*(r*g) + (b - m*(r*g)) */
                 double a = R(rs * g[i]);
                 yi = R(R(xr[i] * a) + R(b[i] - R(m * a)));
+            } else if (k == V_DIVISION) { /* (x - m) / sd with sd = sqrt(var + eps) */
+                yi = R(R(R(R(xr[i] - m) / sd) * g[i]) + b[i]);
+            } else if (k == V_FMA) { /* fma(xhat, gamma, beta): xhat*gamma exact in binary64 */
+                double xh = R(R(xr[i] - m) * rs);
+                yi = R(xh * g[i] + b[i]);
             } else {
                 yi = R(R(R(R(xr[i] - m) * rs) * g[i]) + b[i]);
             }
