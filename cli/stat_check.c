@@ -59,7 +59,8 @@ static double half_min_subnormal(rn_dtype d)
 
 /* The tests of one given output (by the op's family and the output's name); 0 if none applies. */
 static int tests_for(const cli_job *job, const st_problem *p, const double *mag, const char *out,
-                     const double *got, const double *want, size_t count, st_test *t)
+                     const double *got, const double *want, const double *want_dx, size_t count,
+                     st_test *t)
 {
     const char *op = job->op->name;
     int rms = strstr(op, "rmsnorm") != NULL, ln = strstr(op, "layernorm") != NULL;
@@ -82,7 +83,10 @@ static int tests_for(const cli_job *job, const st_problem *p, const double *mag,
         return ln ? st_layernorm_dgamma(p, got, want, t) : rms ? st_rmsnorm_dgamma(p, got, want, t) : 0;
     if (bwd && !strcmp(out, "dbeta"))
         return st_colsum_dy(p, got, want, t);
-    return 0; /* dbias: a column sum of dx, whose row-shared errors the model does not carry yet */
+    if (bwd && !strcmp(out, "dbias") && want_dx)
+        return ln ? st_layernorm_dbias(p, want_dx, got, want, t)
+                  : rms ? st_rmsnorm_dbias(p, want_dx, got, want, t) : 0;
+    return 0;
 }
 
 /* The dtype output m is rounded to: the declared one (one place to change if outputs get their
@@ -126,6 +130,10 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
         }
         p.x = sum, p.sum_rounded = 1, p.xmag = mag;
     }
+    int want_dx = -1; /* dx's exact values, which dbias's model needs (the twin gives them all) */
+    for (int k = 0; k < job->op->noutputs; k++)
+        if (!strcmp(job->op->outputs[k], "dx"))
+            want_dx = k;
     for (int m = 0; m < job->nactual; m++) {
         int k = job->act_index[m];
         const char *name = job->op->outputs[k];
@@ -134,7 +142,8 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
         rn_dtype od = output_dtype(job, r, m);
         p.u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
         p.eta_out = half_min_subnormal(od);
-        s->ntests[m] = tests_for(job, &p, mag, name, job->act[m].data, want[k].data, want[k].count,
+        s->ntests[m] = tests_for(job, &p, mag, name, job->act[m].data, want[k].data,
+                                 want_dx >= 0 ? want[want_dx].data : NULL, want[k].count,
                                  s->test[m]);
         for (int j = 0; j < s->ntests[m]; j++)
             s->flag |= s->test[m][j].flag;

@@ -493,6 +493,55 @@ int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, 
      dx^ - dx = rho*dx - (2*rho*hbar + Dh - e*r*gbar) * r*xhat - (Dg - e*r*hbar) * r
    directions D1 = dx, D2 = r*xhat, D3 = r; tested along z1 = dx ("scale") and z2 = r*xhat
    ("hbar"). */
+/* The model of one row of dx (rows x n; w: dx's exact values of the row): the row statistics,
+   the proxies and floors of the coefficients of D1 = dx, D2 = r*xhat, D3 = r, and each element's
+   own-noise bound bb[i]; xh, gg, bb: n each.  0 if the row is out of the model's range. */
+typedef struct {
+    rowstat s;
+    double sig[3], phi[3], H, hbar;
+} dxrow_t;
+
+static int dx_row_model(const st_problem *p, family f, size_t r, const double *w, double *buf,
+                        double *xh, double *gg, double *bb, dxrow_t *d)
+{
+    size_t n = p->n;
+    double u = p->u, dn = (double)n;
+    const double *x = p->x + r * n, *dy = p->dy + r * n;
+    rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+    if (!s.ok)
+        return 0;
+    long double sg = 0, sh = 0, sG = 0, sH = 0, sh2 = 0;
+    int fin = 1;
+    for (size_t i = 0; i < n; i++) {
+        xh[i] = (x[i] - s.m) * s.r;
+        gg[i] = dy[i] * weight(p, i);
+        fin &= isfinite(gg[i]) && isfinite(w[i]);
+        sg += gg[i], sh += (long double)gg[i] * xh[i];
+        sG += fabs(gg[i]), sH += fabsl((long double)gg[i] * xh[i]);
+        sh2 += (long double)gg[i] * xh[i] * gg[i] * xh[i];
+    }
+    if (!fin)
+        return 0;
+    double gbar = f == FAM_LN ? (double)(sg / n) : 0, hbar = (double)(sh / n);
+    double G = (double)(sG / n), H = (double)(sH / n);
+    /* [§3.4] proxies and floors of Dg, Dh: sums in any order, the products, the division */
+    double sig_g = f == FAM_LN ? SAFETY * u * (sqrt(dn) * G + G + fabs(gbar)) : 0;
+    double sig_h = SAFETY * u * (sqrt(dn) * H + 4 * (double)sqrtl(sh2) / dn + fabs(hbar));
+    double phi_g = u * fabs(gbar), phi_h = u * fabs(hbar);
+    d->s = s, d->H = H, d->hbar = hbar;
+    d->sig[0] = s.sig_rho, d->phi[0] = s.phi_rho;
+    d->sig[1] = 2 * s.sig_rho * fabs(hbar) + sig_h + s.sig_m * s.r * fabs(gbar);
+    d->phi[1] = 2 * s.phi_rho * fabs(hbar) + phi_h + s.phi_m * s.r * fabs(gbar);
+    d->sig[2] = sig_g + s.sig_m * s.r * fabs(hbar);
+    d->phi[2] = phi_g + s.phi_m * s.r * fabs(hbar);
+    for (size_t i = 0; i < n; i++)
+        bb[i] = SAFETY * u * (s.r * (2 * fabs(gg[i]) + fabs(gbar) + 4 * fabs(xh[i] * hbar) +
+                                     (p->sum_rounded ? xmag(p, x, i) * s.r * fabs(hbar) : 0)) +
+                              2 * fabs(w[i])) +
+                want_noise(p, w[i]) + 4 * p->eta * (1 + s.r);
+    return 1;
+}
+
 static int backward_dx(const st_problem *p, family f, const double *got, const double *want,
                        st_test *t)
 {
@@ -504,60 +553,99 @@ static int backward_dx(const st_problem *p, family f, const double *got, const d
         free(buf);
         return 0;
     }
-    double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n, u = p->u, dn = (double)n;
+    double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
     for (size_t r = 0; r < p->rows; r++) {
-        const double *x = p->x + r * n, *dy = p->dy + r * n, *g = got + r * n, *w = want + r * n;
-        if (!row_finite(g, w, n) || seen_check(&seen, row_hash(x, NULL, n)))
+        const double *x = p->x + r * n, *g = got + r * n, *w = want + r * n;
+        dxrow_t d;
+        if (!row_finite(g, w, n) || seen_check(&seen, row_hash(x, NULL, n)) ||
+            !dx_row_model(p, f, r, w, buf, xh, gg, bb, &d))
             continue;
-        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
-        if (!s.ok)
-            continue;
-        long double sg = 0, sh = 0, sG = 0, sH = 0, sh2 = 0;
-        int fin = 1;
-        for (size_t i = 0; i < n; i++) {
-            xh[i] = (x[i] - s.m) * s.r;
-            gg[i] = dy[i] * weight(p, i);
-            fin &= isfinite(gg[i]);
-            sg += gg[i], sh += (long double)gg[i] * xh[i];
-            sG += fabs(gg[i]), sH += fabsl((long double)gg[i] * xh[i]);
-            sh2 += (long double)gg[i] * xh[i] * gg[i] * xh[i];
-        }
-        if (!fin)
-            continue;
-        double gbar = f == FAM_LN ? (double)(sg / n) : 0, hbar = (double)(sh / n);
-        double G = (double)(sG / n), H = (double)(sH / n);
-        /* [§3.4] proxies and floors of Dg, Dh: sums in any order, the products, the division */
-        double sig_g = f == FAM_LN ? SAFETY * u * (sqrt(dn) * G + G + fabs(gbar)) : 0;
-        double sig_h = SAFETY * u * (sqrt(dn) * H + 4 * (double)sqrtl(sh2) / dn + fabs(hbar));
-        double phi_g = u * fabs(gbar), phi_h = u * fabs(hbar);
-        double sig1 = s.sig_rho, phi1 = s.phi_rho;
-        double sig2 = 2 * s.sig_rho * fabs(hbar) + sig_h + s.sig_m * s.r * fabs(gbar);
-        double phi2 = 2 * s.phi_rho * fabs(hbar) + phi_h + s.phi_m * s.r * fabs(gbar);
-        double sig3 = sig_g + s.sig_m * s.r * fabs(hbar), phi3 = phi_g + s.phi_m * s.r * fabs(hbar);
-        for (size_t i = 0; i < n; i++)
-            bb[i] = SAFETY * u * (s.r * (2 * fabs(gg[i]) + fabs(gbar) + 4 * fabs(xh[i] * hbar) +
-                                         (p->sum_rounded ? xmag(p, x, i) * s.r * fabs(hbar) : 0)) +
-                                  2 * fabs(w[i])) +
-                    want_noise(p, w[i]) + 4 * p->eta * (1 + s.r);
         /* [§4] the coefficients of D1 = dx, D2 = r*xhat (and D3 = r) by weighted least
            squares: c1 = rho and c2 (the error of mean(g xhat), with 2 rho hbar - e r gbar) are
            tested; c3 (gbar's) is a nuisance */
-        double bmin = row_min(bb, n), coef[3], own[3];
+        double bmin = row_min(bb, n), coef[3], own[3], rr = d.s.r;
         wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
         for (size_t i = 0; i < n; i++) {
-            double X[3] = {w[i], s.r * xh[i], s.r};
+            double X[3] = {w[i], rr * xh[i], rr};
             wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
         }
-        (void)sig3, (void)phi3;
         if (wls_solve(&L, bmin, coef, own)) {
-            acc_group(&a1, coef[0], 1, sig1 + own[0], phi1, 1, r);
-            acc_group(&a2, coef[1], 1, sig2 + own[1], phi2, fmax(H, fabs(hbar)), r);
+            acc_group(&a1, coef[0], 1, d.sig[0] + own[0], d.phi[0], 1, r);
+            acc_group(&a2, coef[1], 1, d.sig[1] + own[1], d.phi[1], fmax(d.H, fabs(d.hbar)), r);
         }
     }
     free(buf), free(seen.slot);
-    acc_finish(&a1, "scale", u, &t[0]);
-    acc_finish(&a2, "hbar", u, &t[1]);
+    acc_finish(&a1, "scale", p->u, &t[0]);
+    acc_finish(&a2, "hbar", p->u, &t[1]);
     return 2;
+}
+
+/* dbias = sum_rows dx (the skip ops): one group, direction z = dbias.  Each row's shared errors
+   enter every column through P_j = <z, D_j(row)>; distinct rows are independent, identical rows
+   (same x) add their contributions before squaring; each column adds its rows' own noises and the
+   column sum's roundings. */
+static int backward_dbias(const st_problem *p, family f, const double *want_dx, const double *got,
+                          const double *want, st_test *t)
+{
+    size_t n = p->n, R = p->rows;
+    double u = p->u;
+    acc_t a = {0};
+    double *buf = malloc((4 * n + 1) * sizeof *buf), *B2 = calloc(n, sizeof *B2),
+           *S1 = calloc(n, sizeof *S1), *c = calloc(R + 1, sizeof *c);
+    uint64_t *h = calloc(R + 1, sizeof *h);
+    int ok = buf && B2 && S1 && c && h && want_dx && row_finite(got, want, n);
+    double floor = 0;
+    for (size_t r = 0; ok && r < R; r++) {
+        double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
+        const double *w = want_dx + r * n;
+        dxrow_t d;
+        if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d)) {
+            ok = 0;
+            break;
+        }
+        double P[3] = {0, 0, 0};
+        for (size_t i = 0; i < n; i++) {
+            P[0] += want[i] * w[i], P[1] += want[i] * d.s.r * xh[i], P[2] += want[i] * d.s.r;
+            B2[i] += bb[i] * bb[i], S1[i] += fabs(w[i]);
+        }
+        double cr = 0;
+        for (int j = 0; j < 3; j++)
+            cr += d.sig[j] * fabs(P[j]), floor += d.phi[j] * fabs(P[j]);
+        h[r] = row_hash(p->x + r * n, NULL, n);
+        size_t k = r;
+        for (size_t q = 0; q < r; q++)
+            if (h[q] == h[r]) {
+                k = q;
+                break;
+            }
+        c[k] += cr;
+    }
+    if (ok) {
+        double shared = 0, nz = 0, tt = 0, Q = 0;
+        for (size_t r = 0; r < R; r++)
+            shared += c[r] * c[r];
+        for (size_t i = 0; i < n; i++) {
+            double b = sqrt(B2[i]) + SAFETY * u * sqrt((double)R) * S1[i] + want_noise(p, want[i]);
+            tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
+            nz += want[i] * want[i] * b * b;
+        }
+        acc_group(&a, tt, Q, sqrt(shared) + sqrt(nz), floor, 1, 0);
+    }
+    free(buf), free(B2), free(S1), free(c), free(h);
+    acc_finish(&a, "scale", u, &t[0]);
+    return 1;
+}
+
+int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                       const double *want, st_test *t)
+{
+    return backward_dbias(p, FAM_LN, want_dx, got, want, t);
+}
+
+int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                     const double *want, st_test *t)
+{
+    return backward_dbias(p, FAM_RMS, want_dx, got, want, t);
 }
 
 int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)

@@ -67,6 +67,11 @@ int st_layernorm_rstd(const st_problem *p, const double *got, const double *want
 int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t);
 int st_layernorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t);
 int st_colsum_dy(const st_problem *p, const double *got, const double *want, st_test *t); /* dbeta */
+/* The skip ops' dbias = sum_rows dx; want_dx: dx's exact values (rows x n). */
+int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                       const double *want, st_test *t);
+int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                     const double *want, st_test *t);
 /* RMSNorm forward: y, rstd; backward: dx, dgamma. */
 int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t);
 int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t);
