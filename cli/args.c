@@ -174,7 +174,7 @@ static const cli_op *prescan_op(int argc, char **argv, int allow)
         const char *opt;
         int need;
     } valued[] = {{"--in", 0}, {"--attr", 0}, {"--dtype", 0}, {"--actual", CLI_ALLOW_ACTUAL},
-                  {"--profile", CLI_ALLOW_ACTUAL},
+                  {"--profile", CLI_ALLOW_ACTUAL}, {"--stat", CLI_ALLOW_ACTUAL},
                   {"--out", CLI_ALLOW_OUT}, {"--allow", CLI_ALLOW_ACTUAL}, {"--threads", 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -356,6 +356,14 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
                 return RN_EXIT_USAGE;
             }
             job->allow_ftz = 1;
+        } else if (is_opt(a, "--stat") && (allow & CLI_ALLOW_ACTUAL)) {
+            /* the statistical tier's exit policy (specs/statistical-tier.md §6) */
+            if (!(v = opt_value(verb, argc, argv, &i, "--stat")))
+                return RN_EXIT_USAGE;
+            if (cli_stat_mode_parse(v, &job->stat_mode) != 0) {
+                cli_error(verb, "--stat: unknown mode '%s' (known: fail, warn, off)", v);
+                return RN_EXIT_USAGE;
+            }
         } else if (a[0] == '-' && a[1] != '\0') {
             cli_error(verb, "unknown option '%s' (see 'resnorm %s --help')", a, verb);
             return RN_EXIT_USAGE;

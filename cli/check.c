@@ -30,7 +30,8 @@ void cli_check_help(void)
         "usage: resnorm check OP --in NAME=FILE.npy ... [--attr eps=TEXT] [--attr axis=INT]\n"
         "                        --actual NAME=FILE.npy ... [--dtype f64|f32|f16|bf16]\n"
         "                        [--attr eps_dtype=f32|f64|input] [--allow ftz] [--json]\n"
-        "                        [--profile runtimes|moments|two-pass] [--threads N]\n"
+        "                        [--profile runtimes|moments|two-pass] [--stat fail|warn|off]\n"
+        "                        [--threads N]\n"
         "\n"
         "Checks another implementation's outputs of OP (any subset, one --actual per output)\n"
         "against the certified values, element by element, under the a-priori error bound of an\n"
@@ -85,7 +86,14 @@ void cli_check_help(void)
         "          worst: [{index, got, want, err_ulps, err_bound_ratio}]}}}\n"
         "(non-finite numbers as the strings \"NaN\", \"Infinity\", \"-Infinity\").\n"
         "\n"
-        "exit: 0 all within tolerance, 1 a mismatch, 2 usage or input error, 3 internal error.\n"
+        "Statistical tier (specs/statistical-tier.md), reported apart from the verdict above\n"
+        "(JSON key \"statistical\"): tests whether the signed errors are systematic (a scale\n"
+        "on every row, a bias of one sign, rows far off) rather than rounding noise; each\n"
+        "statistic has false-alarm probability 1e-10 under its model.  --stat fail (default):\n"
+        "a flag exits 4; warn: reported, exit unaffected; off: not run.\n"
+        "\n"
+        "exit: 0 all within tolerance (and no statistical flag), 1 a mismatch, 2 usage or\n"
+        "input error, 3 internal error, 4 no mismatch but the statistical tier flags.\n"
         "See specs/cli.md.\n");
 }
 
@@ -254,6 +262,26 @@ static int inputs_exact_in(const cli_job *job, rn_dtype cd)
     return 0;
 }
 
+/* The comparison of the job's actual outputs with given exact values (want, rounded to f64) and
+   bounds (for the compute dtype of d, and d), then the statistical tier.  The zoo at production
+   widths (tests/test_zoo_widths.c) calls it with want and bound computed once for many kernels. */
+void cli_check_with(const cli_job *job, rn_dtype d, const rn_array *want, const rn_array *bound,
+                    cli_check_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->d = d;
+    r->cd = rn_compute_dtype(d);
+    r->pass = 1;
+    for (int m = 0; m < job->nactual; m++) {
+        int k = job->act_index[m];
+        summarize(job->act[m].data, want[k].data, bound[k].data, NULL, want[k].count, d, &r->sum[m]);
+        r->sum[m].out = d;
+        if (r->sum[m].mismatches)
+            r->pass = 0;
+    }
+    cli_stat_run(job, want, r); /* the statistical tier, reported apart (cli/stat_check.c) */
+}
+
 /* The checker proper, shared by `check` and `golden run-check` (cli/golden_tools.c): the job's
    inputs and actual outputs are loaded; compare every actual with the twin's exact values under the
    op's bound for (compute dtype of d, d).  d: the dtype the implementation declares. */
@@ -360,6 +388,8 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
         if (r->sum[m].mismatches)
             r->pass = 0;
     }
+    if (!rc)
+        cli_stat_run(job, want[0], r); /* the statistical tier, reported apart (cli/stat_check.c) */
     if (nj > 1)
         free_flushed(job, &fj);
     for (int j = 0; j < 2; j++)
@@ -434,6 +464,7 @@ json_t *cli_check_json(const cli_job *job, const cli_check_result *r)
         json_object_set_new(outs, job->op->outputs[job->act_index[m]], o);
     }
     json_object_set_new(root, "outputs", outs);
+    cli_stat_json(root, job, r);
     return root;
 }
 
@@ -495,6 +526,7 @@ static void print_text(const cli_job *job, const cli_check_result *r)
     }
     printf("%s\n", pass ? "PASS: every element within tolerance"
                         : "FAIL: some elements are outside the tolerance");
+    cli_stat_print(job, r);
 }
 
 int cli_check_main(int argc, char **argv)
@@ -536,5 +568,5 @@ int cli_check_main(int argc, char **argv)
     cli_job_free(&job);
     if (rc)
         return rc;
-    return res.pass ? RN_EXIT_OK : RN_EXIT_MISMATCH;
+    return cli_check_exit(&res);
 }

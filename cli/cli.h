@@ -17,11 +17,13 @@
 #include <stddef.h>
 
 #include "npy.h"
+#include "stat_tier.h"
 
 #define RN_VERSION_STRING "resnorm 0.1.0"
 
 /* Exit codes (specs/cli.md). */
-enum { RN_EXIT_OK = 0, RN_EXIT_MISMATCH = 1, RN_EXIT_USAGE = 2, RN_EXIT_INTERNAL = 3 };
+enum { RN_EXIT_OK = 0, RN_EXIT_MISMATCH = 1, RN_EXIT_USAGE = 2, RN_EXIT_INTERNAL = 3,
+       RN_EXIT_STAT = 4 /* check: no mismatch, but the statistical tier flags (--stat=fail) */ };
 
 #define CLI_MAX_IO 8
 #define CLI_MAX_ATTRS 8
@@ -107,6 +109,7 @@ struct cli_job {
     const char *out_dir;       /* eval */
     int json;                  /* check */
     int allow_ftz;             /* check --allow ftz: accept what flushing subnormals would give */
+    int stat_mode;             /* check: CLI_STAT_FAIL (default), CLI_STAT_WARN, CLI_STAT_OFF */
     int nactual;
     int act_index[CLI_MAX_IO]; /* output index of each --actual, in command-line order */
     const char *act_path[CLI_MAX_IO];
@@ -187,11 +190,21 @@ typedef struct {                /* one checked output */
     int nworst;
     cli_worst worst[CLI_WORST_MAX]; /* the worst mismatches by ratio */
 } cli_summary;
+/* The statistical tier's result (cli/stat_check.c, ref/stat_tier.h, specs/statistical-tier.md):
+   per --actual, the tests run on it. */
+enum { CLI_STAT_FAIL = 0, CLI_STAT_WARN = 1, CLI_STAT_OFF = 2 };
+typedef struct {
+    int mode;                   /* CLI_STAT_* */
+    int flag;                   /* some test flags */
+    int ntests[CLI_MAX_IO];
+    st_test test[CLI_MAX_IO][ST_MAX_TESTS];
+} cli_stat_result;
 typedef struct {
     rn_dtype d, cd;             /* declared dtype (--dtype), its compute dtype */
     int ftz_inputs;             /* --allow ftz: input elements that are subnormal in cd */
     int pass;
     cli_summary sum[CLI_MAX_IO]; /* per --actual, in job->act order */
+    cli_stat_result stat;
 } cli_check_result;
 /* Check a loaded job's actual outputs (inputs must be exact in the compute dtype of d): the
    implementation computes in rn_compute_dtype(d) and rounds each output to the coarser of d and
@@ -201,9 +214,24 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r);
 rn_dtype cli_default_dtype(const cli_job *job);
 /* The coarser of two formats (larger unit roundoff; a half dtype beats f32 beats f64). */
 rn_dtype cli_coarser_dtype(rn_dtype a, rn_dtype b);
+/* Its comparison and statistical tier, given the twin's outputs rounded to f64 and the bounds. */
+void cli_check_with(const cli_job *job, rn_dtype d, const rn_array *want, const rn_array *bound,
+                    cli_check_result *r);
 struct json_t;
 /* Its JSON report (specs/cli.md), a new reference. */
 struct json_t *cli_check_json(const cli_job *job, const cli_check_result *r);
+
+/* The statistical tier over a checked job (cli/stat_check.c): want holds the twin's outputs rounded
+   to f64 (every output of the op).  Its report sections, and the mode's name ("fail", "warn",
+   "off") and parser (0, or -1 if unknown). */
+void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r);
+void cli_stat_print(const cli_job *job, const cli_check_result *r);
+void cli_stat_json(struct json_t *root, const cli_job *job, const cli_check_result *r);
+const char *cli_stat_mode_name(int mode);
+int cli_stat_mode_parse(const char *s, int *mode);
+/* The exit code of a checked job: 1 a mismatch; else 4 if the statistical tier flags in mode fail;
+   else 0. */
+int cli_check_exit(const cli_check_result *r);
 
 int cli_eval_main(int argc, char **argv);
 int cli_check_main(int argc, char **argv);

@@ -598,7 +598,7 @@ static void usage(FILE *f)
                "  expected, flags, result, comment} with paths relative to the repository root.\n"
                "usage: resnorm golden run-check DIR [--dtype D] [--eps-dtype f32|f64|input] [--op OP]\n"
                "                                    [--allow ftz] [--profile runtimes|moments|two-pass]\n"
-               "                                    [--json] [--root DIR]\n"
+               "                                    [--stat fail|warn|off] [--json] [--root DIR]\n"
                "  Check another implementation's outputs laid out DIR/<case id>/<output>.npy (any\n"
                "  subset of cases and outputs) as 'resnorm check' does; --dtype: the dtype the\n"
                "  implementation computes in (default: the widest of each case's files; each output\n"
@@ -607,9 +607,13 @@ static void usage(FILE *f)
                "  attrs.eps_dtype, the expected values recomputed by the twin; --allow ftz: as for\n"
                "  'resnorm check', flushed subnormals are accepted and counted. Cases absent from\n"
                "  DIR are skipped. Prints case, verdict, worst error in ulps and in units of the\n"
-               "  bound, and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a mismatch, 2 an\n"
-               "  input error.  --profile as for 'resnorm check'.  See specs/cli.md.\n");
+               "  bound, the statistical tier's verdict (column stat: ok or FLAG; specs/\n"
+               "  statistical-tier.md), and 'N passed, M failed, K skipped'. Exit 0 all pass, 1 a\n"
+               "  mismatch, 2 an input error, 4 no mismatch but a statistical flag (--stat fail,\n"
+               "  the default; warn: report only; off: not run).  --profile as for\n"
+               "  'resnorm check'.  See specs/cli.md.\n");
 }
+
 
 /* Run every family's generator into `out` (nothing is written in dry mode); the manifest goes to
    out/manifest.json and, if manifest is not NULL, to *manifest (a new reference).  Returns 0, 2

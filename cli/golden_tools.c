@@ -295,6 +295,7 @@ typedef struct {
     const char *eps_dtype; /* run-check --eps-dtype: check under this eps convention instead */
     int json, have_dtype, allow_ftz;
     rn_dtype dtype;
+    const char *stat;          /* run-check: --stat MODE, passed to each case's check */
 } opts_t;
 
 static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int allow_dir,
@@ -359,6 +360,14 @@ static int parse_opts(const char *verb, int argc, char **argv, opts_t *o, int al
                 return RN_EXIT_USAGE;
         } else if (allow_json && !strcmp(a, "--json")) {
             o->json = 1;
+        } else if (allow_dir && OPT("--stat")) {
+            VALUE();
+            int mode;
+            if (cli_stat_mode_parse(v, &mode) != 0) {
+                cli_error(verb, "--stat: unknown mode '%s' (known: fail, warn, off)", v);
+                return RN_EXIT_USAGE;
+            }
+            o->stat = v;
         } else if (a[0] == '-' && a[1]) {
             cli_error(verb, "unknown option '%s' (see 'resnorm golden --help')", a);
             return RN_EXIT_USAGE;
@@ -758,6 +767,7 @@ static int list_main(int argc, char **argv)
 
 typedef struct {
     size_t passed, failed, skipped, acceptable, errors;
+    size_t stat_flagged;       /* cases the statistical tier flags (reported apart) */
 } tally_t;
 
 /* The argv of `check` for one case, built on the heap (any number of inputs, attributes and
@@ -898,6 +908,10 @@ static int check_case(json_t *c, const char *root, const char *golden_real, cons
         cli_error("golden run-check", "out of memory");
         return RN_EXIT_INTERNAL;
     }
+    if (o->stat && (argv_push(av, "--stat") || argv_push(av, "%s", o->stat))) {
+        cli_error("golden run-check", "out of memory");
+        return RN_EXIT_INTERNAL;
+    }
     int rc = cli_parse(job, av->n, av->v, CLI_ALLOW_ACTUAL);
     if (rc)
         return rc < 0 ? RN_EXIT_INTERNAL : rc;
@@ -977,8 +991,10 @@ static int run_check_main(int argc, char **argv)
                "compute dtype of DTYPE:\n  specs/error-analysis.md (layernorm), "
                "specs/error-analysis-rmsnorm.md (rmsnorm), specs/error-analysis-residual.md "
                "(residual, skip_*)\n"
-               "%-56s %-10s %-5s %12s %12s  %s\n", o.dir, root, "case", "verdict", "dtype",
-               "max err ulp", "err/bound", "worst output");
+               "statistical tier: specs/statistical-tier.md (column 'stat'; --stat %s)\n"
+               "%-56s %-10s %-5s %12s %12s  %-7s %s\n", o.dir, root,
+               o.stat ? o.stat : "fail", "case", "verdict", "dtype", "max err ulp", "err/bound",
+               "worst output", "stat");
     json_array_foreach(json_object_get(m, "cases"), i, c) {
         const char *id = jstr(c, "id");
         if (o.op && strcmp(jstr(c, "op"), o.op))
@@ -1020,6 +1036,9 @@ static int run_check_main(int argc, char **argv)
             t.passed++, t.acceptable++;
         else
             t.failed++;
+        if (r.stat.flag)
+            t.stat_flagged++;
+        const char *sv = r.stat.mode == CLI_STAT_OFF ? "-" : r.stat.flag ? "FLAG" : "ok";
         int w = worst_output(&r, job.nactual);
         const char *wname = job.op->outputs[job.act_index[w]];
         if (o.json) {
@@ -1029,27 +1048,33 @@ static int run_check_main(int argc, char **argv)
             json_object_set_new(e, "max_ulps", jnum_or_str(max_ulps(&r, job.nactual)));
             json_object_set_new(e, "max_ratio", jnum_or_str(r.sum[w].max_ratio));
             json_object_set_new(e, "worst_output", json_string(wname));
+            json_object_set_new(e, "statistical", json_string(sv));
             json_object_set_new(e, "check", cli_check_json(&job, &r));
             json_array_append_new(reports, e);
         } else {
-            printf("%-56s %-10s %-5s %12.3g %12.3g  %s\n", id, vd, rn_dtype_name(r.d),
-                   max_ulps(&r, job.nactual), r.sum[w].max_ratio, wname);
+            printf("%-56s %-10s %-5s %12.3g %12.3g  %-7s %s\n", id, vd, rn_dtype_name(r.d),
+                   max_ulps(&r, job.nactual), r.sum[w].max_ratio, wname, sv);
         }
         cli_job_free(&job);
         argv_free(&av);
     }
     if (!rc && t.failed)
         rc = RN_EXIT_MISMATCH;
+    int stat_fail = !o.stat || !strcmp(o.stat, "fail");
+    if (!rc && t.stat_flagged && stat_fail) /* the statistical tier's policy: specs/cli.md */
+        rc = RN_EXIT_STAT;
     if (o.json) {
         json_t *root_j = json_object();
         json_object_set_new(root_j, "dir", json_string(o.dir));
         json_object_set_new(root_j, "profile", json_string(rn_profile_name(rn_bound_profile())));
-        json_object_set_new(root_j, "pass", json_boolean(rc == 0));
+        json_object_set_new(root_j, "pass", json_boolean(rc == 0 || rc == RN_EXIT_STAT));
         json_object_set_new(root_j, "passed", json_integer((json_int_t)t.passed));
         json_object_set_new(root_j, "failed", json_integer((json_int_t)t.failed));
         json_object_set_new(root_j, "skipped", json_integer((json_int_t)t.skipped));
         json_object_set_new(root_j, "acceptable", json_integer((json_int_t)t.acceptable));
         json_object_set_new(root_j, "errors", json_integer((json_int_t)t.errors));
+        json_object_set_new(root_j, "statistical_flagged", json_integer((json_int_t)t.stat_flagged));
+        json_object_set_new(root_j, "statistical_mode", json_string(o.stat ? o.stat : "fail"));
         json_object_set_new(root_j, "cases", reports);
         json_object_set_new(root_j, "skipped_ids", skipped);
         char *s = json_dumps(root_j, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
@@ -1067,6 +1092,11 @@ static int run_check_main(int argc, char **argv)
                    "'acceptable' for that dtype: specs/golden-format.md)\n", t.acceptable);
         if (t.errors)
             printf("%zu cases could not be checked (errors above)\n", t.errors);
+        if (o.stat && !strcmp(o.stat, "off"))
+            printf("statistical tier: off\n");
+        else
+            printf("statistical tier: %zu cases flagged (errors systematic, not rounding noise)%s\n",
+                   t.stat_flagged, t.stat_flagged && stat_fail ? "; exit 4 unless a case failed" : "");
     }
     json_decref(m);
     return rc;

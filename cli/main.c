@@ -49,7 +49,8 @@ static void main_help(void)
         "options: --help, -h   this text;   --version   print \"" RN_VERSION_STRING "\"\n"
         "\n"
         "exit codes: 0 ok; 1 mismatch (check); 2 usage or input error; 3 internal error\n"
-        "(e.g. the twin could not certify a result).\n"
+        "(e.g. the twin could not certify a result); 4 (check, run-check) no mismatch, but the\n"
+        "statistical tier flags a systematic error (specs/statistical-tier.md; --stat warn|off).\n"
         ".npy: <f8 <f4 <f2, and bf16 as raw little-endian bits with descr '|V2' (or '<V2').\n"
         "Reference: specs/cli.md; tolerance: specs/error-analysis.md.\n");
 }

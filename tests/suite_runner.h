@@ -133,7 +133,9 @@ static inline json_t *sr_run_check(const char *dir, rn_dtype out, const char *ex
     snprintf(cmd, sizeof cmd, "%s golden run-check %s --dtype %s --json --root . %s > %s.json",
              sr_resnorm(), dir, rn_dtype_name(out), extra ? extra : "", dir);
     int st = system(cmd);
-    cr_assert(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 1),
+    /* 4: no rigorous failure, but the statistical tier flags some case (specs/cli.md) */
+    cr_assert(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 1 ||
+                                WEXITSTATUS(st) == 4),
               "run-check failed to run: %s", cmd);
     snprintf(jp, sizeof jp, "%s.json", dir);
     json_error_t e;

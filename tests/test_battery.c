@@ -522,7 +522,7 @@ Test(battery, correct_variants_pass_the_whole_suite, .timeout = 900)
     const char *only = getenv("BATTERY_ONLY"); /* a variant-name substring, for debugging */
     /* ZOO_QUICK ('make asan'): every kernel path under the sanitizers, f32 outputs only. */
     int ndt = getenv("ZOO_QUICK") ? 1 : 3;
-    int failures = 0, runs = 0;
+    int failures = 0, flagged = 0, runs = 0;
     printf("battery: correct implementations over the golden suite, 'resnorm golden run-check'\n");
     printf("%-26s %-10s %-14s %-14s %-14s\n", "variant \\ output", "profile", "f32", "f32->f16",
            "f32->bf16");
@@ -552,7 +552,12 @@ Test(battery, correct_variants_pass_the_whole_suite, .timeout = 900)
                     fprintf(stderr, "battery: %s at %s FAILS %s (err/bound %g)\n", V->name,
                             rn_dtype_name(cf.out), json_string_value(json_object_get(cr, "id")),
                             json_is_number(ratio) ? json_number_value(ratio) : INFINITY);
+                json_t *st = json_object_get(cr, "statistical");
+                if (json_is_string(st) && !strcmp(json_string_value(st), "FLAG"))
+                    fprintf(stderr, "battery: %s at %s: the statistical tier FLAGS %s\n", V->name,
+                            rn_dtype_name(cf.out), json_string_value(json_object_get(cr, "id")));
             }
+            flagged += (int)json_integer_value(json_object_get(rep, "statistical_flagged"));
             char cell[64];
             snprintf(cell, sizeof cell, "%s %d/%d", failed ? "FAIL" : "pass", passed,
                      passed + failed);
@@ -564,10 +569,12 @@ Test(battery, correct_variants_pass_the_whole_suite, .timeout = 900)
         }
         printf("\n");
     }
-    printf("battery: %d variant-dtype runs, %d failing cases (rigorous tier)\n", runs, failures);
+    printf("battery: %d variant-dtype runs, %d failing cases (rigorous tier), %d flagged cases "
+           "(statistical tier)\n", runs, failures, flagged);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
     cr_assert_eq(system(cmd), 0);
     json_decref(man);
     cr_expect_eq(failures, 0, "a correct implementation fails the rigorous bound");
+    cr_expect_eq(flagged, 0, "the statistical tier flags a correct implementation");
 }

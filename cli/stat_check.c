@@ -1,0 +1,233 @@
+/* The statistical tier in `resnorm check` and `golden run-check`: maps an op's inputs and outputs
+ * onto the tests of ref/stat_tier.c and reports them apart from the rigorous verdict.
+ * Model and exit policy: specs/statistical-tier.md; interface: specs/cli.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "layernorm_bound.h"
+
+const char *cli_stat_mode_name(int mode)
+{
+    return mode == CLI_STAT_WARN ? "warn" : mode == CLI_STAT_OFF ? "off" : "fail";
+}
+
+int cli_stat_mode_parse(const char *s, int *mode)
+{
+    if (!strcmp(s, "fail"))
+        *mode = CLI_STAT_FAIL;
+    else if (!strcmp(s, "warn"))
+        *mode = CLI_STAT_WARN;
+    else if (!strcmp(s, "off"))
+        *mode = CLI_STAT_OFF;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_check_exit(const cli_check_result *r)
+{
+    if (!r->pass)
+        return RN_EXIT_MISMATCH;
+    if (r->stat.flag && r->stat.mode == CLI_STAT_FAIL)
+        return RN_EXIT_STAT;
+    return RN_EXIT_OK;
+}
+
+/* Input `name` of the job, or NULL (absent, optional and not given, or empty). */
+static const double *input(const cli_job *job, const char *name)
+{
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (!strcmp(job->op->inputs[k], name))
+            return job->in[k].count ? job->in[k].data : NULL;
+    return NULL;
+}
+
+static double half_min_subnormal(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 0x1p-1074; /* 2^-1075 rounded up */
+    case RN_F32: return 0x1p-150;
+    case RN_F16: return 0x1p-25;
+    default: return 0x1p-134;
+    }
+}
+
+/* The tests of one given output (by the op's family and the output's name); 0 if none applies. */
+static int tests_for(const cli_job *job, const st_problem *p, const double *mag, const char *out,
+                     const double *got, const double *want, const double *want_dx, size_t count,
+                     st_test *t)
+{
+    const char *op = job->op->name;
+    int rms = strstr(op, "rmsnorm") != NULL, ln = strstr(op, "layernorm") != NULL;
+    int bwd = strstr(op, "backward") != NULL;
+    if (!strcmp(op, "residual"))
+        return st_elementwise(p, got, want, count, NULL, 1, t);
+    if (!strcmp(op, "residual_backward"))
+        return st_elementwise(p, got, want, count, NULL, 0, t);
+    if (!strcmp(out, "sum"))
+        return mag ? st_elementwise(p, got, want, count, mag, 2, t) : 0;
+    if (!bwd && !strcmp(out, "y"))
+        return ln ? st_layernorm_y(p, got, want, t) : rms ? st_rmsnorm_y(p, got, want, t) : 0;
+    if (!bwd && !strcmp(out, "rstd"))
+        return ln ? st_layernorm_rstd(p, got, want, t) : rms ? st_rmsnorm_rstd(p, got, want, t) : 0;
+    if (!bwd && !strcmp(out, "mean") && ln)
+        return st_layernorm_mean(p, got, want, t);
+    if (bwd && (!strcmp(out, "dx") || !strcmp(out, "dskip")))
+        return ln ? st_layernorm_dx(p, got, want, t) : rms ? st_rmsnorm_dx(p, got, want, t) : 0;
+    if (bwd && !strcmp(out, "dgamma"))
+        return ln ? st_layernorm_dgamma(p, got, want, t) : rms ? st_rmsnorm_dgamma(p, got, want, t) : 0;
+    if (bwd && !strcmp(out, "dbeta"))
+        return st_colsum_dy(p, got, want, t);
+    if (bwd && !strcmp(out, "dbias") && want_dx)
+        return ln ? st_layernorm_dbias(p, want_dx, got, want, t)
+                  : rms ? st_rmsnorm_dbias(p, want_dx, got, want, t) : 0;
+    return 0;
+}
+
+/* The dtype output m is rounded to (set by the comparison: the coarser of --dtype and the dtype
+   of that output's file). */
+static rn_dtype output_dtype(const cli_job *job, const cli_check_result *r, int m)
+{
+    (void)job;
+    return r->sum[m].out; /* the coarser of --dtype and the dtype of this output's file */
+}
+
+void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
+{
+    cli_stat_result *s = &r->stat;
+    int mode = job->stat_mode;
+    memset(s, 0, sizeof *s);
+    s->mode = mode;
+    if (mode == CLI_STAT_OFF)
+        return;
+    st_problem p = {0};
+    p.rows = job->rows, p.n = job->n, p.eps = job->eps;
+    p.u = rn_dtype_unit_roundoff(r->cd);
+
+    p.eta = half_min_subnormal(r->cd);
+    int oa = cli_attr_index(job->op, "offset");
+    p.offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
+    p.gamma = input(job, "gamma"), p.beta = input(job, "beta"), p.dy = input(job, "dy");
+    p.x = input(job, "x");
+    const double *skip = input(job, "skip"), *bias = input(job, "bias");
+    double *sum = NULL, *mag = NULL;
+    if (p.x && skip) { /* the skip ops normalize x + skip (+ bias): exact enough in long double */
+        size_t N = p.rows * p.n;
+        sum = malloc((N + 1) * sizeof *sum), mag = malloc((N + 1) * sizeof *mag);
+        if (!sum || !mag) {
+            free(sum), free(mag);
+            return;
+        }
+        for (size_t i = 0; i < N; i++) {
+            double bi = bias ? bias[i % p.n] : 0;
+            sum[i] = (double)((long double)p.x[i] + skip[i] + bi);
+            mag[i] = fabs(p.x[i]) + fabs(skip[i]) + fabs(bi);
+        }
+        p.x = sum, p.sum_rounded = 1, p.xmag = mag;
+    }
+    int want_dx = -1; /* dx's exact values, which dbias's model needs (the twin gives them all) */
+    for (int k = 0; k < job->op->noutputs; k++)
+        if (!strcmp(job->op->outputs[k], "dx"))
+            want_dx = k;
+    for (int m = 0; m < job->nactual; m++) {
+        int k = job->act_index[m];
+        const char *name = job->op->outputs[k];
+        if (!p.x && strncmp(job->op->name, "residual", 8))
+            continue;
+        /* --allow ftz: elements accepted only as flushed carry the flush, not rounding noise; an
+           output with any is not tested (specs/statistical-tier.md, limits) */
+        if (job->allow_ftz && r->sum[m].ftz_accepted > 0)
+            continue;
+        rn_dtype od = output_dtype(job, r, m);
+        p.u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
+        p.eta_out = half_min_subnormal(od);
+        s->ntests[m] = tests_for(job, &p, mag, name, job->act[m].data, want[k].data,
+                                 want_dx >= 0 ? want[want_dx].data : NULL, want[k].count,
+                                 s->test[m]);
+        for (int j = 0; j < s->ntests[m]; j++)
+            s->flag |= s->test[m][j].flag;
+    }
+    free(sum), free(mag);
+}
+
+static json_t *jnum(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
+/* "statistical": {mode, alpha, flag, model, outputs: {NAME: [test, ...]}} */
+void cli_stat_json(json_t *root, const cli_job *job, const cli_check_result *r)
+{
+    const cli_stat_result *s = &r->stat;
+    json_t *o = json_object();
+    json_object_set_new(o, "mode", json_string(cli_stat_mode_name(s->mode)));
+    json_object_set_new(o, "model", json_string("specs/statistical-tier.md"));
+    json_object_set_new(o, "alpha", json_real(ST_ALPHA));
+    json_object_set_new(o, "flag", json_boolean(s->flag));
+    json_t *outs = json_object();
+    for (int m = 0; m < job->nactual && s->mode != CLI_STAT_OFF; m++) {
+        json_t *arr = json_array();
+        for (int j = 0; j < s->ntests[m]; j++) {
+            const st_test *t = &s->test[m][j];
+            json_t *e = json_object();
+            json_object_set_new(e, "direction", json_string(t->direction));
+            json_object_set_new(e, "groups", json_integer((json_int_t)t->groups));
+            json_object_set_new(e, "flag", json_boolean(t->flag));
+            json_object_set_new(e, "slope", jnum(t->slope));
+            json_object_set_new(e, "slope_u", jnum(t->slope_u));
+            json_object_set_new(e, "floor", jnum(t->floor));
+            json_object_set_new(e, "floor_u", jnum(t->floor_u));
+            json_object_set_new(e, "z_pooled", jnum(t->z_pooled));
+            json_object_set_new(e, "lambda_pooled", jnum(t->lambda_pooled));
+            json_object_set_new(e, "z_row", jnum(t->z_row));
+            json_object_set_new(e, "lambda_row", jnum(t->lambda_row));
+            json_object_set_new(e, "worst_group", json_integer((json_int_t)t->worst_group));
+            json_object_set_new(e, "energy", jnum(t->energy));
+            json_object_set_new(e, "energy_limit", jnum(t->energy_limit));
+            json_array_append_new(arr, e);
+        }
+        json_object_set_new(outs, job->op->outputs[job->act_index[m]], arr);
+    }
+    json_object_set_new(o, "outputs", outs);
+    json_object_set_new(root, "statistical", o);
+}
+
+void cli_stat_print(const cli_job *job, const cli_check_result *r)
+{
+    const cli_stat_result *s = &r->stat;
+    if (s->mode == CLI_STAT_OFF) {
+        printf("statistical tier: off\n");
+        return;
+    }
+    printf("statistical tier (specs/statistical-tier.md; each statistic at false-alarm "
+           "probability %.0e, mode %s):\n", ST_ALPHA, cli_stat_mode_name(s->mode));
+    for (int m = 0; m < job->nactual; m++) {
+        const char *name = job->op->outputs[job->act_index[m]];
+        if (!s->ntests[m])
+            printf("  %-7s not tested (no model for this output)\n", name);
+        for (int j = 0; j < s->ntests[m]; j++) {
+            const st_test *t = &s->test[m][j];
+            if (!t->groups) {
+                printf("  %-7s %-5s no testable group (non-finite, out of range or constant)\n",
+                       name, t->direction);
+                continue;
+            }
+            printf("  %-7s %-5s %s: %zu groups, systematic %+.3g u (floor %.3g), pooled z %.3g/%.3g, "
+                   "row z %.3g/%.3g (group %zu), energy %.4g/%.4g\n", name, t->direction,
+                   t->flag ? "FLAG" : "ok", t->groups, t->slope_u, t->floor_u,
+                   t->z_pooled, t->lambda_pooled, t->z_row, t->lambda_row, t->worst_group,
+                   t->energy, t->energy_limit);
+        }
+    }
+    printf("%s\n", s->flag ? "STATISTICAL FLAG: the errors are systematic, not rounding noise"
+                           : "statistical: no systematic error detected");
+}

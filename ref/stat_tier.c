@@ -1,0 +1,766 @@
+/* The statistical tier: see ref/stat_tier.h and specs/statistical-tier.md (sections cited [§n]).
+ *
+ * Every proxy below is a sub-Gaussian proxy (Azuma-Hoeffding: a sum of mean-independent roundings
+ * delta_k, |delta_k| <= u, with coefficients a_k has proxy u*sqrt(sum a_k^2)), multiplied by
+ * SAFETY to cover the associations and algorithms of the admitted class [§2] that make a few more
+ * roundings than the two-pass kernel.  Every floor is a bound on the systematic part [§3]. */
+#include "stat_tier.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAFETY 2.0
+
+/* ---------------------------------------------------------------- the three statistics [§4] */
+
+typedef struct {
+    double S, W, Wphi, W2P2, Wref; /* pooled: sums of w*s, w, w*phi, w^2*pi^2, w*ref */
+    double zrow, energy;
+    size_t worst, groups;
+} acc_t;
+
+/* One group: t = <z, e>, Q = <z, z>, proxy and floor of t; ref: the scale slope_u is given in. */
+static void acc_group(acc_t *a, double t, double Q, double proxy, double floor, double ref,
+                      size_t index)
+{
+    if (!(Q > 0) || !isfinite(t) || !isfinite(Q) || !(proxy > 0) || !isfinite(proxy) ||
+        !isfinite(floor))
+        return;
+    double s = t / Q, pi = proxy / Q, phi = floor / Q;
+    double w = 1 / (pi * pi + phi * phi);
+    if (!isfinite(w) || !(w > 0))
+        return;
+    a->S += w * s;
+    a->W += w;
+    a->Wphi += w * phi;
+    a->W2P2 += w * w * pi * pi;
+    a->Wref += w * ref;
+    double z = fmax(0, fabs(s) - phi) / pi;
+    if (a->groups == 0 || z > a->zrow) {
+        a->zrow = z;
+        a->worst = index;
+    }
+    a->energy += z * z;
+    a->groups++;
+}
+
+/* The threshold T of the energy statistic for G groups: (T/G)^(G/2) exp(-(T-G)/2) = alpha, the
+   Chernoff bound of a sum of G squared independent sub-Gaussian(1) variables [§4.3]. */
+static double energy_limit(size_t G, double alpha)
+{
+    double g = (double)G, L = log(1 / alpha);
+    double lo = g, hi = g + 2 * L + 2 * sqrt(g * L) + 1;
+    while ((hi - g) / 2 - g / 2 * log(hi / g) < L)
+        hi *= 2;
+    for (int it = 0; it < 200; it++) {
+        double mid = (lo + hi) / 2;
+        if ((mid - g) / 2 - g / 2 * log(mid / g) < L)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+static void acc_finish(const acc_t *a, const char *direction, double u, st_test *t)
+{
+    memset(t, 0, sizeof *t);
+    t->direction = direction;
+    t->groups = a->groups;
+    if (!a->groups)
+        return;
+    t->slope = a->S / a->W;
+    double ref = a->Wref / a->W;
+    t->slope_u = ref > 0 ? t->slope / (u * ref) : 0;
+    t->floor = a->Wphi / a->W;
+    t->floor_u = ref > 0 ? t->floor / (u * ref) : 0;
+    t->z_pooled = fmax(0, fabs(a->S) - a->Wphi) / sqrt(a->W2P2);
+    t->lambda_pooled = sqrt(2 * log(2 / ST_ALPHA));
+    t->z_row = a->zrow;
+    t->worst_group = a->worst;
+    t->lambda_row = sqrt(2 * log(2 * (double)a->groups / ST_ALPHA));
+    t->energy = a->energy;
+    t->energy_limit = energy_limit(a->groups, ST_ALPHA);
+    t->flag = t->z_pooled > t->lambda_pooled || t->z_row > t->lambda_row ||
+              t->energy > t->energy_limit;
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static double gamma_k(double k, double u) { return k * u < 0.5 ? k * u / (1 - k * u) : INFINITY; }
+
+/* The exact value's rounding to f64 (want) and the output rounding: per-element noise [§3.4]. */
+static double want_noise(const st_problem *p, double w)
+{
+    return p->u_out * fabs(w) + p->eta_out + 0x1p-53 * fabs(w) + 0x1p-1074;
+}
+
+/* Rows whose magnitudes leave the range where the model holds are not tested [§5]: non-finite
+   values, sums of squares near overflow, variances near underflow. */
+static int row_in_range(const st_problem *p, const double *x, double scale2)
+{
+    double huge = p->u > 1e-10 ? 0x1p50 : 0x1p450, tiny = p->u > 1e-10 ? 0x1p-80 : 0x1p-900;
+    for (size_t i = 0; i < p->n; i++)
+        if (!isfinite(x[i]) || fabs(x[i]) > huge)
+            return 0;
+    return scale2 >= tiny && isfinite(scale2);
+}
+
+/* FNV-1a of a row's bits: identical rows give identical errors, so only the first is pooled. */
+static uint64_t row_hash(const double *a, const double *b, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int k = 0; k < 2; k++) {
+        const double *v = k ? b : a;
+        if (!v)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t bits;
+            memcpy(&bits, &v[i], sizeof bits);
+            for (int j = 0; j < 8; j++) {
+                h ^= (bits >> (8 * j)) & 0xff;
+                h *= 1099511628211ull;
+            }
+        }
+    }
+    return h;
+}
+
+typedef struct {
+    uint64_t *slot;
+    size_t cap;
+} seen_t;
+
+static int seen_init(seen_t *s, size_t rows)
+{
+    s->cap = 16;
+    while (s->cap < 2 * rows)
+        s->cap *= 2;
+    s->slot = calloc(s->cap, sizeof *s->slot);
+    return s->slot ? 0 : -1;
+}
+
+/* 1 if h was seen before (then the row is a duplicate); records it. 0 is reserved as empty. */
+static int seen_check(seen_t *s, uint64_t h)
+{
+    if (!h)
+        h = 1;
+    for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (s->slot[i] == h)
+            return 1;
+        if (!s->slot[i]) {
+            s->slot[i] = h;
+            return 0;
+        }
+    }
+}
+
+/* The statistics of one row of LayerNorm or RMSNorm, exact enough for scales (long double), and
+   the model's proxies and floors of the row-shared errors [§3.1, §3.2]. */
+typedef struct {
+    int ok;
+    double m, v, r, A, M;
+    double sig_m, phi_m;     /* mean error e: proxy, floor (absolute) */
+    double sig_rho, phi_rho; /* rstd relative error rho: proxy, floor */
+} rowstat;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The Welford / merged-moments proxy of the variance [§3.1]: a rounding of the running mean after j
+   elements, of size u*|M_j|, changes the final M2 by 2*j*(m - M_j) to first order.  For any order
+   of the elements, M_j lies between the means of the j smallest and the j largest elements (from
+   the sorted row), which bounds both |M_j| and |m - M_j|.  Returns sqrt(sum_j a_j^2) / n. */
+static double welford_coeff(const double *x, size_t n, double m, double rng, double *buf)
+{
+    memcpy(buf, x, n * sizeof *buf);
+    qsort(buf, n, sizeof *buf, cmp_double);
+    long double lo = 0, hi = 0, acc = 0;
+    for (size_t j = 1; j < n; j++) {
+        lo += buf[j - 1];
+        hi += buf[n - j];
+        double bot = (double)(lo / (long double)j), top = (double)(hi / (long double)j);
+        double T = fmax(top - m, m - bot), Mabs = fmax(fabs(top), fabs(bot));
+        double a = 2 * (double)j * T * (Mabs + 2 * rng / (double)j);
+        acc += (long double)a * a;
+    }
+    return (double)sqrtl(acc) / (double)n;
+}
+
+/* The magnitude that bounds the rounding of element i of the normalized input (skip ops). */
+static double xmag(const st_problem *p, const double *x, size_t i)
+{
+    return p->xmag ? p->xmag[x - p->x + i] : fabs(x[i]);
+}
+
+/* welford_coeff sorts the row: O(n log n), the tier's largest cost when many implementations are
+   checked on the same inputs (tests/test_zoo_widths.c).  It depends on the row's values only, so
+   it is remembered by the row's hash (direct-mapped; the CLI and the tests are single-threaded). */
+static double welford_cached(const double *x, size_t n, double m, double rng, double *buf)
+{
+    enum { SLOTS = 4096 };
+    static struct {
+        uint64_t h;
+        size_t n;
+        double W;
+    } cache[SLOTS];
+    uint64_t h = row_hash(x, NULL, n);
+    size_t k = (size_t)(h % SLOTS);
+    if (cache[k].h == h && cache[k].n == n)
+        return cache[k].W;
+    double W = welford_coeff(x, n, m, rng, buf);
+    cache[k].h = h, cache[k].n = n, cache[k].W = W;
+    return W;
+}
+
+static rowstat ln_row(const st_problem *p, const double *x, double *buf)
+{
+    rowstat s = {0};
+    size_t n = p->n;
+    long double sum = 0, sa = 0;
+    double M = 0, mn = INFINITY, mx = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        sum += x[i];
+        sa += fabsl((long double)x[i]);
+        M = fmax(M, fabs(x[i]));
+        mn = fmin(mn, x[i]), mx = fmax(mx, x[i]);
+    }
+    long double m = sum / (long double)n, ss = 0, s4 = 0, sdx = 0, sx2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double d = x[i] - m;
+        ss += d * d;
+        s4 += d * d * d * d;
+        long double mg = xmag(p, x, i);
+        sdx += d * d * mg * mg;
+        sx2 += mg * mg;
+    }
+    double v = (double)(ss / (long double)n), u = p->u, dn = (double)n;
+    if (!row_in_range(p, x, v + p->eps))
+        return s;
+    s.ok = 1;
+    s.m = (double)m, s.v = v, s.A = (double)(sa / (long double)n), s.M = M;
+    s.r = 1 / sqrt(v + p->eps);
+    double rng = mx - mn;
+    /* [§3.1] mean: any summation order (partial sums <= n*A), a Welford mean (damped, <= M),
+       the division; the skip ops' rounded sum adds one rounding per element. */
+    s.sig_m = SAFETY * u * (sqrt(dn) * (s.A + M) + fabs(s.m) +
+                            (p->sum_rounded ? (double)sqrtl(sx2) / dn : 0));
+    s.phi_m = u * fabs(s.m) + gamma_k(dn + 1, u) * gamma_k(dn + 1, u) * s.A;
+    /* [§3.2] variance: the sum of squares (partial sums <= n*v), the per-term subtraction and
+       square, the division, Welford's running means, the skip ops' rounded sum. */
+    double W = n > 1 ? welford_cached(x, n, s.m, rng, buf) : 0;
+    double sig_v = SAFETY * u * (sqrt(dn) * v + 3 * (double)sqrtl(s4) / dn + v + W +
+                                 (p->sum_rounded ? 2 * (double)sqrtl(sdx) / dn : 0));
+    /* [§3.2] the second-order bias e^2 of the variance (two-pass: (1/n)sum (d - e)^2 = v + e^2;
+       Welford: the running means' e_k^2): e is at most the worst case E_W, and with probability
+       1 - alpha/2 over all rows at most lambda*sig_m (the mean's own tail, Bonferroni). */
+    double lam = sqrt(2 * log(4 * (double)p->rows / ST_ALPHA));
+    double E_W = fmin((gamma_k(dn + 1, u) + 4 * u) * M, lam * s.sig_m) + 2 * p->eta;
+    s.sig_rho = 0.5 * sig_v / (v + p->eps) + SAFETY * 2.5 * u;
+    s.phi_rho = 0.5 * (u * v + E_W * E_W + dn * p->eta) / (v + p->eps) + 4 * u +
+                0.5 * gamma_k(dn + 4, u) * gamma_k(dn + 4, u);
+    return s;
+}
+
+static rowstat rms_row(const st_problem *p, const double *x)
+{
+    rowstat s = {0};
+    size_t n = p->n;
+    long double ss = 0, s4 = 0, sxm = 0;
+    double M = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double q = (long double)x[i] * x[i], mg = xmag(p, x, i);
+        ss += q, s4 += q * q, sxm += q * mg * mg;
+        M = fmax(M, fabs(x[i]));
+    }
+    double ms = (double)(ss / (long double)n), u = p->u, dn = (double)n;
+    if (!row_in_range(p, x, ms + p->eps))
+        return s;
+    s.ok = 1;
+    s.v = ms, s.M = M;
+    s.r = 1 / sqrt(ms + p->eps);
+    /* [§3.3] the sum of squares in any order (partial sums <= n*ms), the squares, the division,
+       the skip ops' rounded sum (2x*delta per element) */
+    double sig_ms = SAFETY * u * (sqrt(dn) * ms + 2 * (double)sqrtl(s4) / dn + ms +
+                                  (p->sum_rounded ? 2 * (double)sqrtl(sxm) / dn : 0));
+    s.sig_rho = 0.5 * sig_ms / (ms + p->eps) + SAFETY * 2.5 * u;
+    s.phi_rho = 0.5 * (u * ms + dn * p->eta) / (ms + p->eps) + 4 * u +
+                0.5 * gamma_k(dn + 2, u) * gamma_k(dn + 2, u);
+    return s;
+}
+
+/* Weighted least squares of a row's errors on k <= 3 shared directions [§4]: the normal equations
+   A c = y with A = sum w X X^T, y = sum w X e, w_i = (bmin / b_i)^2.  The own-noise proxy of
+   coefficient j is bmin * sqrt((A^-1)_jj) (with w = bmin^2 / b^2 the covariance bound of the
+   coefficients is bmin^2 A^-1).  Gauss-Jordan with partial pivoting; 0 if A is singular. */
+typedef struct {
+    int k;
+    long double A[3][3], y[3];
+} wls_t;
+
+static void wls_add(wls_t *L, const double *X, double e, double w)
+{
+    for (int a = 0; a < L->k; a++) {
+        L->y[a] += (long double)w * X[a] * e;
+        for (int b = 0; b < L->k; b++)
+            L->A[a][b] += (long double)w * X[a] * X[b];
+    }
+}
+
+static int wls_solve(const wls_t *L, double bmin, double *coef, double *proxy)
+{
+    int k = L->k;
+    long double M[3][6];
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b < 2 * k; b++)
+            M[a][b] = b < k ? L->A[a][b] : (b - k == a);
+    long double scale = 0;
+    for (int a = 0; a < k; a++)
+        scale = fmaxl(scale, fabsl(L->A[a][a]));
+    if (!(scale > 0) || !isfinite((double)scale))
+        return 0;
+    for (int c = 0; c < k; c++) {
+        int piv = c;
+        for (int a = c + 1; a < k; a++)
+            if (fabsl(M[a][c]) > fabsl(M[piv][c]))
+                piv = a;
+        if (!(fabsl(M[piv][c]) > 1e-13L * scale))
+            return 0; /* directions (nearly) dependent: the row says nothing separately */
+        for (int b = 0; b < 2 * k; b++) {
+            long double tmp = M[c][b];
+            M[c][b] = M[piv][b], M[piv][b] = tmp;
+        }
+        long double d = M[c][c];
+        for (int b = 0; b < 2 * k; b++)
+            M[c][b] /= d;
+        for (int a = 0; a < k; a++)
+            if (a != c) {
+                long double f = M[a][c];
+                for (int b = 0; b < 2 * k; b++)
+                    M[a][b] -= f * M[c][b];
+            }
+    }
+    for (int a = 0; a < k; a++) {
+        long double c = 0;
+        for (int b = 0; b < k; b++)
+            c += M[a][k + b] * L->y[b];
+        coef[a] = (double)c;
+        proxy[a] = bmin * (double)sqrtl(fmaxl(M[a][k + a], 0));
+        if (!isfinite(coef[a]) || !isfinite(proxy[a]))
+            return 0;
+    }
+    return 1;
+}
+
+/* The smallest element of a row of positive noise bounds (the weights' scale). */
+static double row_min(const double *b, size_t n)
+{
+    double m = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        m = fmin(m, b[i]);
+    return m;
+}
+
+static int row_finite(const double *got, const double *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(got[i]) || !isfinite(want[i]))
+            return 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- forward outputs [§3.3] */
+
+typedef enum { FAM_LN, FAM_RMS } family;
+
+static double gam(const st_problem *p, size_t i) { return p->gamma ? p->gamma[i] : 1; }
+static double weight(const st_problem *p, size_t i)
+{
+    return p->offset ? 1 + gam(p, i) : gam(p, i);
+}
+
+static int forward_y(const st_problem *p, family f, const double *got, const double *want,
+                     st_test *t)
+{
+    acc_t a = {0};
+    seen_t seen;
+    double *buf = malloc((p->n + 1) * sizeof *buf);
+    if (!buf || seen_init(&seen, p->rows)) {
+        free(buf);
+        return 0;
+    }
+    double u = p->u, *bb = malloc((p->n + 1) * sizeof *bb);
+    for (size_t r = 0; bb && r < p->rows; r++) {
+        const double *x = p->x + r * p->n, *g = got + r * p->n, *w = want + r * p->n;
+        if (!row_finite(g, w, p->n) || seen_check(&seen, row_hash(x, NULL, p->n)))
+            continue;
+        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+        if (!s.ok)
+            continue;
+        for (size_t i = 0; i < p->n; i++) {
+            double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
+            double gi = gam(p, i), b;
+            if (f == FAM_LN)
+                /* [§3.3] (x - m)*r*gamma + beta: three products and an add, or the folded form
+                   x*(r*gamma) + (beta - m*r*gamma); the rounded skip sum */
+                b = SAFETY * u * (3 * fabs(z) + fabs(w[i]) + s.r * fabs(gi) * (fabs(x[i]) + fabs(s.m)) +
+                                  fabs(beta) + (p->sum_rounded ? s.r * fabs(gi) * xmag(p, x, i) : 0));
+            else
+                b = SAFETY * u * (3 * fabs(z) + (p->offset ? fabs(x[i]) * s.r * (1 + fabs(gi)) : 0) +
+                                  (p->sum_rounded ? s.r * fabs(weight(p, i)) * xmag(p, x, i) : 0));
+            bb[i] = b + want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
+        }
+        /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
+           (direction r*gamma), by weighted least squares; rho is tested */
+        double bmin = row_min(bb, p->n), coef[3], own[3];
+        wls_t L = {f == FAM_LN ? 2 : 1, {{0}}, {0}};
+        for (size_t i = 0; i < p->n; i++) {
+            double beta = p->beta ? p->beta[i] : 0, X[2] = {w[i] - beta, s.r * gam(p, i)};
+            wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
+        }
+        if (wls_solve(&L, bmin, coef, own))
+            acc_group(&a, coef[0], 1, s.sig_rho + own[0], s.phi_rho, 1, r);
+    }
+    free(buf), free(bb), free(seen.slot);
+    acc_finish(&a, "scale", u, &t[0]);
+    return 1;
+}
+
+int st_layernorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return forward_y(p, FAM_LN, got, want, t);
+}
+
+int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return forward_y(p, FAM_RMS, got, want, t);
+}
+
+/* Per-row scalars: rstd (direction: itself, "scale") and mean (direction 1, "bias"). */
+static int per_row(const st_problem *p, family f, int is_mean, const double *got,
+                   const double *want, st_test *t)
+{
+    acc_t a = {0};
+    seen_t seen;
+    double *buf = malloc((p->n + 1) * sizeof *buf);
+    if (!buf || seen_init(&seen, p->rows)) {
+        free(buf);
+        return 0;
+    }
+    for (size_t r = 0; r < p->rows; r++) {
+        const double *x = p->x + r * p->n;
+        if (!isfinite(got[r]) || !isfinite(want[r]) || seen_check(&seen, row_hash(x, NULL, p->n)))
+            continue;
+        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+        if (!s.ok)
+            continue;
+        double e = got[r] - want[r], w = want[r];
+        if (is_mean)
+            acc_group(&a, e, 1, s.sig_m + want_noise(p, w) + 2 * p->eta, s.phi_m, s.A, r);
+        else
+            acc_group(&a, w * e, w * w, s.sig_rho * w * w + fabs(w) * want_noise(p, w),
+                      s.phi_rho * w * w, 1, r);
+    }
+    free(buf), free(seen.slot);
+    acc_finish(&a, is_mean ? "bias" : "scale", p->u, &t[0]);
+    return 1;
+}
+
+int st_layernorm_mean(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return per_row(p, FAM_LN, 1, got, want, t);
+}
+
+int st_layernorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return per_row(p, FAM_LN, 0, got, want, t);
+}
+
+int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return per_row(p, FAM_RMS, 0, got, want, t);
+}
+
+/* ---------------------------------------------------------------- backward [§3.4] */
+
+/* dx = r*(g - gbar - xhat*hbar) (LayerNorm; RMSNorm without gbar and with m = 0).  To first order
+   in the row-shared errors (rho of rstd, e of the mean, Dg of gbar, Dh of hbar):
+     dx^ - dx = rho*dx - (2*rho*hbar + Dh - e*r*gbar) * r*xhat - (Dg - e*r*hbar) * r
+   directions D1 = dx, D2 = r*xhat, D3 = r; tested along z1 = dx ("scale") and z2 = r*xhat
+   ("hbar"). */
+/* The model of one row of dx (rows x n; w: dx's exact values of the row): the row statistics,
+   the proxies and floors of the coefficients of D1 = dx, D2 = r*xhat, D3 = r, and each element's
+   own-noise bound bb[i]; xh, gg, bb: n each.  0 if the row is out of the model's range. */
+typedef struct {
+    rowstat s;
+    double sig[3], phi[3], H, hbar;
+} dxrow_t;
+
+static int dx_row_model(const st_problem *p, family f, size_t r, const double *w, double *buf,
+                        double *xh, double *gg, double *bb, dxrow_t *d)
+{
+    size_t n = p->n;
+    double u = p->u, dn = (double)n;
+    const double *x = p->x + r * n, *dy = p->dy + r * n;
+    rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+    if (!s.ok)
+        return 0;
+    long double sg = 0, sh = 0, sG = 0, sH = 0, sh2 = 0;
+    int fin = 1;
+    for (size_t i = 0; i < n; i++) {
+        xh[i] = (x[i] - s.m) * s.r;
+        gg[i] = dy[i] * weight(p, i);
+        fin &= isfinite(gg[i]) && isfinite(w[i]);
+        sg += gg[i], sh += (long double)gg[i] * xh[i];
+        sG += fabs(gg[i]), sH += fabsl((long double)gg[i] * xh[i]);
+        sh2 += (long double)gg[i] * xh[i] * gg[i] * xh[i];
+    }
+    if (!fin)
+        return 0;
+    double gbar = f == FAM_LN ? (double)(sg / n) : 0, hbar = (double)(sh / n);
+    double G = (double)(sG / n), H = (double)(sH / n);
+    /* [§3.4] proxies and floors of Dg, Dh: sums in any order, the products, the division */
+    double sig_g = f == FAM_LN ? SAFETY * u * (sqrt(dn) * G + G + fabs(gbar)) : 0;
+    double sig_h = SAFETY * u * (sqrt(dn) * H + 4 * (double)sqrtl(sh2) / dn + fabs(hbar));
+    double phi_g = u * fabs(gbar), phi_h = u * fabs(hbar);
+    d->s = s, d->H = H, d->hbar = hbar;
+    d->sig[0] = s.sig_rho, d->phi[0] = s.phi_rho;
+    d->sig[1] = 2 * s.sig_rho * fabs(hbar) + sig_h + s.sig_m * s.r * fabs(gbar);
+    d->phi[1] = 2 * s.phi_rho * fabs(hbar) + phi_h + s.phi_m * s.r * fabs(gbar);
+    d->sig[2] = sig_g + s.sig_m * s.r * fabs(hbar);
+    d->phi[2] = phi_g + s.phi_m * s.r * fabs(hbar);
+    for (size_t i = 0; i < n; i++)
+        bb[i] = SAFETY * u * (s.r * (2 * fabs(gg[i]) + fabs(gbar) + 4 * fabs(xh[i] * hbar) +
+                                     (p->sum_rounded ? xmag(p, x, i) * s.r * fabs(hbar) : 0)) +
+                              2 * fabs(w[i])) +
+                want_noise(p, w[i]) + 4 * p->eta * (1 + s.r);
+    return 1;
+}
+
+static int backward_dx(const st_problem *p, family f, const double *got, const double *want,
+                       st_test *t)
+{
+    acc_t a1 = {0}, a2 = {0};
+    seen_t seen;
+    size_t n = p->n;
+    double *buf = malloc((4 * n + 1) * sizeof *buf);
+    if (!buf || seen_init(&seen, p->rows)) {
+        free(buf);
+        return 0;
+    }
+    double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
+    for (size_t r = 0; r < p->rows; r++) {
+        const double *x = p->x + r * n, *g = got + r * n, *w = want + r * n;
+        dxrow_t d;
+        if (!row_finite(g, w, n) || seen_check(&seen, row_hash(x, NULL, n)) ||
+            !dx_row_model(p, f, r, w, buf, xh, gg, bb, &d))
+            continue;
+        /* [§4] the coefficients of D1 = dx, D2 = r*xhat (and D3 = r) by weighted least
+           squares: c1 = rho and c2 (the error of mean(g xhat), with 2 rho hbar - e r gbar) are
+           tested; c3 (gbar's) is a nuisance */
+        double bmin = row_min(bb, n), coef[3], own[3], rr = d.s.r;
+        wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
+        for (size_t i = 0; i < n; i++) {
+            double X[3] = {w[i], rr * xh[i], rr};
+            wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
+        }
+        if (wls_solve(&L, bmin, coef, own)) {
+            acc_group(&a1, coef[0], 1, d.sig[0] + own[0], d.phi[0], 1, r);
+            acc_group(&a2, coef[1], 1, d.sig[1] + own[1], d.phi[1], fmax(d.H, fabs(d.hbar)), r);
+        }
+    }
+    free(buf), free(seen.slot);
+    acc_finish(&a1, "scale", p->u, &t[0]);
+    acc_finish(&a2, "hbar", p->u, &t[1]);
+    return 2;
+}
+
+/* dbias = sum_rows dx (the skip ops): one group, direction z = dbias.  Each row's shared errors
+   enter every column through P_j = <z, D_j(row)>; distinct rows are independent, identical rows
+   (same x) add their contributions before squaring; each column adds its rows' own noises and the
+   column sum's roundings. */
+static int backward_dbias(const st_problem *p, family f, const double *want_dx, const double *got,
+                          const double *want, st_test *t)
+{
+    size_t n = p->n, R = p->rows;
+    double u = p->u;
+    acc_t a = {0};
+    double *buf = malloc((4 * n + 1) * sizeof *buf), *B2 = calloc(n, sizeof *B2),
+           *S1 = calloc(n, sizeof *S1), *c = calloc(R + 1, sizeof *c);
+    uint64_t *h = calloc(R + 1, sizeof *h);
+    int ok = buf && B2 && S1 && c && h && want_dx && row_finite(got, want, n);
+    double floor = 0;
+    for (size_t r = 0; ok && r < R; r++) {
+        double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
+        const double *w = want_dx + r * n;
+        dxrow_t d;
+        if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d)) {
+            ok = 0;
+            break;
+        }
+        double P[3] = {0, 0, 0};
+        for (size_t i = 0; i < n; i++) {
+            P[0] += want[i] * w[i], P[1] += want[i] * d.s.r * xh[i], P[2] += want[i] * d.s.r;
+            B2[i] += bb[i] * bb[i], S1[i] += fabs(w[i]);
+        }
+        double cr = 0;
+        for (int j = 0; j < 3; j++)
+            cr += d.sig[j] * fabs(P[j]), floor += d.phi[j] * fabs(P[j]);
+        h[r] = row_hash(p->x + r * n, NULL, n);
+        size_t k = r;
+        for (size_t q = 0; q < r; q++)
+            if (h[q] == h[r]) {
+                k = q;
+                break;
+            }
+        c[k] += cr;
+    }
+    if (ok) {
+        double shared = 0, nz = 0, tt = 0, Q = 0;
+        for (size_t r = 0; r < R; r++)
+            shared += c[r] * c[r];
+        for (size_t i = 0; i < n; i++) {
+            double b = sqrt(B2[i]) + SAFETY * u * sqrt((double)R) * S1[i] + want_noise(p, want[i]);
+            tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
+            nz += want[i] * want[i] * b * b;
+        }
+        acc_group(&a, tt, Q, sqrt(shared) + sqrt(nz), floor, 1, 0);
+    }
+    free(buf), free(B2), free(S1), free(c), free(h);
+    acc_finish(&a, "scale", u, &t[0]);
+    return 1;
+}
+
+int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                       const double *want, st_test *t)
+{
+    return backward_dbias(p, FAM_LN, want_dx, got, want, t);
+}
+
+int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                     const double *want, st_test *t)
+{
+    return backward_dbias(p, FAM_RMS, want_dx, got, want, t);
+}
+
+int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return backward_dx(p, FAM_LN, got, want, t);
+}
+
+int st_rmsnorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return backward_dx(p, FAM_RMS, got, want, t);
+}
+
+/* dgamma_i = sum_rows dy*xhat: one group (the vector), direction z = dgamma.  The rows' shared
+   errors (rho_r, e_r) enter every column: independent across distinct rows (identical rows are
+   merged, their contributions added before squaring). */
+static int backward_dgamma(const st_problem *p, family f, const double *got, const double *want,
+                           st_test *t)
+{
+    size_t n = p->n, R = p->rows;
+    double u = p->u;
+    acc_t a = {0};
+    double *buf = malloc((n + 1) * sizeof *buf), *S1 = calloc(n, sizeof *S1),
+           *S2 = calloc(n, sizeof *S2);
+    double *Pr = calloc(R + 1, sizeof *Pr), *Pm = calloc(R + 1, sizeof *Pm);
+    double *sr = calloc(R + 1, sizeof *sr), *sm = calloc(R + 1, sizeof *sm);
+    uint64_t *h = calloc(R + 1, sizeof *h);
+    int ok = buf && S1 && S2 && Pr && Pm && sr && sm && h && row_finite(got, want, n);
+    double floor = 0;
+    for (size_t r = 0; ok && r < R; r++) {
+        const double *x = p->x + r * n, *dy = p->dy + r * n;
+        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+        if (!s.ok) {
+            ok = 0;
+            break;
+        }
+        double pr = 0, pm = 0;
+        for (size_t i = 0; i < n; i++) {
+            double xh = (x[i] - s.m) * s.r, q = dy[i] * xh;
+            if (!isfinite(q))
+                ok = 0;
+            S1[i] += fabs(q), S2[i] += q * q;
+            pr += want[i] * q, pm += want[i] * dy[i];
+        }
+        /* merge identical rows: same x, same shared errors */
+        h[r] = row_hash(x, NULL, n);
+        size_t k = r;
+        for (size_t j = 0; j < r; j++)
+            if (h[j] == h[r]) {
+                k = j;
+                break;
+            }
+        Pr[k] += pr, Pm[k] += pm * s.r;
+        sr[k] = s.sig_rho, sm[k] = s.sig_m;
+        floor += s.phi_rho * fabs(pr) + s.phi_m * s.r * fabs(pm);
+    }
+    if (ok) {
+        double shared = 0, nz = 0, tt = 0, Q = 0;
+        for (size_t r = 0; r < R; r++) {
+            double c = sr[r] * fabs(Pr[r]) + sm[r] * fabs(Pm[r]);
+            shared += c * c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double b = SAFETY * u * (sqrt((double)R) * S1[i] + 3 * sqrt(S2[i])) +
+                       want_noise(p, want[i]) + 4 * p->eta * (double)R;
+            tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
+            nz += want[i] * want[i] * b * b;
+        }
+        acc_group(&a, tt, Q, sqrt(shared) + sqrt(nz), floor, 1, 0);
+    }
+    free(buf), free(S1), free(S2), free(Pr), free(Pm), free(sr), free(sm), free(h);
+    acc_finish(&a, "scale", u, &t[0]);
+    return 1;
+}
+
+int st_layernorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return backward_dgamma(p, FAM_LN, got, want, t);
+}
+
+int st_rmsnorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return backward_dgamma(p, FAM_RMS, got, want, t);
+}
+
+/* dbeta_i = sum_rows dy: a column sum of exact inputs; one group, direction dbeta. */
+int st_colsum_dy(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    acc_t a = {0};
+    double tt = 0, Q = 0, nz = 0;
+    int ok = row_finite(got, want, p->n);
+    for (size_t i = 0; ok && i < p->n; i++) {
+        long double s1 = 0;
+        for (size_t r = 0; r < p->rows; r++)
+            s1 += fabs(p->dy[r * p->n + i]);
+        double b = SAFETY * p->u * sqrt((double)p->rows) * (double)s1 + want_noise(p, want[i]);
+        tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i], nz += want[i] * want[i] * b * b;
+    }
+    if (ok)
+        acc_group(&a, tt, Q, sqrt(nz), 0, 1, 0);
+    acc_finish(&a, "scale", p->u, &t[0]);
+    return 1;
+}
+
+/* Elementwise outputs: each element is its own group (no shared error). */
+int st_elementwise(const st_problem *p, const double *got, const double *want, size_t count,
+                   const double *mag, double ops, st_test *t)
+{
+    acc_t a = {0};
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(got[i]) || !isfinite(want[i]))
+            continue;
+        double w = want[i], mg = mag ? mag[i] : fabs(w);
+        double b = SAFETY * ops * p->u * mg + want_noise(p, w) + 2 * p->eta;
+        acc_group(&a, w * (got[i] - w), w * w, fabs(w) * b, 0, 1, i);
+    }
+    acc_finish(&a, "scale", p->u, &t[0]);
+    return 1;
+}

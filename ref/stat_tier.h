@@ -1,0 +1,87 @@
+/* The statistical tier of the checker: tests for errors that are systematic rather than rounding
+ * noise (a scale of 1 - 1/(2n) on every row, eps outside the sqrt, a bias of one sign across a
+ * tensor, a 12-bit rsqrt, an intermediate rounded to bf16), which no worst-case bound can separate
+ * from rounding at large n.  Model, assumptions, false-alarm probability and limits:
+ * specs/statistical-tier.md (cited below by section, [§3]).
+ *
+ * Shape of the computation.  For one output, the elements are grouped (a row of y or dx; one
+ * element of the per-row mean or rstd; the whole dgamma vector).  In each group a test direction z
+ * is projected on the signed errors e = got - want:  t = <z, e>,  Q = <z, z>.  Under the model of a
+ * correct implementation [§2] t is a systematic part bounded by a floor phi plus a sub-Gaussian
+ * part of proxy pi (both derived from the data, [§3]).  Three statistics per (output, direction),
+ * each at false-alarm probability alpha [§4]:
+ *   pooled  the inverse-variance weighted mean of the per-group slopes t/Q (one sign, every row);
+ *   row     the largest per-group z-score (one row far off), Bonferroni over the groups;
+ *   energy  the sum of squared per-group z-scores (every row off by a random sign), Chernoff.
+ * Pure C, no dependency: the caller gives the inputs and the exact values rounded to f64. */
+#ifndef RESNORM_STAT_TIER_H
+#define RESNORM_STAT_TIER_H
+
+#include <stddef.h>
+
+/* The false-alarm probability of each statistic [§4]. */
+#define ST_ALPHA 1e-10
+
+/* One (output, direction) test. */
+typedef struct {
+    const char *direction;   /* "scale" (z = the output), "hbar" (z = rstd*xhat), "bias" (z = 1) */
+    size_t groups;           /* groups that carried information (Q > 0, finite) */
+    double slope;            /* pooled estimate of the systematic relative error (absolute for bias) */
+    double slope_u;          /* the same in units of the compute unit roundoff u */
+    double floor;            /* the systematic part a correct implementation may have (same units as slope) */
+    double floor_u;          /* the same in units of u */
+    double z_pooled, lambda_pooled; /* (|pooled| - floor) / its noise proxy, and the threshold */
+    double z_row, lambda_row;       /* the largest per-group z-score and its threshold */
+    size_t worst_group;             /* where (group index: the row, or the element) */
+    double energy, energy_limit;    /* sum of squared per-group z-scores, and its threshold */
+    int flag;                /* 1: some statistic beyond its threshold */
+} st_test;
+
+/* One op instance as the statistical tier sees it.  Arrays are rows x n row-major (the row view of
+   the op, cli/cli.h), gamma/beta/bias of length n; values exactly as the implementation received
+   them (skip ops: x is the exact sum x + skip (+ bias) rounded to f64, and sum_rounded = 1: the
+   implementation normalizes that sum rounded to its compute dtype). */
+typedef struct {
+    size_t rows, n;
+    const double *x, *gamma, *beta, *dy; /* NULL when the op has none */
+    double eps;
+    int offset;              /* RMSNorm: 1 = Gemma's 1 + gamma */
+    int sum_rounded;
+    const double *xmag;      /* sum_rounded: |x| + |skip| + |bias| per element (bounds the sum's rounding) */
+    double u;                /* unit roundoff of the compute dtype */
+    double u_out;            /* unit roundoff of the output dtype if it differs from the compute dtype, else 0 */
+    double eta_out;          /* half the smallest subnormal of the output dtype */
+    double eta;              /* half the smallest subnormal of the compute dtype */
+} st_problem;
+
+/* The outputs the tier knows how to test.  got/want: the implementation's values and the exact
+   ones rounded to f64, of the output's size (NULL: output not given).  Each function fills up to
+   ST_MAX_TESTS tests per output and returns how many (0: nothing testable). */
+#define ST_MAX_TESTS 2
+
+/* LayerNorm forward: y (rows x n), mean, rstd (rows). */
+int st_layernorm_y(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_layernorm_mean(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_layernorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t);
+/* LayerNorm backward: dx (rows x n), dgamma, dbeta (n). */
+int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_layernorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_colsum_dy(const st_problem *p, const double *got, const double *want, st_test *t); /* dbeta */
+/* The skip ops' dbias = sum_rows dx; want_dx: dx's exact values (rows x n). */
+int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                       const double *want, st_test *t);
+int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                     const double *want, st_test *t);
+/* RMSNorm forward: y, rstd; backward: dx, dgamma. */
+int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_rmsnorm_dx(const st_problem *p, const double *got, const double *want, st_test *t);
+int st_rmsnorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t);
+/* An output computed element by element from its inputs (the residual add, the skip ops' sum):
+   each element its own group, direction the output.  `ops` roundings per element (1 for x + f,
+   2 for x + skip + bias, 0 for a copy), each at most u*mag[i] (mag NULL: |want|; the skip sum:
+   |x| + |skip| + |bias|, which bounds every partial sum in any order). */
+int st_elementwise(const st_problem *p, const double *got, const double *want, size_t count,
+                   const double *mag, double ops, st_test *t);
+
+#endif
