@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := gcc make libmpfr-dev libgmp-dev libjansson-dev libssl-dev libcriterion-dev \
                 frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev python3-torch python3-numpy \
-                python3-jsonschema
+                python3-jsonschema libflint-arb-dev gnuplot-nox
 
 CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
@@ -19,7 +19,7 @@ IEEE    := -O2 -ffp-contract=off -fno-fast-math
 OMP     := -fopenmp
 CFLAGS  := $(IEEE) $(OMP) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
 LDFLAGS := $(OMP) $(EXTRA_LDFLAGS)
-LDLIBS  := -ljansson -lcrypto -lmpfr -lgmp -lm
+LDLIBS  := -ljansson -lcrypto -lflint-arb -lflint -lmpfr -lgmp -lm
 
 B       := build
 LIB_SRC := $(wildcard ref/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
