@@ -206,3 +206,10 @@ $(B)/tests/soak_fastpath: tests/soak_fastpath.c tests/fastpath_diff.h $(B)/libre
 
 clean:
 	rm -rf $(B)
+
+# ---- the seeds' experiments as a report (report/: generated, never committed) ----
+# `resnorm experiment depth|layernorm-stats|trace --json`, tables beside the seeds' figures and
+# gnuplot PNGs (experiments/report.py).  Under a minute on 2 cores.
+.PHONY: report
+report: build
+	/usr/bin/python3 experiments/report.py $(RESNORM) report
