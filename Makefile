@@ -2,7 +2,7 @@
 #   make          install missing Debian packages, build, regenerate golden/ and fail if it differs
 #   make check    the tests: unit + CLI (Criterion), PyTorch and ONNX Runtime clients, golden, proofs
 #                 (WP, EVA, Gappa), ASan+UBSan, fuzz smoke
-#   make prove | golden | bench | fuzz | clean
+#   make prove | golden | bench | fuzz | report | clean
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
 
