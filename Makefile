@@ -211,5 +211,6 @@ clean:
 # `resnorm experiment depth|layernorm-stats|trace --json`, tables beside the seeds' figures and
 # gnuplot PNGs (experiments/report.py).  About 40 s on 2 cores (depths to 200, 20 seeds).
 .PHONY: report
-report: build
+report: deps
+	$(MAKE) build
 	/usr/bin/python3 experiments/report.py $(RESNORM) report
