@@ -2,13 +2,13 @@
 #   make          install missing Debian packages, build, regenerate golden/ and fail if it differs
 #   make check    the tests: unit + CLI (Criterion), PyTorch and ONNX Runtime clients, golden, proofs
 #                 (WP, EVA, Gappa), ASan+UBSan, fuzz smoke
-#   make prove | golden | bench | fuzz | clean
+#   make prove | golden | bench | fuzz | report | clean
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
 
 DEB_PACKAGES := gcc make libmpfr-dev libgmp-dev libjansson-dev libssl-dev libcriterion-dev \
                 frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev python3-torch python3-numpy \
-                python3-jsonschema
+                python3-jsonschema libflint-arb-dev gnuplot-nox
 
 CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
@@ -19,7 +19,7 @@ IEEE    := -O2 -ffp-contract=off -fno-fast-math
 OMP     := -fopenmp
 CFLAGS  := $(IEEE) $(OMP) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
 LDFLAGS := $(OMP) $(EXTRA_LDFLAGS)
-LDLIBS  := -ljansson -lcrypto -lmpfr -lgmp -lm
+LDLIBS  := -ljansson -lcrypto -lflint-arb -lflint -lmpfr -lgmp -lm
 
 B       := build
 LIB_SRC := $(wildcard ref/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
@@ -206,3 +206,11 @@ $(B)/tests/soak_fastpath: tests/soak_fastpath.c tests/fastpath_diff.h $(B)/libre
 
 clean:
 	rm -rf $(B)
+
+# ---- the seeds' experiments as a report (report/: generated, never committed) ----
+# `resnorm experiment depth|layernorm-stats|trace --json`, tables beside the seeds' figures and
+# gnuplot PNGs (experiments/report.py).  About 40 s on 2 cores (depths to 200, 20 seeds).
+.PHONY: report
+report: deps
+	$(MAKE) build
+	/usr/bin/python3 experiments/report.py $(RESNORM) report

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "experiment.h"
 #include "golden.h"
 #include "memlimit.h"
 
@@ -35,6 +36,7 @@ static void main_help(void)
         "  eval OP ...     compute OP's outputs (certified, rounded once) into .npy files\n"
         "  check OP ...    check another implementation's .npy outputs against them\n"
         "  golden ...      the golden vectors (golden/): gen, verify, list, run-check DIR\n"
+        "  experiment NAME the seeds' experiments, certified: depth, layernorm-stats, trace\n"
         "  help VERB       help on VERB (also: resnorm VERB --help)\n"
         "\n");
     print_ops();
@@ -73,7 +75,11 @@ static int help_verb(const char *verb)
         main_help();
         return RN_EXIT_OK;
     }
-    cli_error(NULL, "no help for unknown verb '%s' (verbs: eval, check, golden, help)", verb);
+    if (!strcmp(verb, "experiment")) {
+        experiment_help();
+        return RN_EXIT_OK;
+    }
+    cli_error(NULL, "no help for unknown verb '%s' (verbs: eval, check, golden, experiment, help)", verb);
     return RN_EXIT_USAGE;
 }
 
@@ -127,11 +133,13 @@ static int dispatch(int argc, char **argv)
         return cli_check_main(argc - 1, argv + 1);
     if (!strcmp(verb, "golden"))
         return golden_main(argc - 1, argv + 1);
+    if (!strcmp(verb, "experiment"))
+        return experiment_main(argc - 1, argv + 1);
     if (verb[0] == '-') {
         cli_error(NULL, "unknown option '%s' (see 'resnorm --help')", verb);
         return RN_EXIT_USAGE;
     }
-    cli_error(NULL, "unknown verb '%s' (verbs: eval, check, golden, help)", verb);
+    cli_error(NULL, "unknown verb '%s' (verbs: eval, check, golden, experiment, help)", verb);
     return RN_EXIT_USAGE;
 }
 
