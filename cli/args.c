@@ -360,6 +360,7 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
             /* the statistical tier's exit policy (specs/statistical-tier.md §6) */
             if (!(v = opt_value(verb, argc, argv, &i, "--stat")))
                 return RN_EXIT_USAGE;
+            job->stat_given = 1;
             if (cli_stat_mode_parse(v, &job->stat_mode) != 0) {
                 cli_error(verb, "--stat: unknown mode '%s' (known: fail, warn, off)", v);
                 return RN_EXIT_USAGE;

@@ -110,6 +110,7 @@ struct cli_job {
     int json;                  /* check */
     int allow_ftz;             /* check --allow ftz: accept what flushing subnormals would give */
     int stat_mode;             /* check: CLI_STAT_FAIL (default), CLI_STAT_WARN, CLI_STAT_OFF */
+    int stat_given;            /* --stat was given (else: fail, or warn under --profile runtimes) */
     int nactual;
     int act_index[CLI_MAX_IO]; /* output index of each --actual, in command-line order */
     const char *act_path[CLI_MAX_IO];
