@@ -7,7 +7,7 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := gcc make libmpfr-dev libgmp-dev libjansson-dev libssl-dev libcriterion-dev \
                 frama-c-base why3 z3 cvc5 gappa clang libclang-rt-14-dev python3-torch python3-numpy \
-                python3-jsonschema
+                python3-jsonschema libflint-arb-dev
 
 CC      := gcc
 # IEEE semantics: each operation rounds once, in the order written (the proofs and the error analysis
@@ -15,7 +15,7 @@ CC      := gcc
 IEEE    := -O2 -ffp-contract=off -fno-fast-math
 CFLAGS  := $(IEEE) -std=c11 -D_POSIX_C_SOURCE=200809L -g -Wall -Wextra -Iref -Ispecs -Icli $(EXTRA_CFLAGS)
 LDFLAGS := $(EXTRA_LDFLAGS)
-LDLIBS  := -ljansson -lcrypto -lmpfr -lgmp -lm
+LDLIBS  := -ljansson -lcrypto -lflint-arb -lflint -lmpfr -lgmp -lm
 
 B       := build
 LIB_SRC := $(wildcard ref/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
@@ -74,6 +74,7 @@ unit: $(TESTS)
 pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_check.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_suite.py
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_sublayers.py
 
 # ZOO_QUICK: the bug zoo runs its correct kernels only under the sanitizers (the mutants run in unit).
 asan:
@@ -114,8 +115,9 @@ golden-check: build
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
-# `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
-# and the fused skip + norm kernels.
+include proofs/linear.mk proofs/dropout.mk
+# `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add,
+# the fused skip + norm kernels and the block's sublayers (linear, dropout).
 prove: prove-rmsnorm prove-residual prove-skip
 
 # ---- benchmark: timing lives here, never in tests ----
