@@ -115,7 +115,7 @@ golden-check: build
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
-include proofs/linear.mk proofs/dropout.mk
+include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add,
 # the fused skip + norm kernels and the block's sublayers (linear, dropout).
 prove: prove-rmsnorm prove-residual prove-skip
@@ -123,6 +123,7 @@ prove: prove-rmsnorm prove-residual prove-skip
 # ---- benchmark: timing lives here, never in tests ----
 bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py
 
 $(B)/tests/bench_layernorm: tests/bench_layernorm.c $(B)/libresnorm.a
 	@mkdir -p $(dir $@)

@@ -3,9 +3,9 @@
  * non-finite: no NaN/Inf/overflow for all inputs in the ranges below, the ranges stated in
  * specs/linear.h (change both together):
  *   |x|, |W|, |b|, |dy| <= 1.0e4, and dx, dW, db accumulated from 0;
- *   drivers: 1 <= in <= EVA_NMAX (4096), 1 <= out <= 4, 1 <= rows <= 2 (every loop is unrolled:
- *   EVA is non-relational, so the sizes are kept small where they multiply);
- *   dot helpers alone: 1 <= n <= EVA_NMAX (a row of x against a row of W, and the strided column
+ *   drivers: 1 <= in <= EVA_NMAX (1024: make prove-linear's default), 1 <= out <= 4, 1 <= rows <= 2
+ *   (every loop is unrolled: EVA is non-relational, so the sizes are kept small where they multiply);
+ *   dot helpers alone: 1 <= n <= EVA_DOT_NMAX (4096) (a row of x against a row of W, and the strided column
  *   dot of the backward's dx at stride 1), so every dot product of a realistic width is covered:
  *   each partial sum is at most n·1.0e8 + 1.0e4 <= 4.1e11, far below FLT_MAX.
  */
@@ -13,17 +13,20 @@
 #include "linear.h"
 
 #ifndef EVA_NMAX
-#define EVA_NMAX 4096
+#define EVA_NMAX 1024
+#endif
+#ifndef EVA_DOT_NMAX
+#define EVA_DOT_NMAX 4096
 #endif
 #define EVA_OUT 4
 #define EVA_ROWS 2
 
 static float x32[EVA_ROWS * EVA_NMAX], w32[EVA_OUT * EVA_NMAX], b32[EVA_OUT], y32[EVA_ROWS * EVA_OUT],
     dy32[EVA_ROWS * EVA_OUT], dx32[EVA_ROWS * EVA_NMAX], dw32[EVA_OUT * EVA_NMAX], db32[EVA_OUT],
-    a32[EVA_NMAX], v32[EVA_NMAX];
+    a32[EVA_DOT_NMAX], v32[EVA_DOT_NMAX];
 static double x64[EVA_ROWS * EVA_NMAX], w64[EVA_OUT * EVA_NMAX], b64[EVA_OUT], y64[EVA_ROWS * EVA_OUT],
     dy64[EVA_ROWS * EVA_OUT], dx64[EVA_ROWS * EVA_NMAX], dw64[EVA_OUT * EVA_NMAX], db64[EVA_OUT],
-    a64[EVA_NMAX], v64[EVA_NMAX];
+    a64[EVA_DOT_NMAX], v64[EVA_DOT_NMAX];
 
 void eva_f32(int rows, int in, int out, int n, float m)
 {
@@ -84,7 +87,7 @@ void eva_f64(int rows, int in, int out, int n, double m)
 int main(void)
 {
     int rows = Frama_C_interval(1, EVA_ROWS), in = Frama_C_interval(1, EVA_NMAX),
-        out = Frama_C_interval(1, EVA_OUT), n = Frama_C_interval(1, EVA_NMAX);
+        out = Frama_C_interval(1, EVA_OUT), n = Frama_C_interval(1, EVA_DOT_NMAX);
 #ifndef EVA_ONLY_F64
     eva_f32(rows, in, out, n, 1.0e4f);
 #endif

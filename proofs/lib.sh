@@ -3,7 +3,7 @@
 #
 #   source proofs/lib.sh; proof_init NAME OUTDIR       settings, WHY3CONFIG, log folder, timer
 #   proof_soundness_greps FILE...                      ACSL literals like 1e6, admit/axiom
-#   proof_eva_start KERNEL.c HARNESS.c                 EVA f32 and f64 in the background
+#   proof_eva_start FILE.c...                          EVA f32 and f64 in the background
 #   proof_wp_real SESSION FILE...                      WP, real model, RTE, smoke tests -> wp_rc
 #   proof_gappa FILE SESSION PROPS SMT_PROVERS [FRAMA-C OPTION...]   two passes -> ga_rc, gs_rc
 #   proof_eva_wait                                     -> eva_f32, eva_f64 (alarm counts), eva_rc
@@ -66,15 +66,18 @@ proof_soundness_greps() {
 }
 
 # ---- 1. EVA, in the background (float and double in parallel) ----------------------------------
-# The harness selects the precision with -DEVA_ONLY_F32 / -DEVA_ONLY_F64 and the size with EVA_NMAX.
+# FILE.c...: the kernels and the harness (EVA_UNROLL, if set, overrides the unrolling EVA_NMAX + 4); the harness selects the precision with -DEVA_ONLY_F32 /
+# -DEVA_ONLY_F64 and the size with EVA_NMAX.
 proof_eva_start() {
-  local kernel=$1 harness=$2 p
+  local p
   PROOF_EVA=1
-  local opts="-eva -warn-special-float non-finite -eva-auto-loop-unroll $((EVA_NMAX + 4)) \
+  local unroll=$((EVA_NMAX + 4))
+  [ -n "${EVA_UNROLL:-}" ] && unroll=$EVA_UNROLL
+  local opts="-eva -warn-special-float non-finite -eva-auto-loop-unroll $unroll \
     -eva-subdivide-non-linear 16 -eva-msg-key=-loop-unroll"
   for p in F32 F64; do
     # shellcheck disable=SC2086
-    frama-c -cpp-extra-args="$CPP -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$kernel" "$harness" \
+    frama-c -cpp-extra-args="$CPP -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$@" \
       $opts > "$OUT/eva_$p.log" 2>&1 &
     eval "eva_pid_$p=$!"
   done

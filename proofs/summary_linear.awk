@@ -12,7 +12,7 @@ function json_head() {
 }
 function json_tail() {
   return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n", tp, tt) \
-    sprintf("  \"eva\": {\"harness\": \"proofs/eva_linear.c\", \"n_max\": %d, \"alarms_f32\": %d, \"alarms_f64\": %d,\n          \"ranges\": \"drivers: 1 <= in <= %d, 1 <= out <= 4, 1 <= rows <= 2; dot helpers: 1 <= n <= %d; |x|, |W|, |b|, |dy| <= 1.0e4\"},\n", evanmax, eva32, eva64, evanmax, evanmax) \
+    sprintf("  \"eva\": {\"harness\": \"proofs/eva_linear.c\", \"n_max\": %d, \"alarms_f32\": %d, \"alarms_f64\": %d,\n          \"ranges\": \"drivers: 1 <= in <= %d, 1 <= out <= 4, 1 <= rows <= 2; dot helpers: 1 <= n <= 4096; |x|, |W|, |b|, |dy| <= 1.0e4\"},\n", evanmax, eva32, eva64, evanmax) \
     sprintf("  \"seconds\": %d\n", secs)
 }
 function total_line() {

@@ -6,8 +6,13 @@
  * specs/error-analysis-softmax.md.  Shapes: x, mask, y, dy, dx [rows, n]. */
 #include "softmax.h"
 
+/* Row r of a row-major [rows, n] array ends within it (z3 proves the lemma; the ghost function
+   instantiates it at the call). */
+/*@ lemma sm_row_mono: \forall integer a, b, n; 0 <= a < b && 0 <= n ==> a * n + n <= b * n;
+*/
 /*@ ghost
-  /@ requires 0 <= r < rows && n >= 1;
+  /@ requires r_range: 0 <= r < rows;
+     requires n_pos: n >= 1;
      assigns \nothing;
      ensures row_start: 0 <= r * n;
      ensures row_end: r * n + n <= rows * n; @/

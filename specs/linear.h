@@ -28,9 +28,9 @@
  * the drivers are not composed functionally across rows.  The rounding:
  * specs/error-analysis-linear.md.
  * EVA (proofs/eva_linear.c, -warn-special-float non-finite): 0 alarms, float and double, forward
- * then backward, for 1 <= in, out <= EVA_NMAX (4096 by default... see proofs/README-sublayers.md for
- * the exact sizes EVA ran), 1 <= rows <= 4, and |x|, |W|, |b|, |dy| <= 1.0e4 (so every partial sum
- * is below 4096·1.0e8 + 1.0e4 ≪ FLT_MAX).
+ * then backward, for 1 <= in <= 1024, 1 <= out <= 4, 1 <= rows <= 2, and the dot helpers alone for
+ * 1 <= n <= 4096, with |x|, |W|, |b|, |dy| <= 1.0e4 (every partial sum is at most
+ * 4096·1.0e8 + 1.0e4, far below FLT_MAX).
  */
 #ifndef RESNORM_LINEAR_H
 #define RESNORM_LINEAR_H
