@@ -192,6 +192,31 @@ def run(cases, dtype, bug=None):
     return n, rep, failed, worst
 
 
+def gpt2_square_weight_check():
+    """W not transposed at GPT-2 width (d = 768, square W): too large for golden/, so checked here
+    with `resnorm check linear` on generated inputs: F.linear in float32 must pass, x @ W fail."""
+    rng = np.random.default_rng(768)
+    x = rng.standard_normal((2, 768)).astype(np.float32)
+    w = (rng.standard_normal((768, 768)) / np.sqrt(768)).astype(np.float32)
+    b = rng.standard_normal(768).astype(np.float32)
+    rcs = {}
+    with tempfile.TemporaryDirectory() as d:
+        for n, a in (("x", x), ("w", w), ("b", b)):
+            np.save(os.path.join(d, n + ".npy"), a)
+        xt, wt, bt = (torch.from_numpy(a) for a in (x, w, b))
+        for name, y in (("correct", F.linear(xt, wt, bt)), ("weight_not_transposed", xt @ wt + bt)):
+            np.save(os.path.join(d, "y.npy"), y.numpy())
+            r = subprocess.run([RESNORM, "check", "linear", "--in", f"x={d}/x.npy", "--in",
+                                f"weight={d}/w.npy", "--in", f"bias={d}/b.npy", "--actual",
+                                f"y={d}/y.npy", "--dtype", "f32"], capture_output=True, text=True)
+            rcs[name] = r.returncode
+    ok = rcs == {"correct": 0, "weight_not_transposed": 1}
+    print(f"GPT-2 width square W (2 x 768 by 768 x 768), resnorm check --dtype f32: F.linear "
+          f"{'pass' if rcs['correct'] == 0 else 'FAIL'}, x @ W "
+          f"{'killed' if rcs['weight_not_transposed'] == 1 else 'NOT KILLED'}")
+    return ok
+
+
 def main():
     torch.set_num_threads(1)
     r = subprocess.run([RESNORM, "golden", "list", "--json", "--root", ROOT], capture_output=True,
@@ -217,6 +242,7 @@ def main():
               f"cases fail{(': ' + ', '.join(failed[:4])) if failed else ''}")
         if not failed:
             ok = False
+    ok = gpt2_square_weight_check() and ok
     print("pytorch sublayers: " + ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 
