@@ -117,8 +117,8 @@ include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk
 include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add,
-# the fused skip + norm kernels and the block's sublayers (linear, dropout).
-prove: prove-rmsnorm prove-residual prove-skip
+# the fused skip + norm kernels and the block's sublayers (dropout, softmax; linear once green).
+prove: prove-rmsnorm prove-residual prove-skip prove-dropout prove-softmax
 
 # ---- benchmark: timing lives here, never in tests ----
 bench: build $(B)/tests/bench_layernorm

@@ -4,4 +4,4 @@
 #   make prove-dropout WP_CACHE=update   ... and store new results (then commit the session)
 .PHONY: prove-dropout
 prove-dropout:
-	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),4096) proofs/dropout.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),1024) proofs/dropout.sh

@@ -1,7 +1,7 @@
 /* EVA harness for the dropout kernels (float and double; forward out of place and in place, the
  * accumulating backward).  Run by `make prove-dropout` (proofs/dropout.sh) with
  * -warn-special-float non-finite: no NaN/Inf/overflow for the ranges stated in specs/dropout.h
- * (change both together): 0 <= n <= EVA_NMAX (4096); |x|, |dy|, |dx| <= 1.0e4; mask[i] in {0, 1};
+ * (change both together): 0 <= n <= EVA_NMAX (1024 in make prove-dropout); |x|, |dy|, |dx| <= 1.0e4; mask[i] in {0, 1};
  * p in [0, 0.999], scale = dropout_scale_*(p) (so 1 <= scale <= 1000, up to rounding). */
 #include "__fc_builtin.h"
 #include "dropout.h"
