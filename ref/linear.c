@@ -63,6 +63,13 @@ void linear_row_forward_f32(float *y, const float *x, const float *w, const floa
     }
 }
 
+/*@ assigns \nothing;
+    ensures acc: \result == lin_acc_prod(acc, a, b); */
+static inline float lin_acc_prod_f32(float acc, float a, float b)
+{
+    return acc + a * b;
+}
+
 /* dw[k] += dyj·x[k] for k < in: one row of dW (j fixed). */
 /*@ requires in_pos: in >= 1;
     requires valid_dw: \valid(dw + (0 .. in - 1));
@@ -80,7 +87,7 @@ static void linear_acc_row_f32(float *dw, float dyj, const float *x, int in)
         loop variant in - k; */
     for (int k = 0; k < in; k++) {
         //@ assert frame_in: \forall integer kk; kk == k ==> x[kk] == \at(x[kk], Pre);
-        dw[k] = dw[k] + dyj * x[k];
+        dw[k] = lin_acc_prod_f32(dw[k], dyj, x[k]);
     }
 }
 
@@ -191,6 +198,13 @@ void linear_row_forward_f64(double *y, const double *x, const double *w, const d
     }
 }
 
+/*@ assigns \nothing;
+    ensures acc: \result == lin_acc_prod(acc, a, b); */
+static inline double lin_acc_prod_f64(double acc, double a, double b)
+{
+    return acc + a * b;
+}
+
 /* dw[k] += dyj·x[k] for k < in: one row of dW (j fixed). */
 /*@ requires in_pos: in >= 1;
     requires valid_dw: \valid(dw + (0 .. in - 1));
@@ -208,7 +222,7 @@ static void linear_acc_row_f64(double *dw, double dyj, const double *x, int in)
         loop variant in - k; */
     for (int k = 0; k < in; k++) {
         //@ assert frame_in: \forall integer kk; kk == k ==> x[kk] == \at(x[kk], Pre);
-        dw[k] = dw[k] + dyj * x[k];
+        dw[k] = lin_acc_prod_f64(dw[k], dyj, x[k]);
     }
 }
 
