@@ -31,6 +31,12 @@ const cli_op *const cli_ops[] = {
     &cli_op_rmsnorm_backward,
     &cli_op_skip_rmsnorm,
     &cli_op_skip_rmsnorm_backward,
+    &cli_op_linear,
+    &cli_op_linear_backward,
+    &cli_op_dropout,
+    &cli_op_dropout_backward,
+    &cli_op_softmax,
+    &cli_op_softmax_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -41,6 +47,9 @@ const cli_family *const cli_families[] = {
     &cli_family_skip_layernorm,
     &cli_family_rmsnorm,
     &cli_family_skip_rmsnorm,
+    &cli_family_linear,
+    &cli_family_dropout,
+    &cli_family_softmax,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 

@@ -256,5 +256,12 @@ int cli_rms_prepare(cli_job *job);
 int cli_rms_offset(const cli_job *job);
 extern const cli_family cli_family_skip_rmsnorm;
 extern const cli_op cli_op_skip_rmsnorm, cli_op_skip_rmsnorm_backward;
+/* The block's sublayers (issue 8). */
+extern const cli_family cli_family_linear;
+extern const cli_op cli_op_linear, cli_op_linear_backward;
+extern const cli_family cli_family_dropout;
+extern const cli_op cli_op_dropout, cli_op_dropout_backward;
+extern const cli_family cli_family_softmax;
+extern const cli_op cli_op_softmax, cli_op_softmax_backward;
 
 #endif

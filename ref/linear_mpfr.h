@@ -1,0 +1,46 @@
+/* MPFR twin of ref/linear.c: the exact linear layer of the given inputs, rounded once.
+ *
+ * Inputs are doubles holding values of the input format (f64, f32, f16 or bf16: all are binary64
+ * values).  Shapes (row-major): x [rows, in], w [out, in], b [out] or NULL, dy [rows, out].
+ *   linear_forward_mpfr:   y[r, j]  = b[j] + sum_k x[r, k]·w[j, k]
+ *   linear_backward_mpfr:  dx[r, k] = sum_j dy[r, j]·w[j, k]
+ *                          dw[j, k] = sum_r dy[r, j]·x[r, k]
+ *                          db[j]    = sum_r dy[r, j]            (skipped when db == NULL)
+ * (the gradients from zero: not accumulated).  Every output is the exact real value rounded once
+ * (RN-even, subnormals and overflow to +-Inf as IEEE) to format `out`, stored in a double.  The
+ * exact value is a dyadic number: each product of two binary64 values is exact in 106 bits, and the
+ * sum of the products is formed exactly (exact_mpfr.h's sum_exact, at a precision covering the
+ * terms' exponent span), so every value is certified by construction, without a Ziv loop.
+ * An exact zero is +0.  Non-finite inputs give IEEE's class of the exact computation: NaN when a
+ * term is NaN, 0·Inf, or Infs of both signs meet; otherwise +-Inf.
+ * Returns RN_TWIN_OK or RN_TWIN_NOMEM (ref/layernorm_mpfr.h). */
+#ifndef RESNORM_LINEAR_MPFR_H
+#define RESNORM_LINEAR_MPFR_H
+
+#include <stddef.h>
+
+#include <mpfr.h>
+
+#include "dtype.h"
+#include "layernorm_mpfr.h" /* RN_TWIN_* */
+
+int linear_forward_mpfr(double *y, const double *x, const double *w, const double *b, size_t rows,
+                        size_t in, size_t out, rn_dtype d);
+int linear_backward_mpfr(double *dx, double *dw, double *db, const double *dy, const double *x,
+                         const double *w, size_t rows, size_t in, size_t out, rn_dtype d);
+
+/* The exact dot product used by the twin and by the bound (ref/linear_bound.c):
+   v = c + sum_{i<n} a[i·sa]·b[i·sb] (b == NULL: all ones; c == NULL: no addend), exactly, and
+   *S >= |c| + sum |a·b| (an upper bound, from binary64 arithmetic with its rounding covered). */
+typedef struct {
+    mpfr_ptr *t;  /* term pointers */
+    mpfr_t *p;    /* the terms (products at 106 bits) */
+    size_t cap;
+    mpfr_t v;     /* the result */
+} lin_dot_ws;
+int lin_ws_init(lin_dot_ws *ws, size_t cap);
+void lin_ws_clear(lin_dot_ws *ws);
+void lin_exact_dot(lin_dot_ws *ws, const double *a, size_t sa, const double *b, size_t sb, size_t n,
+                   const double *c, double *S);
+
+#endif

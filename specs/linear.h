@@ -1,0 +1,238 @@
+/* The linear layer of a Transformer sublayer, y = x·Wᵀ + b (torch.nn.functional.linear): contracts
+ * of the kernels in ref/linear.c (llm.c's matmul_forward / matmul_backward, in this project's naming).
+ *
+ * Shapes (row-major): x [rows, in], weight W [out, in], bias b [out] (may be NULL), y [rows, out],
+ * dy [rows, out], dx [rows, in], dW [out, in], db [out] (may be NULL).
+ *   forward:   y[r, j]  = b[j] + sum_k x[r, k]·W[j, k]           (0 for b[j] when b == NULL)
+ *   backward:  dx[r, k] += sum_j dy[r, j]·W[j, k]                 (ACCUMULATED, as llm.c does)
+ *              dW[j, k] += sum_r dy[r, j]·x[r, k]                 (summed over the rows: the batch)
+ *              db[j]    += sum_r dy[r, j]
+ * Each sum is formed left to right in the compute type, starting from b[j] (forward) or from the
+ * output's previous value (backward), one product then one addition per term (no FMA: compile with
+ * -ffp-contract=off).  Error analysis: specs/error-analysis-linear.md (any summation order).
+ *
+ * Real model (ACSL, below): lin_dot(x, w, n) = sum_{k<n} x[k]·w[k] and the strided
+ * lin_sdot(a, w, c, s, n) = sum_{j<n} a[j]·w[j·s + c] (a column of W), left to right.
+ *
+ * Contracts (ACSL, proved by `make prove-linear`, proofs/linear.sh; see proofs/README-sublayers.md).
+ * With -wp-model real every float/double value and operation is the exact real one, so the
+ * postconditions say: the dot products (linear_dot_*: a row of x with a row of W, linear_sdot_*: a
+ * row of dy with a column of W) compute exactly these sums in this order; one row of dW accumulates
+ * dW[j, k] += dy[j]·x[k] exactly (linear_acc_row_*, static in ref/linear.c), and the row backward
+ * accumulates db[j] += dy[j] exactly.  The row forward's y[j], the row backward's dx[k] and dW's row j
+ * are one call of a proved helper each (read the code); their statement at the row level is not
+ * proved (it needs a framing lemma of the recursive sum across the writes of earlier outputs, which
+ * the SMT solvers cannot prove without induction, and non-linear index facts j·in + k < out·in that
+ * cvc5/z3 did not prove here).  Everything is proved free
+ * of runtime errors (RTE, index arithmetic included), assigning only its outputs, and terminating;
+ * the drivers are not composed functionally across rows.  The rounding:
+ * specs/error-analysis-linear.md.
+ * EVA (proofs/eva_linear.c, -warn-special-float non-finite; NOT YET RUN TO COMPLETION at these sizes,
+ * 0 alarms observed at n <= 64): the target is 0 alarms, float and double, forward
+ * then backward, for 1 <= in <= 1024, 1 <= out <= 4, 1 <= rows <= 2, and the dot helpers alone for
+ * 1 <= n <= 4096, with |x|, |W|, |b|, |dy| <= 1.0e4 (every partial sum is at most
+ * 4096·1.0e8 + 1.0e4, far below FLT_MAX).
+ */
+#ifndef RESNORM_LINEAR_H
+#define RESNORM_LINEAR_H
+
+#include <limits.h>
+#include <stddef.h>
+
+/*@
+  logic real lin_dot{L}(float *x, float *w, integer n) =
+    n <= 0 ? 0.0 : lin_dot(x, w, n - 1) + x[n - 1] * w[n - 1];
+  logic real lin_dot{L}(double *x, double *w, integer n) =
+    n <= 0 ? 0.0 : lin_dot(x, w, n - 1) + x[n - 1] * w[n - 1];
+  logic real lin_sdot{L}(float *a, float *w, integer c, integer s, integer n) =
+    n <= 0 ? 0.0 : lin_sdot(a, w, c, s, n - 1) + a[n - 1] * w[(n - 1) * s + c];
+  logic real lin_sdot{L}(double *a, double *w, integer c, integer s, integer n) =
+    n <= 0 ? 0.0 : lin_sdot(a, w, c, s, n - 1) + a[n - 1] * w[(n - 1) * s + c];
+  logic real lin_acc_prod(real acc, real a, real b) = acc + a * b;
+*/
+
+/* acc + sum_{k<n} x[k]·w[k], left to right. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_w: \valid_read(w + (0 .. n - 1));
+    assigns \nothing;
+    ensures dot_def: \result == acc + lin_dot(x, w, n);
+*/
+float linear_dot_f32(float acc, const float *x, const float *w, int n);
+/*@ requires n_nonneg: n >= 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires valid_w: \valid_read(w + (0 .. n - 1));
+    assigns \nothing;
+    ensures dot_def: \result == acc + lin_dot(x, w, n);
+*/
+double linear_dot_f64(double acc, const double *x, const double *w, int n);
+
+/* acc + sum_{j<n} a[j]·w[j·s + c], left to right (column c of a row-major [n, s] matrix). */
+/*@ requires n_pos: n >= 1;
+    requires s_pos: s >= 1;
+    requires c_range: 0 <= c < s;
+    requires size: n * s <= INT_MAX;
+    requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_w: \valid_read(w + (0 .. n * s - 1));
+    assigns \nothing;
+    ensures sdot_def: \result == acc + lin_sdot(a, w, c, s, n);
+*/
+float linear_sdot_f32(float acc, const float *a, const float *w, int c, int s, int n);
+/*@ requires n_pos: n >= 1;
+    requires s_pos: s >= 1;
+    requires c_range: 0 <= c < s;
+    requires size: n * s <= INT_MAX;
+    requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_w: \valid_read(w + (0 .. n * s - 1));
+    assigns \nothing;
+    ensures sdot_def: \result == acc + lin_sdot(a, w, c, s, n);
+*/
+double linear_sdot_f64(double acc, const double *a, const double *w, int c, int s, int n);
+
+/* One row: y[j] = b[j] + x·W[j, :] for j < out (b == NULL: 0 + x·W[j, :]). */
+/*@ requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size_w: in * out <= INT_MAX;
+    requires valid_x: \valid_read(x + (0 .. in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_b: b == \null || \valid_read(b + (0 .. out - 1));
+    requires valid_y: \valid(y + (0 .. out - 1));
+    requires sep_x: \separated(y + (0 .. out - 1), x + (0 .. in - 1));
+    requires sep_w: \separated(y + (0 .. out - 1), w + (0 .. in * out - 1));
+    requires sep_b: b == \null || \separated(y + (0 .. out - 1), b + (0 .. out - 1));
+    assigns y[0 .. out - 1];
+*/
+void linear_row_forward_f32(float *y, const float *x, const float *w, const float *b, int in, int out);
+/*@ requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size_w: in * out <= INT_MAX;
+    requires valid_x: \valid_read(x + (0 .. in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_b: b == \null || \valid_read(b + (0 .. out - 1));
+    requires valid_y: \valid(y + (0 .. out - 1));
+    requires sep_x: \separated(y + (0 .. out - 1), x + (0 .. in - 1));
+    requires sep_w: \separated(y + (0 .. out - 1), w + (0 .. in * out - 1));
+    requires sep_b: b == \null || \separated(y + (0 .. out - 1), b + (0 .. out - 1));
+    assigns y[0 .. out - 1];
+*/
+void linear_row_forward_f64(double *y, const double *x, const double *w, const double *b, int in,
+                            int out);
+
+/* One row of the backward, accumulated: dx[k] += sum_j dy[j]·W[j, k]; dW[j, k] += dy[j]·x[k];
+   db[j] += dy[j] (db == NULL: skipped). */
+/*@ requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size_w: in * out <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. out - 1));
+    requires valid_x: \valid_read(x + (0 .. in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_dx: \valid(dx + (0 .. in - 1));
+    requires valid_dw: \valid(dw + (0 .. in * out - 1));
+    requires valid_db: db == \null || \valid(db + (0 .. out - 1));
+    requires sep_out: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1));
+    requires sep_db: db == \null || \separated(db + (0 .. out - 1), dx + (0 .. in - 1), dw + (0 .. in * out - 1),
+                                               dy + (0 .. out - 1), x + (0 .. in - 1), w + (0 .. in * out - 1));
+    requires sep_in: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), dy + (0 .. out - 1));
+    requires sep_x: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), x + (0 .. in - 1));
+    requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
+    assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
+    ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
+*/
+void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
+                             const float *w, int in, int out);
+/*@ requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size_w: in * out <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. out - 1));
+    requires valid_x: \valid_read(x + (0 .. in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_dx: \valid(dx + (0 .. in - 1));
+    requires valid_dw: \valid(dw + (0 .. in * out - 1));
+    requires valid_db: db == \null || \valid(db + (0 .. out - 1));
+    requires sep_out: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1));
+    requires sep_db: db == \null || \separated(db + (0 .. out - 1), dx + (0 .. in - 1), dw + (0 .. in * out - 1),
+                                               dy + (0 .. out - 1), x + (0 .. in - 1), w + (0 .. in * out - 1));
+    requires sep_in: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), dy + (0 .. out - 1));
+    requires sep_x: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), x + (0 .. in - 1));
+    requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
+    assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
+    ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
+*/
+void linear_row_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
+                             const double *w, int in, int out);
+
+/* rows × in -> rows × out drivers: the row kernels applied to every row (backward: dW, db summed
+   over the rows by the row kernels' accumulation). */
+/*@ requires rows_nonneg: rows >= 0;
+    requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size: rows * in <= INT_MAX && rows * out <= INT_MAX && in * out <= INT_MAX;
+    requires valid_x: \valid_read(x + (0 .. rows * in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_b: b == \null || \valid_read(b + (0 .. out - 1));
+    requires valid_y: \valid(y + (0 .. rows * out - 1));
+    requires sep_x: \separated(y + (0 .. rows * out - 1), x + (0 .. rows * in - 1));
+    requires sep_w: \separated(y + (0 .. rows * out - 1), w + (0 .. in * out - 1));
+    requires sep_b: b == \null || \separated(y + (0 .. rows * out - 1), b + (0 .. out - 1));
+    assigns y[0 .. rows * out - 1];
+*/
+void linear_forward_f32(float *y, const float *x, const float *w, const float *b, int rows, int in,
+                        int out);
+/*@ requires rows_nonneg: rows >= 0;
+    requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size: rows * in <= INT_MAX && rows * out <= INT_MAX && in * out <= INT_MAX;
+    requires valid_x: \valid_read(x + (0 .. rows * in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_b: b == \null || \valid_read(b + (0 .. out - 1));
+    requires valid_y: \valid(y + (0 .. rows * out - 1));
+    requires sep_x: \separated(y + (0 .. rows * out - 1), x + (0 .. rows * in - 1));
+    requires sep_w: \separated(y + (0 .. rows * out - 1), w + (0 .. in * out - 1));
+    requires sep_b: b == \null || \separated(y + (0 .. rows * out - 1), b + (0 .. out - 1));
+    assigns y[0 .. rows * out - 1];
+*/
+void linear_forward_f64(double *y, const double *x, const double *w, const double *b, int rows,
+                        int in, int out);
+
+/*@ requires rows_nonneg: rows >= 0;
+    requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size: rows * in <= INT_MAX && rows * out <= INT_MAX && in * out <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * out - 1));
+    requires valid_x: \valid_read(x + (0 .. rows * in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * in - 1));
+    requires valid_dw: \valid(dw + (0 .. in * out - 1));
+    requires valid_db: db == \null || \valid(db + (0 .. out - 1));
+    requires sep_out: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1));
+    requires sep_db: db == \null || \separated(db + (0 .. out - 1), dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1),
+                                               dy + (0 .. rows * out - 1), x + (0 .. rows * in - 1), w + (0 .. in * out - 1));
+    requires sep_in: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), dy + (0 .. rows * out - 1));
+    requires sep_x: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), x + (0 .. rows * in - 1));
+    requires sep_w: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
+    assigns dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
+*/
+void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
+                         const float *w, int rows, int in, int out);
+/*@ requires rows_nonneg: rows >= 0;
+    requires in_pos: in >= 1;
+    requires out_pos: out >= 1;
+    requires size: rows * in <= INT_MAX && rows * out <= INT_MAX && in * out <= INT_MAX;
+    requires valid_dy: \valid_read(dy + (0 .. rows * out - 1));
+    requires valid_x: \valid_read(x + (0 .. rows * in - 1));
+    requires valid_w: \valid_read(w + (0 .. in * out - 1));
+    requires valid_dx: \valid(dx + (0 .. rows * in - 1));
+    requires valid_dw: \valid(dw + (0 .. in * out - 1));
+    requires valid_db: db == \null || \valid(db + (0 .. out - 1));
+    requires sep_out: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1));
+    requires sep_db: db == \null || \separated(db + (0 .. out - 1), dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1),
+                                               dy + (0 .. rows * out - 1), x + (0 .. rows * in - 1), w + (0 .. in * out - 1));
+    requires sep_in: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), dy + (0 .. rows * out - 1));
+    requires sep_x: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), x + (0 .. rows * in - 1));
+    requires sep_w: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
+    assigns dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
+*/
+void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
+                         const double *w, int rows, int in, int out);
+
+#endif
