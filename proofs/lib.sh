@@ -1,0 +1,162 @@
+# Shared shell library of the proof scripts (proofs/prove.sh, rmsnorm.sh, residual.sh, skip.sh, and
+# one script per later op family).  Sourced, never run.  Each script is then a list of steps:
+#
+#   source proofs/lib.sh; proof_init NAME OUTDIR       settings, WHY3CONFIG, log folder, timer
+#   proof_soundness_greps FILE...                      ACSL literals like 1e6, admit/axiom
+#   proof_eva_start KERNEL.c HARNESS.c                 EVA f32 and f64 in the background
+#   proof_wp_real SESSION FILE...                      WP, real model, RTE, smoke tests -> wp_rc
+#   proof_gappa FILE SESSION PROPS SMT_PROVERS [FRAMA-C OPTION...]   two passes -> ga_rc, gs_rc
+#   proof_eva_wait                                     -> eva_f32, eva_f64 (alarm counts), eva_rc
+#   proof_summary JSON FAMILY.awk [awk -v ...]         per-kernel table + results JSON (see below)
+#   proof_finish "DONE MESSAGE"                        check every rc, print, exit
+#
+# Environment (all scripts): WP_CACHE=replay|update|offline|none (default replay: cached results are
+# reused, missing ones are proved and not stored; WP_CACHE=update refreshes the sessions), EVA_NMAX
+# (default 4096), WP_TIMEOUT (default 20 s).
+#
+# The summary is proofs/wp_summary.awk (parses WP's goal lines, tallies per kernel and per prover,
+# prints the table and the kernels' JSON entries) run after FAMILY.awk, which defines
+#   kernel(goal_name)   -> the kernel (row of the table) a goal belongs to
+#   json_head()         -> the JSON text before "kernels" (e.g. the tool line)
+#   json_tail()         -> the JSON text after the kernel entries (totals, EVA, Gappa)
+#   total_line()        -> the TOTAL line printed under the table
+# and reads the awk variables given to proof_summary (json, secs, eva32, eva64, evanmax are set here).
+
+set -u -o pipefail
+
+# proof_init NAME OUTDIR: NAME prefixes every message ("prove-residual: ..."); logs go to OUTDIR.
+proof_init() {
+  PROOF_NAME=$1
+  OUT=$2
+  cd "$(dirname "${BASH_SOURCE[0]}")/.."
+  export WHY3CONFIG="$PWD/proofs/why3.conf"      # project-local: never ~/.why3.conf
+  mkdir -p "$OUT" proofs/results
+  WP_CACHE=${WP_CACHE:-replay}
+  EVA_NMAX=${EVA_NMAX:-4096}
+  WP_TIMEOUT=${WP_TIMEOUT:-20}
+  CPP="-Iref -Ispecs -Icli"
+  status=0
+  wp_rc=0; ga_rc=0; gs_rc=0; eva_rc=0
+  eva_f32=0; eva_f64=0
+  PROOF_EVA=0; PROOF_GAPPA=0
+  t0=$(date +%s)
+}
+
+# ---- 0. soundness greps ----------------------------------------------------------------------
+# In ACSL annotations of Frama-C 25, `1e6` is read as 1.6: literals must be 1.0e6, 1e+6 or hex.
+# Annotation lines: inside /*@ ... */ or after //@ (continuation lines of a /*@ block included).
+# No admitted goals, no axioms in the ACSL (recursive/explicit definitions only; lemmas are proved).
+proof_soundness_greps() {
+  local bad
+  bad=$(awk '
+    FNR == 1 { inann = 0 }
+    { line = $0; ann = 0
+      if (inann || line ~ /\/\*@|\/\/@/) ann = 1
+      if (line ~ /\/\*@/) inann = 1
+      if (inann && line ~ /\*\//) inann = 0
+      if (ann && line ~ /(^|[^0-9A-Za-z_.x])[0-9]+e[0-9]/) print FILENAME ":" FNR ": " line }
+  ' "$@" 2>/dev/null)
+  if [ -n "$bad" ]; then
+    echo "$PROOF_NAME: ACSL float literal without '.' or sign in the exponent (read as a wrong value):"
+    echo "$bad"; status=1
+  fi
+  if grep -nE '\badmit\b|\baxiom [A-Za-z_]+ *:' "$@" 2>/dev/null; then
+    echo "$PROOF_NAME: 'admit' or 'axiom' found in ACSL"; status=1
+  fi
+}
+
+# ---- 1. EVA, in the background (float and double in parallel) ----------------------------------
+# The harness selects the precision with -DEVA_ONLY_F32 / -DEVA_ONLY_F64 and the size with EVA_NMAX.
+proof_eva_start() {
+  local kernel=$1 harness=$2 p
+  PROOF_EVA=1
+  local opts="-eva -warn-special-float non-finite -eva-auto-loop-unroll $((EVA_NMAX + 4)) \
+    -eva-subdivide-non-linear 16 -eva-msg-key=-loop-unroll"
+  for p in F32 F64; do
+    # shellcheck disable=SC2086
+    frama-c -cpp-extra-args="$CPP -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$kernel" "$harness" \
+      $opts > "$OUT/eva_$p.log" 2>&1 &
+    eval "eva_pid_$p=$!"
+  done
+}
+
+# ---- 2. WP, real model, on every function of the given files ------------------------------------
+proof_wp_real() {
+  local session=$1; shift
+  frama-c -cpp-extra-args="$CPP" "$@" \
+    -wp -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-par 2 -wp-timeout "$WP_TIMEOUT" \
+    -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
+    -then -report-classify -report-unclassified-unknown ERROR > "$OUT/wp.log" 2>&1
+  wp_rc=$?
+}
+
+# ---- 3. Gappa + SMT, IEEE float model ----------------------------------------------------------
+# proof_gappa FILE SESSION PROPS SMT_PROVERS [FRAMA-C OPTION...]
+# (GAPPA_FCT, if set, restricts pass A to those functions: -wp-fct GAPPA_FCT.)
+# Pass A: the float operations' contracts (PROPS, comma-separated) with Gappa; pass B: every other
+# goal with SMT_PROVERS.  Each goal must be proved by one of its pass's provers (checked by the
+# summary: every goal line of both logs must say Valid; no -report-classify here, since each pass
+# leaves the other pass's goals unknown).
+proof_gappa() {
+  local file=$1 session=$2 props=$3 smt=$4; shift 4
+  local neg
+  PROOF_GAPPA=1
+  neg=$(printf '%s' "$props" | sed 's/^/-/; s/,/,-/g')
+  local fct=()
+  [ -n "${GAPPA_FCT:-}" ] && fct=(-wp-fct "$GAPPA_FCT")
+  frama-c "$@" "$file" -wp -wp-rte -wp-driver proofs/fperr.driver "${fct[@]}" \
+    -wp-prop "$props" -wp-prover gappa -wp-par 2 -wp-timeout "$WP_TIMEOUT" \
+    -wp-session "$session" -wp-cache "$WP_CACHE" > "$OUT/gappa.log" 2>&1
+  ga_rc=$?
+  frama-c "$@" "$file" -wp -wp-rte -wp-driver proofs/fperr.driver \
+    -wp-prop="$neg" -wp-prover "$smt" -wp-par 2 -wp-timeout "$WP_TIMEOUT" \
+    -wp-session "$session" -wp-cache "$WP_CACHE" > "$OUT/gappa_smt.log" 2>&1
+  gs_rc=$?
+}
+
+# ---- 4. wait for EVA ------------------------------------------------------------------------
+eva_alarms() { awk '/alarms generated by the analysis/ { n = $1 } END { print (n == "" ? -1 : n) }' "$1"; }
+eva_invalid() { grep -cE '^ +(Assertions|Preconditions) .* [1-9][0-9]* invalid' "$1"; }
+eva_pre_unknown() { awk '/^ +Preconditions/ { print $4 }' "$1"; }
+
+proof_eva_wait() {
+  local p pid_var
+  eva_rc=0
+  for p in F32 F64; do
+    pid_var="eva_pid_$p"; wait "${!pid_var}" || eva_rc=1
+  done
+  eva_f32=$(eva_alarms "$OUT/eva_F32.log"); eva_f64=$(eva_alarms "$OUT/eva_F64.log")
+}
+
+# ---- 5. summary -----------------------------------------------------------------------------
+# proof_summary JSON FAMILY.awk [awk option...]: the logs of the steps that ran, in the order
+# wp, gappa, gappa_smt.
+proof_summary() {
+  local json=$1 family=$2; shift 2
+  local logs=("$OUT/wp.log")
+  [ "$PROOF_GAPPA" -eq 1 ] && logs+=("$OUT/gappa.log" "$OUT/gappa_smt.log")
+  t1=$(date +%s)
+  awk -v eva32="$eva_f32" -v eva64="$eva_f64" -v evanmax="$EVA_NMAX" -v secs=$((t1 - t0)) \
+      -v json="$json" "$@" -f "$family" -f proofs/wp_summary.awk "${logs[@]}" || status=1
+}
+
+# proof_finish DONE_MESSAGE: every step's exit code and EVA's alarms; prints the verdict and exits.
+proof_finish() {
+  local p f a
+  [ "$wp_rc" -eq 0 ] || { echo "$PROOF_NAME: WP / report-classify failed (see $OUT/wp.log)"; status=1; }
+  if [ "$PROOF_GAPPA" -eq 1 ]; then
+    [ "$ga_rc" -eq 0 ] || { echo "$PROOF_NAME: Gappa pass failed (see $OUT/gappa.log)"; status=1; }
+    [ "$gs_rc" -eq 0 ] || { echo "$PROOF_NAME: Gappa-SMT pass failed (see $OUT/gappa_smt.log)"; status=1; }
+  fi
+  if [ "$PROOF_EVA" -eq 1 ]; then
+    for p in F32 F64; do
+      f="$OUT/eva_$p.log"; a=$(eva_alarms "$f")
+      if [ "$a" != 0 ]; then echo "$PROOF_NAME: EVA $p: $a alarms (see $f)"; status=1; fi
+      if [ "$(eva_invalid "$f")" != 0 ]; then echo "$PROOF_NAME: EVA $p: invalid property (see $f)"; status=1; fi
+      if [ "$(eva_pre_unknown "$f")" != 0 ]; then echo "$PROOF_NAME: EVA $p: kernel precondition not established by the harness (see $f)"; status=1; fi
+    done
+    [ "$eva_rc" -eq 0 ] || { echo "$PROOF_NAME: EVA run failed"; status=1; }
+  fi
+  [ "$status" -eq 0 ] && echo "$PROOF_NAME: $1" || echo "$PROOF_NAME: FAILED"
+  exit "$status"
+}

@@ -1,0 +1,29 @@
+# LayerNorm's part of the proof summary (proofs/wp_summary.awk; used by proofs/prove.sh).
+function kernel(g) {
+  sub(/^typed_(real_|fperr_)?/, "", g)
+  if (g ~ /^lemma_(sum_err_step|errb|f32_is|f64_is)/) return "sum_error"
+  if (g ~ /^(add_f32|add_f64|sum_f32|sum_f64)_/) return "sum_error"
+  if (g ~ /^(layernorm_row_forward|ln_affine|lemma_sq_nonneg)_?f32/ || g ~ /^layernorm_row_forward_f32/) return "layernorm_row_forward_f32"
+  if (g ~ /^(layernorm_row_forward|ln_affine|lemma_sq_nonneg)_?f64/ || g ~ /^layernorm_row_forward_f64/) return "layernorm_row_forward_f64"
+  if (g ~ /^(layernorm_row_backward|ln_backward_apply|ln_xhat|ln_mul|ln_div|ln_acc_prod|ln_dx)_f32/) return "layernorm_row_backward_f32"
+  if (g ~ /^(layernorm_row_backward|ln_backward_apply|ln_xhat|ln_mul|ln_div|ln_acc_prod|ln_dx)_f64/) return "layernorm_row_backward_f64"
+  if (g ~ /^layernorm_forward_f32/) return "layernorm_forward_f32"
+  if (g ~ /^layernorm_forward_f64/) return "layernorm_forward_f64"
+  if (g ~ /^layernorm_backward_f32/) return "layernorm_backward_f32"
+  if (g ~ /^layernorm_backward_f64/) return "layernorm_backward_f64"
+  if (g ~ /^lemma_row_offset/) return "drivers_lemma_row_offset"
+  if (g ~ /^sqrtf_/) return "layernorm_row_forward_f32"   # smoke test of the call to sqrtf
+  if (g ~ /^sqrt_/) return "layernorm_row_forward_f64"
+  return "other"
+}
+function json_head() {
+  return "  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real; sum_error: IEEE float model), EVA, Gappa 1.4.1, cvc5 1.0.3, z3 4.8.12\",\n"
+}
+function json_tail() {
+  return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n", tp, tt) \
+    sprintf("  \"eva\": {\"harness\": \"proofs/eva_layernorm.c\", \"n_max\": %d, \"alarms_f32\": %d, \"alarms_f64\": %d,\n          \"ranges\": \"1 <= n <= %d; |x|, |gamma|, |beta|, |dy| <= 1.0e4; eps in [1.0e-12, 1]\"},\n", evanmax, eva32, eva64, evanmax) \
+    sprintf("  \"gappa\": {\"file\": \"proofs/sum_error.c\", \"goals_proved\": %d, \"goals_total\": %d, \"by_gappa\": %d,\n            \"bound\": \"|fl(sum) - sum x_i| <= 1.001 * n * u * sum |x_i|, u = 2^-24 (f32), 2^-53 (f64), 1 <= n <= 4096, |x_i| <= 2^80\"}\n", P["sum_error"], T["sum_error"], PP["sum_error", "Gappa"])
+}
+function total_line() {
+  return sprintf("TOTAL WP goals: %d/%d   EVA alarms (n <= %d): f32 %d, f64 %d   (%d s)", tp, tt, evanmax, eva32, eva64, secs)
+}

@@ -1,0 +1,18 @@
+# The skip + norm kernels' part of the proof summary (proofs/wp_summary.awk; used by proofs/skip.sh).
+function kernel(g) {
+  sub(/^typed_(real_)?/, "", g)
+  if (g ~ /^lemma_skip_ln_/) return "skip_layernorm_lemmas"
+  if (g ~ /^lemma_skip_rms_/) return "skip_rmsnorm_lemmas"
+  if (match(g, /^skip_(layernorm|rmsnorm)_(forward|backward)_f(32|64)/)) return substr(g, 1, RLENGTH)
+  if (g ~ /_wp_smoke_dead_call_/) return "calls_reachable"
+  return "other"
+}
+function json_head() {
+  return "  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real, ref/skip_*.c only), cvc5 1.0.3, z3 4.8.12\",\n"
+}
+function json_tail() {
+  return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n  \"smoke_tests_passed\": %d,\n  \"smoke_tests_total\": %d\n", tp, tt, sp, stt)
+}
+function total_line() {
+  return sprintf("TOTAL WP goals: %d/%d   smoke tests: %d/%d   (%d s)", tp, tt, sp, stt, secs)
+}
