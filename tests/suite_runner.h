@@ -118,6 +118,21 @@ static inline const char *sr_resnorm(void)
     return r ? r : "build/resnorm";
 }
 
+/* Whether op belongs to the families the zoo's and the battery's kernels implement (the norms, the
+   skip ops and the residual add, forward and backward); the sublayer families (linear, dropout,
+   softmax) have other shapes and their own tests. */
+static inline int sr_norm_family(const char *op)
+{
+    static const char *const fam[] = {"layernorm", "rmsnorm", "skip_layernorm", "skip_rmsnorm",
+                                       "residual"};
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+        size_t k = strlen(fam[i]);
+        if (!strncmp(op, fam[i], k) && (op[k] == '\0' || !strcmp(op + k, "_backward")))
+            return 1;
+    }
+    return 0;
+}
+
 /* Cases an implementation computing in cd can run: inputs exact in cd (f64 inputs only at f64). */
 static inline int sr_runnable(json_t *c, rn_dtype cd)
 {
