@@ -36,7 +36,7 @@ static inline mpfr_prec_t exact_prec(mpfr_srcptr const *t, size_t k)
     int any = 0;
     mpfr_exp_t hi = 0, lo = 0;
     for (size_t j = 0; j < k; j++) {
-        if (mpfr_zero_p(t[j]))
+        if (!mpfr_regular_p(t[j])) /* 0, NaN, Inf: no bits to hold (mpfr_sum decides them) */
             continue;
         mpfr_exp_t e = mpfr_get_exp(t[j]), l = e - (mpfr_exp_t)mpfr_get_prec(t[j]);
         if (!any || e > hi)
