@@ -28,7 +28,7 @@ TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
 .PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check \
-        bench clean fastpath-soak
+        bench bench-sublayers clean fastpath-soak
 
 all: deps
 	$(MAKE) build
@@ -182,15 +182,21 @@ golden-check: build
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
+include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
-prove: prove-rmsnorm prove-residual prove-skip prove-fast
+prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-dropout prove-softmax
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
 bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_fastpath.py
+
+# Certified linear / (later) ffn beside torch float64: minutes today (per-product MPFR; issue 8),
+# so apart from `make bench`.
+bench-sublayers: build
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py
 
 $(B)/tests/bench_layernorm: tests/bench_layernorm.c $(B)/libresnorm.a
 	@mkdir -p $(dir $@)

@@ -106,7 +106,10 @@ int gc_case_write(golden_ctx *G, const gc_case *c, void *ctx)
         json_object_set_new(e, "op", json_string(op->op));
         json_object_set_new(e, "comment", json_string(c->comment));
         json_object_set_new(e, "flags", golden_flags_json(c->flags));
-        json_object_set(e, "attrs", c->attrs ? c->attrs : json_object());
+        if (c->attrs)
+            json_object_set(e, "attrs", c->attrs); /* c->attrs is released below */
+        else
+            json_object_set_new(e, "attrs", json_object());
         json_object_set_new(e, "shape", golden_shape_json(c->ndim, c->shape));
         json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
         json_object_set_new(e, "inputs", in);
