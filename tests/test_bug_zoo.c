@@ -29,6 +29,7 @@
 #include "npy.h"
 
 #include "zoo_kernels.h"
+#include "suite_runner.h" /* sr_norm_family: the families these kernels implement */
 
 /* Name (the bug class of notes.bugs it belongs to is the prefix before ':'), ops it touches. */
 static const struct {
@@ -104,15 +105,7 @@ static int write_out(const char *dir, const char *name, const double *v, int ndi
 
 static int op_touched(const char *op, mutant m)
 {
-    /* the kernels here are the norms', the skip ops' and the residual add's (not the sublayers') */
-    static const char *const fam[] = {"layernorm", "rmsnorm", "skip_layernorm", "skip_rmsnorm",
-                                       "residual"};
-    int ours = 0;
-    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
-        size_t k = strlen(fam[i]);
-        ours |= !strncmp(op, fam[i], k) && (op[k] == '\0' || !strcmp(op + k, "_backward"));
-    }
-    if (!ours)
+    if (!sr_norm_family(op)) /* the kernels here are the norms', skip ops' and residual add's */
         return 0;
     if (m == M_NONE)
         return 1;
