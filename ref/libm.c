@@ -13,3 +13,23 @@ double rn_exp(double x)
 {
     return exp(x);
 }
+
+float rn_erff(float x)
+{
+    return erff(x);
+}
+
+double rn_erf(double x)
+{
+    return erf(x);
+}
+
+float rn_tanhf(float x)
+{
+    return tanhf(x);
+}
+
+double rn_tanh(double x)
+{
+    return tanh(x);
+}

@@ -23,4 +23,30 @@ float rn_expf(float x);
 */
 double rn_exp(double x);
 
+/* GELU (ref/ffn.c, specs/ffn.h) adds two more, of the same form (proofs/libm-assumptions.md):
+ *
+ *   ASSUMPTION libm_erf: rn_erff(x) and rn_erf(x) return rn_real_erf(x), the logic function below read
+ *   as the real error function erf (ACSL has no built-in erf: it is declared, not defined; no
+ *   property of it is assumed, so every proof holds for any function in its place).
+ *   ASSUMPTION libm_tanh: rn_tanhf(x) and rn_tanh(x) return \tanh(x), the real hyperbolic tangent.
+ *
+ * Their floating-point accuracy is a separate assumption of specs/error-analysis-ffn.md §3. */
+/*@ logic real rn_real_erf(real x); */
+/*@ assigns \nothing;
+    ensures libm_erf: \result == rn_real_erf(x);
+*/
+float rn_erff(float x);
+/*@ assigns \nothing;
+    ensures libm_erf: \result == rn_real_erf(x);
+*/
+double rn_erf(double x);
+/*@ assigns \nothing;
+    ensures libm_tanh: \result == \tanh(x);
+*/
+float rn_tanhf(float x);
+/*@ assigns \nothing;
+    ensures libm_tanh: \result == \tanh(x);
+*/
+double rn_tanh(double x);
+
 #endif

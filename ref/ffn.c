@@ -1,0 +1,229 @@
+/* The feed-forward sublayer's float and double kernels: the code that specs/ffn.h specifies.
+ * Composed from the proved linear (ref/linear.c) and dropout (ref/dropout.c) kernels and the
+ * activation helpers here (libm through ref/libm.c, specs/libm.h).  The forward keeps z (the
+ * pre-activation) and h (the hidden after dropout) for the backward, as llm.c's caches.  Shapes:
+ * specs/ffn.h.  The twin is ref/ffn_mpfr.c, the tolerance specs/error-analysis-ffn.md.
+ * The double half is the float half with double (and the f64 constants). */
+#include "ffn.h"
+
+#include "dropout.h"
+#include "libm.h"
+#include "linear.h"
+
+/* ---- float ---- */
+
+float ffn_relu_f32(float a)
+{
+    return a > 0 ? a : 0.0f;
+}
+
+float ffn_relu_grad_f32(float a, float g)
+{
+    return a > 0 ? g : 0.0f;
+}
+
+/* a/2·(1 + erf(a·C1)): PyTorch's GeluType::None. */
+float ffn_gelu_f32(float a)
+{
+    return 0.5f * a * (1.0f + rn_erff(a * FFN_C1_F32));
+}
+
+/* g·((1 + erf(a·C1))/2 + a·exp(-a²/2)·C3): PyTorch's GeluBackward (GeluType::None). */
+float ffn_gelu_grad_f32(float a, float g)
+{
+    float cdf = 0.5f * (1.0f + rn_erff(a * FFN_C1_F32));
+    float pdf = rn_expf(-0.5f * a * a) * FFN_C3_F32;
+    return g * (cdf + a * pdf);
+}
+
+/* a/2·(1 + tanh(C2·(a + K·a³))): PyTorch's GeluType::Tanh. */
+float ffn_gelu_tanh_f32(float a)
+{
+    float inner = FFN_C2_F32 * (a + FFN_K_F32 * a * a * a);
+    return 0.5f * a * (1.0f + rn_tanhf(inner));
+}
+
+/* g·((1 + t)/2 + a/2·(1 - t²)·C2·(1 + 3K·a²)), t = tanh(C2·(a + K·a³)): PyTorch's GeluBackward
+   (GeluType::Tanh). */
+float ffn_gelu_tanh_grad_f32(float a, float g)
+{
+    float t = rn_tanhf(FFN_C2_F32 * (a + FFN_K_F32 * a * a * a));
+    float left = 0.5f * (1.0f + t);
+    float right = 0.5f * a * (1.0f - t * t) * FFN_C2_F32 * (1.0f + 3.0f * FFN_K_F32 * a * a);
+    return g * (left + right);
+}
+
+void ffn_act_forward_f32(float *a, const float *z, ffn_act act, int n)
+{
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant relu: act == FFN_RELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_relu(z[k]);
+        loop invariant gelu: act == FFN_GELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu(z[k], 0x1.6a09e6p-1);
+        loop invariant gelu_tanh: act == FFN_GELU_TANH ==>
+          \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu_tanh(z[k], 0x1.988454p-1, 0x1.6e4e26p-5);
+        loop assigns i, a[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        a[i] = act == FFN_RELU ? ffn_relu_f32(z[i]) : act == FFN_GELU ? ffn_gelu_f32(z[i]) : ffn_gelu_tanh_f32(z[i]);
+}
+
+void ffn_act_backward_f32(float *g, const float *z, ffn_act act, int n)
+{
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant relu: act == FFN_RELU ==>
+          \forall integer k; 0 <= k < i ==> g[k] == ffn_relu_grad(z[k], \at(g[k], Pre));
+        loop invariant gelu: act == FFN_GELU ==>
+          \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_grad(z[k], \at(g[k], Pre), 0x1.6a09e6p-1, 0x1.988454p-2);
+        loop invariant gelu_tanh: act == FFN_GELU_TANH ==>
+          \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_tanh_grad(z[k], \at(g[k], Pre), 0x1.988454p-1, 0x1.6e4e26p-5);
+        loop invariant todo: \forall integer k; i <= k < n ==> g[k] == \at(g[k], Pre);
+        loop assigns i, g[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        g[i] = act == FFN_RELU ? ffn_relu_grad_f32(z[i], g[i])
+             : act == FFN_GELU ? ffn_gelu_grad_f32(z[i], g[i]) : ffn_gelu_tanh_grad_f32(z[i], g[i]);
+}
+
+void ffn_forward_f32(float *y, float *z, float *h, const float *x, const float *w1, const float *b1,
+                     const float *w2, const float *b2, const float *mask, float p, ffn_act act, int rows, int d, int ff)
+{
+    linear_forward_f32(z, x, w1, b1, rows, d, ff);     /* z = x·w1ᵀ + b1 */
+    ffn_act_forward_f32(h, z, act, rows * ff);         /* h = act(z) */
+    if (mask)                                           /* h = h·mask/(1 - p), in place */
+        dropout_forward_f32(h, h, mask, dropout_scale_f32(p), rows * ff);
+    linear_forward_f32(y, h, w2, b2, rows, ff, d);     /* y = h·w2ᵀ + b2 */
+}
+
+/* Zero n elements (dh before the accumulating linear backward). */
+/*@ requires n >= 0 && \valid(v + (0 .. n - 1));
+    assigns v[0 .. n - 1];
+    ensures \forall integer i; 0 <= i < n ==> v[i] == 0.0; */
+static void ffn_zero_f32(float *v, int n)
+{
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==> v[k] == 0.0;
+        loop assigns i, v[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        v[i] = 0.0f;
+}
+
+void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dh, const float *dy,
+                      const float *x, const float *z, const float *h, const float *w1, const float *w2,
+                      const float *mask, float p, ffn_act act, int rows, int d, int ff)
+{
+    ffn_zero_f32(dh, rows * ff);
+    linear_backward_f32(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
+    if (mask)                                                    /* dh = dh·mask/(1 - p) */
+        dropout_forward_f32(dh, dh, mask, dropout_scale_f32(p), rows * ff);
+    ffn_act_backward_f32(dh, z, act, rows * ff);                /* dz = act'(z)·dh */
+    linear_backward_f32(dx, dw1, db1, dh, x, w1, rows, d, ff);  /* dx, dw1, db1 += */
+}
+
+/* ---- double: the same code with double ---- */
+
+double ffn_relu_f64(double a)
+{
+    return a > 0 ? a : 0.0;
+}
+
+double ffn_relu_grad_f64(double a, double g)
+{
+    return a > 0 ? g : 0.0;
+}
+
+/* a/2·(1 + erf(a·C1)): PyTorch's GeluType::None. */
+double ffn_gelu_f64(double a)
+{
+    return 0.5 * a * (1.0 + rn_erf(a * FFN_C1_F64));
+}
+
+/* g·((1 + erf(a·C1))/2 + a·exp(-a²/2)·C3): PyTorch's GeluBackward (GeluType::None). */
+double ffn_gelu_grad_f64(double a, double g)
+{
+    double cdf = 0.5 * (1.0 + rn_erf(a * FFN_C1_F64));
+    double pdf = rn_exp(-0.5 * a * a) * FFN_C3_F64;
+    return g * (cdf + a * pdf);
+}
+
+/* a/2·(1 + tanh(C2·(a + K·a³))): PyTorch's GeluType::Tanh. */
+double ffn_gelu_tanh_f64(double a)
+{
+    double inner = FFN_C2_F64 * (a + FFN_K_F64 * a * a * a);
+    return 0.5 * a * (1.0 + rn_tanh(inner));
+}
+
+/* g·((1 + t)/2 + a/2·(1 - t²)·C2·(1 + 3K·a²)), t = tanh(C2·(a + K·a³)): PyTorch's GeluBackward
+   (GeluType::Tanh). */
+double ffn_gelu_tanh_grad_f64(double a, double g)
+{
+    double t = rn_tanh(FFN_C2_F64 * (a + FFN_K_F64 * a * a * a));
+    double left = 0.5 * (1.0 + t);
+    double right = 0.5 * a * (1.0 - t * t) * FFN_C2_F64 * (1.0 + 3.0 * FFN_K_F64 * a * a);
+    return g * (left + right);
+}
+
+void ffn_act_forward_f64(double *a, const double *z, ffn_act act, int n)
+{
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant relu: act == FFN_RELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_relu(z[k]);
+        loop invariant gelu: act == FFN_GELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu(z[k], 0x1.6a09e667f3bcdp-1);
+        loop invariant gelu_tanh: act == FFN_GELU_TANH ==>
+          \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu_tanh(z[k], 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5);
+        loop assigns i, a[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        a[i] = act == FFN_RELU ? ffn_relu_f64(z[i]) : act == FFN_GELU ? ffn_gelu_f64(z[i]) : ffn_gelu_tanh_f64(z[i]);
+}
+
+void ffn_act_backward_f64(double *g, const double *z, ffn_act act, int n)
+{
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant relu: act == FFN_RELU ==>
+          \forall integer k; 0 <= k < i ==> g[k] == ffn_relu_grad(z[k], \at(g[k], Pre));
+        loop invariant gelu: act == FFN_GELU ==>
+          \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_grad(z[k], \at(g[k], Pre), 0x1.6a09e667f3bcdp-1, 0x1.9884533d43651p-2);
+        loop invariant gelu_tanh: act == FFN_GELU_TANH ==>
+          \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_tanh_grad(z[k], \at(g[k], Pre), 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5);
+        loop invariant todo: \forall integer k; i <= k < n ==> g[k] == \at(g[k], Pre);
+        loop assigns i, g[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        g[i] = act == FFN_RELU ? ffn_relu_grad_f64(z[i], g[i])
+             : act == FFN_GELU ? ffn_gelu_grad_f64(z[i], g[i]) : ffn_gelu_tanh_grad_f64(z[i], g[i]);
+}
+
+void ffn_forward_f64(double *y, double *z, double *h, const double *x, const double *w1, const double *b1,
+                     const double *w2, const double *b2, const double *mask, double p, ffn_act act, int rows, int d, int ff)
+{
+    linear_forward_f64(z, x, w1, b1, rows, d, ff);     /* z = x·w1ᵀ + b1 */
+    ffn_act_forward_f64(h, z, act, rows * ff);         /* h = act(z) */
+    if (mask)                                           /* h = h·mask/(1 - p), in place */
+        dropout_forward_f64(h, h, mask, dropout_scale_f64(p), rows * ff);
+    linear_forward_f64(y, h, w2, b2, rows, ff, d);     /* y = h·w2ᵀ + b2 */
+}
+
+/* Zero n elements (dh before the accumulating linear backward). */
+/*@ requires n >= 0 && \valid(v + (0 .. n - 1));
+    assigns v[0 .. n - 1];
+    ensures \forall integer i; 0 <= i < n ==> v[i] == 0.0; */
+static void ffn_zero_f64(double *v, int n)
+{
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==> v[k] == 0.0;
+        loop assigns i, v[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        v[i] = 0.0;
+}
+
+void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double *db2, double *dh, const double *dy,
+                      const double *x, const double *z, const double *h, const double *w1, const double *w2,
+                      const double *mask, double p, ffn_act act, int rows, int d, int ff)
+{
+    ffn_zero_f64(dh, rows * ff);
+    linear_backward_f64(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
+    if (mask)                                                    /* dh = dh·mask/(1 - p) */
+        dropout_forward_f64(dh, dh, mask, dropout_scale_f64(p), rows * ff);
+    ffn_act_backward_f64(dh, z, act, rows * ff);                /* dz = act'(z)·dh */
+    linear_backward_f64(dx, dw1, db1, dh, x, w1, rows, d, ff);  /* dx, dw1, db1 += */
+}
