@@ -37,6 +37,10 @@ const cli_op *const cli_ops[] = {
     &cli_op_dropout_backward,
     &cli_op_softmax,
     &cli_op_softmax_backward,
+    &cli_op_block,
+    &cli_op_block_backward,
+    &cli_op_stack,
+    &cli_op_stack_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -50,6 +54,7 @@ const cli_family *const cli_families[] = {
     &cli_family_linear,
     &cli_family_dropout,
     &cli_family_softmax,
+    &cli_family_block,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 
@@ -286,7 +291,7 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
             if (pre->attrs[a].kind == CLI_ATTR_INT)
                 job->attr_int[a] = strtol(pre->attrs[a].def, NULL, 10);
     /* Collect --in / --actual pairs to resolve after the op is known. */
-    const char *ins[64], *acts[64];
+    const char *ins[CLI_MAX_IO], *acts[CLI_MAX_IO];
     int nins = 0, nacts = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -294,7 +299,7 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
         if (is_opt(a, "--in")) {
             if (!(v = opt_value(verb, argc, argv, &i, "--in")))
                 return RN_EXIT_USAGE;
-            if (nins == 64) {
+            if (nins == CLI_MAX_IO) {
                 cli_error(verb, "too many --in options");
                 return RN_EXIT_USAGE;
             }
@@ -302,7 +307,7 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow)
         } else if (is_opt(a, "--actual") && (allow & CLI_ALLOW_ACTUAL)) {
             if (!(v = opt_value(verb, argc, argv, &i, "--actual")))
                 return RN_EXIT_USAGE;
-            if (nacts == 64) {
+            if (nacts == CLI_MAX_IO) {
                 cli_error(verb, "too many --actual options");
                 return RN_EXIT_USAGE;
             }
@@ -539,6 +544,11 @@ int cli_load(cli_job *job)
         int nd;
         size_t sh[RN_MAX_DIMS];
         cli_output_shape(job, k, &nd, sh);
+        if (nd < 0) {
+            cli_error(verb, "actual %s (%s): %s has no output %s for these inputs", op->outputs[k],
+                      job->act_path[m], op->name, op->outputs[k]);
+            return RN_EXIT_USAGE;
+        }
         job->exp_ndim[m] = nd;
         memcpy(job->exp_shape[m], sh, sizeof sh);
         size_t hcount = 1, count = 1;
@@ -579,6 +589,10 @@ static int alloc_outputs(const cli_job *job, rn_dtype d, rn_array *outs)
         int nd;
         size_t sh[RN_MAX_DIMS];
         cli_output_shape(job, k, &nd, sh);
+        if (nd < 0) { /* absent for these inputs: left empty */
+            memset(&outs[k], 0, sizeof outs[k]);
+            continue;
+        }
         if (rn_array_alloc(&outs[k], d, nd, sh) != 0) {
             for (int j = 0; j < k; j++)
                 rn_array_free(&outs[j]);
@@ -622,6 +636,8 @@ int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs)
 static int bound_splits_by_rows(const cli_job *job)
 {
     if (job->rows < 2)
+        return 0;
+    if (job->op->family == &cli_family_block) /* the attention mixes the rows */
         return 0;
     for (int k = 0; k < job->op->noutputs; k++) {
         const char *nm = job->op->outputs[k];

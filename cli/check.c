@@ -56,13 +56,13 @@ void cli_check_help(void)
         "ops, inputs and outputs:\n");
     /* Columns as wide as the longest op name and input list (plus two blanks), so that no two
        columns ever run together. */
-    char ins[CLI_MAX_OPS_HELP][256];
+    char ins[CLI_MAX_OPS_HELP][1024];
     int wname = 0, wins = 0;
     for (int i = 0; i < cli_nops && i < CLI_MAX_OPS_HELP; i++) {
         const cli_op *op = cli_ops[i];
         size_t k = 0;
         ins[i][0] = '\0';
-        for (int j = 0; j < op->ninputs && k < sizeof ins[i]; j++)
+        for (int j = 0; j < op->ninputs && j < CLI_HELP_INPUTS && k < sizeof ins[i]; j++)
             k += (size_t)snprintf(ins[i] + k, sizeof ins[i] - k,
                                   op->optional[j] ? "%s[%s]" : "%s%s", j ? " " : "",
                                   op->inputs[j]);
@@ -74,8 +74,10 @@ void cli_check_help(void)
     for (int i = 0; i < cli_nops && i < CLI_MAX_OPS_HELP; i++) {
         const cli_op *op = cli_ops[i];
         printf("  %-*s  %-*s  ->  ", wname, op->name, wins, ins[i]);
-        for (int j = 0; j < op->noutputs; j++)
+        for (int j = 0; j < op->noutputs && j < CLI_HELP_INPUTS; j++)
             printf("%s%s", j ? " " : "", op->outputs[j]);
+        if (op->noutputs > CLI_HELP_INPUTS)
+            printf(" ... (%d outputs)", op->noutputs);
         printf("\n");
     }
     printf(

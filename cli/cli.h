@@ -25,8 +25,12 @@
 enum { RN_EXIT_OK = 0, RN_EXIT_MISMATCH = 1, RN_EXIT_USAGE = 2, RN_EXIT_INTERNAL = 3,
        RN_EXIT_STAT = 4 /* check: no mismatch, but the statistical tier flags (--stat=fail) */ };
 
-#define CLI_MAX_IO 8
+/* Inputs or outputs of one op: the block stack (cli/op_block.c) has up to 12 layers of 16 inputs
+   (12 parameters, 4 dropout masks) and 147 outputs. */
+#define CLI_MAX_IO 200
 #define CLI_MAX_ATTRS 8
+/* Help texts list at most this many inputs / outputs of an op (then "... (N inputs)"). */
+#define CLI_HELP_INPUTS 20
 
 typedef struct cli_job cli_job;
 struct golden_ctx;
@@ -75,6 +79,8 @@ typedef struct {
     /* Check the loaded inputs (shapes) and attributes, set job->rows, n, ax, eps and the
        effective attribute values; 0 or an exit code after a message. */
     int (*prepare)(cli_job *job);
+    /* *ndim = -1: output k is absent for these inputs (a stack layer beyond the given ones):
+       not computed, not written, not checkable. */
     void (*output_shape)(const cli_job *job, int k, int *ndim, size_t *shape);
     /* Certified outputs rounded once to `out`, into outs[k] (count elements each, allocated by the
        caller with output_shape); returns RN_TWIN_* (ref/layernorm_mpfr.h). */
@@ -263,5 +269,11 @@ extern const cli_family cli_family_dropout;
 extern const cli_op cli_op_dropout, cli_op_dropout_backward;
 extern const cli_family cli_family_softmax;
 extern const cli_op cli_op_softmax, cli_op_softmax_backward;
+/* The Transformer block and the stack (issue 9). */
+extern const cli_family cli_family_block;
+extern const cli_op cli_op_block, cli_op_block_backward, cli_op_stack, cli_op_stack_backward;
+/* The block family's statistical tier (cli/op_block.c, specs/error-analysis-block.md §5): every
+   actual against the graph's statistical bound (direction "graph"; flag: some element beyond it). */
+void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r);
 
 #endif

@@ -9,18 +9,22 @@
 /* "  layernorm           --in x= --in gamma= --in beta=    ->  y.npy mean.npy rstd.npy" */
 static void print_op_row(const cli_op *op)
 {
-    char ins[256];
+    char ins[1024];
     size_t k = 0;
     ins[0] = '\0';
-    for (int i = 0; i < op->ninputs && k < sizeof ins; i++)
+    for (int i = 0; i < op->ninputs && i < CLI_HELP_INPUTS && k < sizeof ins; i++)
         k += (size_t)snprintf(ins + k, sizeof ins - k, op->optional[i] ? "%s[--in %s=]" : "%s--in %s=",
                               i ? " " : "", op->inputs[i]);
+    if (op->ninputs > CLI_HELP_INPUTS && k < sizeof ins)
+        k += (size_t)snprintf(ins + k, sizeof ins - k, " ... (%d inputs)", op->ninputs);
     if (k + 2 > 34) /* a long input list: the outputs go on the next line, aligned */
         printf("  %-20s%s\n  %-20s%-34s->  ", op->name, ins, "", "");
     else
         printf("  %-20s%-34s->  ", op->name, ins);
-    for (int i = 0; i < op->noutputs; i++)
+    for (int i = 0; i < op->noutputs && i < CLI_HELP_INPUTS; i++)
         printf("%s%s.npy", i ? " " : "", op->outputs[i]);
+    if (op->noutputs > CLI_HELP_INPUTS)
+        printf(" ... (%d outputs)", op->noutputs);
     printf("\n");
 }
 
@@ -70,8 +74,15 @@ int cli_eval_main(int argc, char **argv)
     rn_dtype out = job.have_dtype ? job.dtype : job.in[0].dtype;
     rn_array outs[CLI_MAX_IO] = {{0}};
     rc = cli_run_twin(&job, out, outs);
-    if (!rc)
-        rc = cli_publish(job.out_dir, job.op->outputs, outs, job.op->noutputs);
+    if (!rc) { /* the outputs present for these inputs (cli.h: output_shape) */
+        const char *names[CLI_MAX_IO];
+        rn_array present[CLI_MAX_IO];
+        int np = 0;
+        for (int k = 0; k < job.op->noutputs; k++)
+            if (outs[k].data)
+                names[np] = job.op->outputs[k], present[np++] = outs[k];
+        rc = cli_publish(job.out_dir, names, present, np);
+    }
     for (int k = 0; k < CLI_MAX_IO; k++)
         rn_array_free(&outs[k]);
     cli_job_free(&job);

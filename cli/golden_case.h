@@ -13,7 +13,7 @@
 #include "dtype.h"
 #include "golden.h"
 
-#define GC_MAX_ARR 10
+#define GC_MAX_ARR 72 /* a stack of 4 blocks: x, dy, 4 × 12 parameters, the final norm */
 
 typedef struct {
     const char *name;     /* file name (without .npy) and manifest key: "x", "d.weight" */

@@ -15,11 +15,15 @@ static void print_ops(void)
     for (int i = 0; i < cli_nops; i++) {
         const cli_op *op = cli_ops[i];
         printf("%s%s (", i ? "     " : "ops: ", op->name);
-        for (int j = 0; j < op->ninputs; j++)
+        for (int j = 0; j < op->ninputs && j < CLI_HELP_INPUTS; j++)
             printf(op->optional[j] ? "%s[%s]" : "%s%s", j ? ", " : "", op->inputs[j]);
+        if (op->ninputs > CLI_HELP_INPUTS)
+            printf(", ... (%d inputs)", op->ninputs);
         printf(" ->");
-        for (int j = 0; j < op->noutputs; j++)
+        for (int j = 0; j < op->noutputs && j < CLI_HELP_INPUTS; j++)
             printf("%s %s", j ? "," : "", op->outputs[j]);
+        if (op->noutputs > CLI_HELP_INPUTS)
+            printf(", ... (%d outputs)", op->noutputs);
         printf(")%s\n", i + 1 < cli_nops ? "," : "");
     }
 }

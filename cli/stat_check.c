@@ -112,6 +112,10 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
     s->mode = mode;
     if (mode == CLI_STAT_OFF)
         return;
+    if (job->op->family == &cli_family_block) { /* its own tier: the graph's composed scales */
+        cli_block_stat(job, want, r);
+        return;
+    }
     st_problem p = {0};
     p.rows = job->rows, p.n = job->n, p.eps = job->eps;
     p.u = rn_dtype_unit_roundoff(r->cd);
@@ -223,6 +227,11 @@ void cli_stat_print(const cli_job *job, const cli_check_result *r)
             printf("  %-7s not tested (no model for this output)\n", name);
         for (int j = 0; j < s->ntests[m]; j++) {
             const st_test *t = &s->test[m][j];
+            if (!strcmp(t->direction, "graph")) {
+                printf("  %-7s graph %s: max |err| / statistical bound %.3g (element %zu of %zu)\n",
+                       name, t->flag ? "FLAG" : "ok", t->z_row, t->worst_group, t->groups);
+                continue;
+            }
             if (!t->groups) {
                 printf("  %-7s %-5s no testable group (non-finite, out of range or constant)\n",
                        name, t->direction);
