@@ -13,6 +13,11 @@
  *  - When every query has exactly one live key (seq = 1, or masks leaving one key), P = 1 exactly
  *    there and dS = 0: the query and key gradients, d.in_proj_weight[0 .. 2d) and
  *    d.in_proj_bias[0 .. d), are exactly 0.
+ *  - Exact rationals: a bias gradient that is a masked column sum of an EXACT upstream gradient,
+ *    d.linear2.bias = Σ_r mask·g/(1 - p) (pre-LN, g = dy: the last layer without a final norm) and
+ *    likewise d.self_attn.out_proj.bias when dh is exact (the identity block), is S/(1 - p) with S
+ *    an exact dyadic sum; it can be a tie of the output format, which no ball decides: S is
+ *    summed exactly and the quotient certified by exact_mpfr.h's ziv_quot (as ref/dropout_mpfr.c).
  *  - Exact zeros that arise from exact-zero operands (zero weights, dropped elements, a zero dy)
  *    stay exact: Arb's product with an exact 0 is an exact 0, and the code below keeps it so (the
  *    pre-LN identity block, out_proj and linear2 zero, gives y = x and exact zero gradients). */
@@ -134,9 +139,12 @@ typedef struct {
     arb_ptr in, n1, fin, xh1, r1, xh2, r2;
 } layer_cache;
 
-/* The ball versions of every gradient of one pass. */
+/* The ball versions of every gradient of one pass; b2num / obnum: the exact numerators S when
+   b2 / out_b are the exact rationals S/(1 - p) (file comment), else rat_* = 0. */
 typedef struct {
     arb_ptr in_w, in_b, out_w, out_b, w1, b1, w2, b2, g1, b1n, g2, b2n;
+    arb_ptr b2num, obnum;
+    int rat_b2, rat_ob;
 } layer_gball;
 
 typedef struct {
@@ -199,6 +207,25 @@ static int layer_forward(pass *P, size_t l, arb_ptr out, arb_srcptr in, slong pr
     return 0;
 }
 
+static int vec_exact(arb_srcptr v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!arb_is_exact(v + i))
+            return 0;
+    return 1;
+}
+
+/* num[j] = Σ_r mask[r, j]·g[r, j] exactly (g exact: dyadic sums). */
+static void masked_colsum_exact(arb_ptr num, arb_srcptr g, const double *mask, size_t R, size_t d)
+{
+    for (size_t j = 0; j < d; j++) {
+        arb_zero(num + j);
+        for (size_t r = 0; r < R; r++)
+            if (mask[r * d + j] != 0.0)
+                arb_add(num + j, num + j, g + r * d + j, ARF_PREC_EXACT);
+    }
+}
+
 /* din [R·d] = the gradient at the layer's input of sum(g ⊙ layer output); the layer's parameter
    gradients into P->gb[l] (overwritten).  g is consumed (used as scratch).  din may not alias g. */
 static int layer_backward(pass *P, size_t l, arb_ptr din, arb_ptr g, slong prec)
@@ -212,14 +239,19 @@ static int layer_backward(pass *P, size_t l, arb_ptr din, arb_ptr g, slong prec)
     attn_of(&A, P, L), ffn_of(&F, P, L);
     _arb_vec_zero(G->g1, (slong)d), _arb_vec_zero(G->b1n, (slong)d);
     _arb_vec_zero(G->g2, (slong)d), _arb_vec_zero(G->b2n, (slong)d);
+    G->rat_b2 = G->rat_ob = 0;
     if (!P->B->post) {
         /* y = h + drop2(ffn(norm2(h))):  dh = g + norm2'(ffn'(drop2(g))) */
+        if ((G->rat_b2 = L->d2mask && P->B->p != 0.0 && vec_exact(g, N)))
+            masked_colsum_exact(G->b2num, g, L->d2mask, P->R, d);
         drop(P->t1, g, L->d2mask, P->scale, N, prec);
         if (ffn_arb_backward(P->t2, G->w1, G->b1, G->w2, G->b2, c->fin, P->t1, &F, prec) != 0)
             return -1;
         block_ln_arb_backward(P->t3, G->g2, G->b2n, P->t2, c->xh2, c->r2, L->g2, P->R, d, P->gv, prec);
         vec_add(g, g, P->t3, N, prec);                            /* dh */
         /* h = x + drop1(attn(norm1(x))):  dx = dh + norm1'(attn'(drop1(dh))) */
+        if ((G->rat_ob = L->d1mask && P->B->p != 0.0 && vec_exact(g, N)))
+            masked_colsum_exact(G->obnum, g, L->d1mask, P->R, d);
         drop(P->t1, g, L->d1mask, P->scale, N, prec);
         if (attention_arb_backward(P->t2, G->in_w, G->in_b, G->out_w, G->out_b, c->n1, P->t1, &A,
                                    prec) != 0)
@@ -309,6 +341,7 @@ static void pass_clear(pass *P)
             _arb_vec_clear(G->w2, (slong)(d * ff)), _arb_vec_clear(G->b2, (slong)d);
             _arb_vec_clear(G->g1, (slong)d), _arb_vec_clear(G->b1n, (slong)d);
             _arb_vec_clear(G->g2, (slong)d), _arb_vec_clear(G->b2n, (slong)d);
+            _arb_vec_clear(G->b2num, (slong)d), _arb_vec_clear(G->obnum, (slong)d);
         }
     free(P->c), free(P->gb);
     _arb_vec_clear(P->xhf, (slong)N), _arb_vec_clear(P->rf, (slong)P->R);
@@ -350,6 +383,7 @@ static int pass_init(pass *P, const block_args *B, int backward)
             G->w2 = _arb_vec_init((slong)(d * ff)), G->b2 = _arb_vec_init((slong)d);
             G->g1 = _arb_vec_init((slong)d), G->b1n = _arb_vec_init((slong)d);
             G->g2 = _arb_vec_init((slong)d), G->b2n = _arb_vec_init((slong)d);
+            G->b2num = _arb_vec_init((slong)d), G->obnum = _arb_vec_init((slong)d);
         }
     else
         P->gb = NULL;
@@ -407,6 +441,36 @@ static size_t certify_vec(double *res, arb_srcptr v, size_t count, slong prec, r
     return bad;
 }
 
+/* res[j] = num[j]/(1 - p) rounded once (num exact dyadic balls): exact division, never a tie
+   left undecided.  Returns the number that failed. */
+static size_t certify_rational(double *res, arb_srcptr num, size_t n, double p, rn_dtype out)
+{
+    mpfr_t c, one, pp, s;
+    work w;
+    size_t bad = 0;
+    mpfr_inits2(64, one, pp, (mpfr_ptr)0);
+    mpfr_init2(c, 2 * 1100); /* 1 - p exact (binary64 p) */
+    work_init(&w);
+    mpfr_set_ui(one, 1, MPFR_RNDN);
+    set_d(pp, p);
+    mpfr_sub(c, one, pp, MPFR_RNDN);
+    for (size_t j = 0; j < n; j++) {
+        const arf_struct *m = arb_midref(num + j);
+        if (arf_is_zero(m)) {
+            res[j] = 0.0;
+            continue;
+        }
+        slong bits = arf_bits(m);
+        mpfr_init2(s, bits < 2 ? 2 : (mpfr_prec_t)bits);
+        arf_get_mpfr(s, m, MPFR_RNDN); /* exact */
+        bad += ziv_quot(&res[j], &w, s, NULL, c, NULL, out) != RN_TWIN_OK;
+        mpfr_clear(s);
+    }
+    work_clear(&w);
+    mpfr_clears(c, one, pp, (mpfr_ptr)0);
+    return bad;
+}
+
 /* Does every query of every batch see exactly one live key (then P = 1 and dS = 0 exactly)? */
 static int one_live_key_each(const block_args *B)
 {
@@ -446,11 +510,13 @@ static size_t certify_grads(const pass *P, arb_srcptr g, const block_grads *o, s
         bad += certify_vec(q->in_w, G->in_w, 3 * d * d, prec, out);
         bad += certify_vec(q->in_b, G->in_b, 3 * d, prec, out);
         bad += certify_vec(q->out_w, G->out_w, d * d, prec, out);
-        bad += certify_vec(q->out_b, G->out_b, d, prec, out);
+        bad += G->rat_ob ? certify_rational(q->out_b, G->obnum, d, P->B->p, out)
+                         : certify_vec(q->out_b, G->out_b, d, prec, out);
         bad += certify_vec(q->w1, G->w1, ff * d, prec, out);
         bad += certify_vec(q->b1, G->b1, ff, prec, out);
         bad += certify_vec(q->w2, G->w2, d * ff, prec, out);
-        bad += certify_vec(q->b2, G->b2, d, prec, out);
+        bad += G->rat_b2 ? certify_rational(q->b2, G->b2num, d, P->B->p, out)
+                         : certify_vec(q->b2, G->b2, d, prec, out);
         bad += certify_vec(q->g1, G->g1, d, prec, out);
         bad += certify_vec(q->b1n, G->b1n, d, prec, out);
         bad += certify_vec(q->g2, G->g2, d, prec, out);
