@@ -81,6 +81,8 @@ pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_check.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_suite.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_sublayers.py
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_block.py
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/example_block.py
 
 # ONNX Runtime (npm onnxruntime-node, pinned; its CPU binaries ship in the package, install scripts
 # are not run) as a real client over the suite, installed under build/node (never committed).

@@ -218,6 +218,37 @@ static void mids(double *m, arb_srcptr v, size_t n)
         m[i] = arf_get_d(arb_midref(v + i), ARF_RND_NEAR);
 }
 
+/* Statistical tier (§5): LayerNorm's propagation linearized, with its structure.  At the exact
+   row, dxh = rstd·(dx - mean(dx) - xh·mean(xh·dx)); with independent input errors of scales
+   r_j: σ(dxh_i) <= rstd·sqrt(r_i² + 2(1 + xh_i²)·Σ_j (1 + xh_j²) r_j² / n²), and
+   σ(drstd) = rstd²·sqrt(Σ_j xh_j² r_j²)/n.  (Interval arithmetic instead adds the mean's and
+   rstd's radii to every element: a factor ~2-5 per norm that compounds over a stack.) */
+static void ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const double *g,
+                        const double *b, size_t R, size_t n, const arb_t eps)
+{
+    arb_ptr vm = _arb_vec_init((slong)(R * n));
+    for (size_t i = 0; i < R * n; i++)
+        arf_set(arb_midref(vm + i), arb_midref(v + i)); /* the exact row: radius 0 */
+    block_ln_arb_forward(y, xh, rstd, vm, g, b, R, n, eps, BPREC);
+    for (size_t r = 0; r < R; r++) {
+        double S = 0, T = 0, rs = arf_get_d(arb_midref(rstd + r), ARF_RND_NEAR);
+        for (size_t j = 0; j < n; j++) {
+            double rj = mag_get_d(arb_radref(v + r * n + j));
+            double xj = arf_get_d(arb_midref(xh + r * n + j), ARF_RND_NEAR);
+            S += (1 + xj * xj) * rj * rj, T += xj * xj * rj * rj;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double ri = mag_get_d(arb_radref(v + r * n + i));
+            double xi = arf_get_d(arb_midref(xh + r * n + i), ARF_RND_NEAR);
+            double sig = up(rs * sqrt(ri * ri + 2 * (1 + xi * xi) * S / ((double)n * n)));
+            widen(xh + r * n + i, sig);
+            widen(y + r * n + i, up(fabs(g[i]) * sig));
+        }
+        widen(rstd + r, up(rs * rs * sqrt(T) / (double)n));
+    }
+    _arb_vec_clear(vm, (slong)(R * n));
+}
+
 /* The norm's own error is LayerNorm's a-priori bound evaluated at the exact intermediate (its
    variation over the ball is second order: §3.1, with the slack factor 17/16). */
 #define LN_SLACK 1.0625
@@ -230,7 +261,11 @@ static int wln_fwd(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const doub
     int rc = RN_TWIN_NOMEM;
     if (!xm || !by || !bm || !br)
         goto out;
-    block_ln_arb_forward(y, xh, rstd, v, g, b, R, n, eps, BPREC);
+    if (E->stat) {
+        ln_fwd_stat(y, xh, rstd, v, g, b, R, n, eps);
+    } else {
+        block_ln_arb_forward(y, xh, rstd, v, g, b, R, n, eps, BPREC);
+    }
     mids(xm, v, R * n);
     if ((rc = layernorm_forward_bound(by, bm, br, xm, g, b, R, n, epsd, E->cd, E->sd)) != 0)
         goto out;

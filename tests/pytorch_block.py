@@ -326,13 +326,14 @@ class Runner:
                 y, gx, gp = forward_backward(fn, xin, P, dyt)
                 rc, rep = resnorm_check(op, ins, {"y": y.numpy()}, dt, tmp)
                 self.report(rc == 0, f"{name} [{dt}] {what}: y passes resnorm check {op} "
-                            f"--dtype {dt} (exit {rc}, worst err/bound {worst(rep):.3g})")
+                            f"--dtype {dt} (exit {rc}, worst err/bound {worst(rep):.3g}, "
+                            f"statistical {stat_ratio(rep):.3g})")
                 grads = {"dx": gx.numpy()}
                 grads.update({"d." + k: v.numpy() for k, v in gp.items()})
                 rc, rep = resnorm_check(op + "_backward", ins_b, grads, dt, tmp)
                 self.report(rc == 0, f"{name} [{dt}] {what} autograd: dx and {len(gp)} parameter "
                             f"gradients pass resnorm check {op}_backward --dtype {dt} (exit {rc}, "
-                            f"worst err/bound {worst(rep):.3g})")
+                            f"worst err/bound {worst(rep):.3g}, statistical {stat_ratio(rep):.3g})")
 
     def zoo(self, cfg, L, final, P, xin, dyt, mkt, kpt, op, ins, ins_b, dt, tmp, name, bugs):
         """Each mutant, float32 only: must fail resnorm check (exit 1)."""
@@ -384,6 +385,8 @@ def main():
         R.case(cfg_of("post", "relu", False), seed=21, masks=True)
         R.case(cfg_of("pre", "gelu", True), L=2, final=True, seed=22)
         R.case(cfg_of("post", "relu", False), L=2, final=True, seed=23)
+        R.case(cfg_of("pre", "relu", False), L=4, final=True, seed=24)
+        R.case(cfg_of("post", "gelu", True), L=4, final=False, seed=25)
         print("bug zoo (float32 PyTorch with one bug; each must fail resnorm check):")
         R.case(cfg_of("pre", "gelu", True), seed=30, zoo=BLOCK_BUGS, masks=True, tag="pre d=8")
         R.case(cfg_of("post", "relu", False), seed=31, masks=True, tag="post d=8",
@@ -391,6 +394,9 @@ def main():
                + ["ln_backward_wrong_input"])
         R.case(cfg_of("pre", "gelu", False), L=2, final=True, seed=32, tag="stack2 pre d=8",
                zoo=["final_norm_missing", "final_norm_twice", "wrong_layer_params"])
+        R.case(cfg_of("post", "relu", True), L=4, final=True, seed=33, tag="stack4 post d=8",
+               zoo=["final_norm_missing", "final_norm_twice", "wrong_layer_params",
+                    "identity_grad_dropped", "ln_backward_wrong_input"])
     if "gpt2" in widths.split(","):
         print("GPT-2 width (d = 768, 12 heads, ff = 3072, seq 16), float32:")
         g = cfg_of("pre", "gelu", True, d=768, heads=12, ff=3072, batch=1, seq=16)
