@@ -28,7 +28,7 @@ TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
 .PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check \
-        bench bench-sublayers clean fastpath-soak
+        bench bench-sublayers bench-block clean fastpath-soak
 
 all: deps
 	$(MAKE) build
@@ -199,6 +199,10 @@ bench: build $(B)/tests/bench_layernorm
 # so apart from `make bench`.
 bench-sublayers: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py
+
+# The certified block at GPT-2-small width (seq 64) beside PyTorch float64 (minutes).
+bench-block: build
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_block.py
 
 $(B)/tests/bench_layernorm: tests/bench_layernorm.c $(B)/libresnorm.a
 	@mkdir -p $(dir $@)

@@ -913,58 +913,67 @@ const cli_op cli_op_stack_backward = {
 
 /* ---------------------------------------------------------------- the statistical tier */
 
-void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r)
+/* The statistical bounds of every output for output dtype od, into b[] (allocated here). */
+static int block_stat_bounds(const cli_job *job, rn_dtype cd, rn_dtype od, rn_array *b)
 {
-    cli_stat_result *s = &r->stat;
     block_layer layers[BLOCK_MAX_LAYERS];
     block_args B;
     args_of(job, &B, layers);
+    double *o[CLI_MAX_IO] = {0};
+    for (int q = 0; q < job->op->noutputs; q++) {
+        int nd;
+        size_t sh[RN_MAX_DIMS];
+        cli_output_shape(job, q, &nd, sh);
+        if (nd >= 0 && rn_array_alloc(&b[q], RN_F64, nd, sh) != 0)
+            return RN_TWIN_NOMEM;
+        o[q] = b[q].data;
+    }
+    if (!is_backward(job->op))
+        return block_forward_bound_stat(o[0], &B, cd, od);
+    block_layer_grad lg[BLOCK_MAX_LAYERS];
+    block_grads g;
+    grads_of(&B, o, lg, &g);
+    if (B.fg) {
+        size_t f = 1 + NPARAM * (size_t)max_layers(job->op);
+        g.dfg = o[f], g.dfb = o[f + 1];
+    }
+    return block_backward_bound_stat(&g, job->in[in_dy(job->op)].data, &B, cd, od);
+}
+
+/* The tier over every actual: one evaluation of the graph per distinct output dtype. */
+void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r)
+{
+    cli_stat_result *s = &r->stat;
+    rn_array(*b)[CLI_MAX_IO] = calloc(RN_NDTYPES, sizeof *b);
+    int have[RN_NDTYPES] = {0}, rc[RN_NDTYPES] = {0};
+    if (!b)
+        return; /* out of memory: the tier reports nothing tested */
     for (int m = 0; m < job->nactual; m++) {
         int k = job->act_index[m];
         rn_dtype od = r->sum[m].out;
-        rn_array b[CLI_MAX_IO];
-        memset(b, 0, sizeof b);
-        double *o[CLI_MAX_IO] = {0};
-        int rc = 0;
-        for (int q = 0; q < job->op->noutputs && !rc; q++) {
-            int nd;
-            size_t sh[RN_MAX_DIMS];
-            cli_output_shape(job, q, &nd, sh);
-            if (nd >= 0 && rn_array_alloc(&b[q], RN_F64, nd, sh) != 0)
-                rc = RN_TWIN_NOMEM;
-            o[q] = b[q].data;
-        }
-        if (!rc && !is_backward(job->op)) {
-            rc = block_forward_bound_stat(o[0], &B, r->cd, od);
-        } else if (!rc) {
-            block_layer_grad lg[BLOCK_MAX_LAYERS];
-            block_grads g;
-            grads_of(&B, o, lg, &g);
-            if (B.fg) {
-                size_t f = 1 + NPARAM * (size_t)max_layers(job->op);
-                g.dfg = o[f], g.dfb = o[f + 1];
-            }
-            rc = block_backward_bound_stat(&g, job->in[in_dy(job->op)].data, &B, r->cd, od);
-        }
+        if (!have[od])
+            rc[od] = block_stat_bounds(job, r->cd, od, b[od]), have[od] = 1;
         st_test *t = &s->test[m][0];
         memset(t, 0, sizeof *t);
         t->direction = "graph";
-        if (!rc) {
-            const double *got = job->act[m].data, *w = want[k].data, *bd = b[k].data;
-            for (size_t i = 0; i < want[k].count; i++) {
-                if (!isfinite(w[i]) || !isfinite(bd[i]))
-                    continue;
-                double e = fabs(got[i] - w[i]), q = bd[i] > 0 ? e / bd[i] : (e > 0 ? INFINITY : 0);
-                if (!(q <= t->z_row))
-                    t->z_row = q, t->worst_group = i;
-            }
-            t->groups = want[k].count;
-            t->lambda_row = 1.0;
-            t->flag = !(t->z_row <= 1.0);
-            s->ntests[m] = 1;
-            s->flag |= t->flag;
+        if (rc[od])
+            continue;
+        const double *got = job->act[m].data, *w = want[k].data, *bd = b[od][k].data;
+        for (size_t i = 0; i < want[k].count; i++) {
+            if (!isfinite(w[i]) || !isfinite(bd[i]))
+                continue;
+            double e = fabs(got[i] - w[i]), q = bd[i] > 0 ? e / bd[i] : (e > 0 ? INFINITY : 0);
+            if (!(q <= t->z_row))
+                t->z_row = q, t->worst_group = i;
         }
-        for (int q = 0; q < job->op->noutputs; q++)
-            rn_array_free(&b[q]);
+        t->groups = want[k].count;
+        t->lambda_row = 1.0;
+        t->flag = !(t->z_row <= 1.0);
+        s->ntests[m] = 1;
+        s->flag |= t->flag;
     }
+    for (int d = 0; d < RN_NDTYPES; d++)
+        for (int q = 0; q < CLI_MAX_IO; q++)
+            rn_array_free(&b[d][q]);
+    free(b);
 }
