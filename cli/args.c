@@ -41,6 +41,8 @@ const cli_op *const cli_ops[] = {
     &cli_op_block_backward,
     &cli_op_stack,
     &cli_op_stack_backward,
+    &cli_op_ffn,
+    &cli_op_ffn_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -55,6 +57,7 @@ const cli_family *const cli_families[] = {
     &cli_family_dropout,
     &cli_family_softmax,
     &cli_family_block,
+    &cli_family_ffn,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 
