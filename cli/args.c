@@ -37,6 +37,8 @@ const cli_op *const cli_ops[] = {
     &cli_op_dropout_backward,
     &cli_op_softmax,
     &cli_op_softmax_backward,
+    &cli_op_attention,
+    &cli_op_attention_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -50,6 +52,7 @@ const cli_family *const cli_families[] = {
     &cli_family_linear,
     &cli_family_dropout,
     &cli_family_softmax,
+    &cli_family_attention,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 

@@ -263,5 +263,7 @@ extern const cli_family cli_family_dropout;
 extern const cli_op cli_op_dropout, cli_op_dropout_backward;
 extern const cli_family cli_family_softmax;
 extern const cli_op cli_op_softmax, cli_op_softmax_backward;
+extern const cli_family cli_family_attention;
+extern const cli_op cli_op_attention, cli_op_attention_backward;
 
 #endif
