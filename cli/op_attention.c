@@ -180,7 +180,8 @@ static int at_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double
 typedef enum {
     K_NONE = 0,
     K_LAST = 1,      /* key_padding_mask: the last key of the last batch element ignored */
-    K_ALL_LAST = 2   /* every key of the last batch element ignored: its outputs are NaN */
+    K_ALL_LAST = 2,  /* every key of the last batch element ignored: its outputs are NaN */
+    K_PAD4 = 3       /* right padding: the last 4 keys of the last batch element ignored */
 } kpm_kind;
 
 typedef struct {
@@ -214,9 +215,10 @@ static const acase ACASES[] = {
      "key_padding_mask and attn_dropout.mask p = 0.25", "multihead causal key_padding dropout unbatched",
      RN_F32, 2, 1, 6, 8, 4, 1, K_LAST, "0.25", 1.5, 0},
     {"gpt2_causal_masks_f32", "GPT-2 width: d = 768, 12 heads (dh = 64), seq 16, batch 1, causal, "
-     "key_padding_mask (the last key ignored) and attn_dropout.mask p = 0.1",
-     "gpt2 multihead causal key_padding dropout no_weight_grads", RN_F32, 3, 1, 16, 768, 12, 1, K_LAST,
-     "0.1", 2.0, 1},
+     "key_padding_mask (right padding: the last 4 keys ignored) and attn_dropout.mask p = 0.1; "
+     "in_proj_weight of GPT-2's initial scale (std 0.02 = 0.55/sqrt(768))",
+     "gpt2 multihead causal key_padding dropout no_weight_grads", RN_F32, 3, 1, 16, 768, 12, 1, K_PAD4,
+     "0.1", 0.55, 1},
     {"random_f16", "f16 inputs, seq 4, d = 8, 2 heads, causal", "half_input multihead causal",
      RN_F16, 3, 1, 4, 8, 2, 1, K_NONE, NULL, 1.0, 0},
     {"random_bf16", "bf16 inputs, batch 2 × seq 3, d = 8, 4 heads, key_padding_mask and dropout p = 0.5",
@@ -319,6 +321,9 @@ static int at_gen_case(golden_ctx *G, const acase *c)
     }
     if (c->kpm == K_LAST)
         kpm[B * T - 1] = 1.0;
+    else if (c->kpm == K_PAD4)
+        for (size_t j = T - 4; j < T; j++)
+            kpm[(B - 1) * T + j] = 1.0;
     else if (c->kpm == K_ALL_LAST)
         for (size_t j = 0; j < T; j++)
             kpm[(B - 1) * T + j] = 1.0;
