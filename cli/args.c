@@ -626,9 +626,13 @@ static int bound_splits_by_rows(const cli_job *job)
 {
     if (job->rows < 2)
         return 0;
+    /* attention: the rows of a sequence attend to each other (no row is independent) */
+    if (job->op->family == &cli_family_attention)
+        return 0;
     for (int k = 0; k < job->op->noutputs; k++) {
         const char *nm = job->op->outputs[k];
-        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5))
+        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5) ||
+            !strncmp(nm, "d.", 2) /* the sublayers' parameter gradients: d.weight, d.bias, ... */)
             return 0;
     }
     return 1;

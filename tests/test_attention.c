@@ -324,8 +324,9 @@ TestSuite(attention_cli, .init = setup, .fini = teardown);
 
 Test(attention_cli, bad_inputs_exit_2_and_scaled_by_dh_fails)
 {
-    enum { T = 4, D = 8, H = 2 };
-    double x[T * D], w[3 * D * D], b[3 * D], ow[D * D], ob[D], m[H * T * T], kpm[T] = {0, 0, 1, 0};
+    enum { T = 20, D = 8, H = 2 }; /* T > 16: the CLI must not split the bound into row blocks */
+    double x[T * D], w[3 * D * D], b[3 * D], ow[D * D], ob[D], m[H * T * T], kpm[T] = {0};
+    kpm[2] = 1.0;
     unsigned s = 11;
     for (int i = 0; i < T * D; i++)
         x[i] = (float)lcg(&s);
