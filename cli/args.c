@@ -43,6 +43,8 @@ const cli_op *const cli_ops[] = {
     &cli_op_stack_backward,
     &cli_op_ffn,
     &cli_op_ffn_backward,
+    &cli_op_attention,
+    &cli_op_attention_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -58,6 +60,7 @@ const cli_family *const cli_families[] = {
     &cli_family_softmax,
     &cli_family_block,
     &cli_family_ffn,
+    &cli_family_attention,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 
@@ -641,10 +644,13 @@ static int bound_splits_by_rows(const cli_job *job)
     if (job->rows < 2)
         return 0;
     if (job->op->family == &cli_family_block) /* the attention mixes the rows */
+    /* attention: the rows of a sequence attend to each other (no row is independent) */
+    if (job->op->family == &cli_family_attention)
         return 0;
     for (int k = 0; k < job->op->noutputs; k++) {
         const char *nm = job->op->outputs[k];
-        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5))
+        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5) ||
+            !strncmp(nm, "d.", 2) /* the sublayers' parameter gradients: d.weight, d.bias, ... */)
             return 0;
     }
     return 1;

@@ -277,5 +277,7 @@ extern const cli_op cli_op_block, cli_op_block_backward, cli_op_stack, cli_op_st
 void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r);
 extern const cli_family cli_family_ffn;
 extern const cli_op cli_op_ffn, cli_op_ffn_backward;
+extern const cli_family cli_family_attention;
+extern const cli_op cli_op_attention, cli_op_attention_backward;
 
 #endif
