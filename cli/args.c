@@ -643,9 +643,8 @@ static int bound_splits_by_rows(const cli_job *job)
 {
     if (job->rows < 2)
         return 0;
-    if (job->op->family == &cli_family_block) /* the attention mixes the rows */
-    /* attention: the rows of a sequence attend to each other (no row is independent) */
-    if (job->op->family == &cli_family_attention)
+    /* attention (alone or in a block): the rows of a sequence attend to each other */
+    if (job->op->family == &cli_family_block || job->op->family == &cli_family_attention)
         return 0;
     for (int k = 0; k < job->op->noutputs; k++) {
         const char *nm = job->op->outputs[k];
