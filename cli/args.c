@@ -37,6 +37,8 @@ const cli_op *const cli_ops[] = {
     &cli_op_dropout_backward,
     &cli_op_softmax,
     &cli_op_softmax_backward,
+    &cli_op_attention,
+    &cli_op_attention_backward,
     &cli_op_block,
     &cli_op_block_backward,
     &cli_op_stack,
@@ -54,6 +56,7 @@ const cli_family *const cli_families[] = {
     &cli_family_linear,
     &cli_family_dropout,
     &cli_family_softmax,
+    &cli_family_attention,
     &cli_family_block,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
@@ -637,11 +640,14 @@ static int bound_splits_by_rows(const cli_job *job)
 {
     if (job->rows < 2)
         return 0;
+    /* attention: the rows of a sequence attend to each other (no row is independent) */
+    if (job->op->family == &cli_family_attention)
     if (job->op->family == &cli_family_block) /* the attention mixes the rows */
         return 0;
     for (int k = 0; k < job->op->noutputs; k++) {
         const char *nm = job->op->outputs[k];
-        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5))
+        if (!strncmp(nm, "dgamma", 6) || !strncmp(nm, "dbeta", 5) || !strncmp(nm, "dbias", 5) ||
+            !strncmp(nm, "d.", 2) /* the sublayers' parameter gradients: d.weight, d.bias, ... */)
             return 0;
     }
     return 1;

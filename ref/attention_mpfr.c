@@ -8,6 +8,7 @@
 #include "attention_mpfr.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,7 @@ int attn_trace_init(attn_trace *t, const attn_args *A)
     t->qkv = _arb_vec_init((slong)(rows * 3 * A->d));
     t->P = _arb_vec_init((slong)att);
     t->A = _arb_vec_init((slong)att);
+    t->S = _arb_vec_init((slong)att);
     t->ctx = _arb_vec_init((slong)(rows * A->d));
     t->y = _arb_vec_init((slong)(rows * A->d));
     t->live = calloc(rows ? rows : 1, sizeof *t->live);
@@ -89,6 +91,7 @@ void attn_trace_clear(attn_trace *t, const attn_args *A)
     _arb_vec_clear(t->qkv, (slong)(rows * 3 * A->d));
     _arb_vec_clear(t->P, (slong)att);
     _arb_vec_clear(t->A, (slong)att);
+    _arb_vec_clear(t->S, (slong)att);
     _arb_vec_clear(t->ctx, (slong)(rows * A->d));
     _arb_vec_clear(t->y, (slong)(rows * A->d));
     free(t->live);
@@ -182,6 +185,7 @@ int attention_arb_trace(attn_trace *t, arb_srcptr x, const attn_args *A, slong p
                     arb_div(s + j, raw + j, sq, prec); /* = (q/sqrt(dh))·k over the reals */
                 }
                 size_t row = (b * D.H + h) * T + i;
+                _arb_vec_set(t->S + row * T, s, (slong)T);
                 softmax_row_balls(t->P + row * T, raw, s, A, b, i, t->live[b * T + i], prec);
                 for (size_t j = 0; j < T; j++) {
                     arb_ptr a = t->A + row * T + j;
@@ -357,6 +361,14 @@ int attention_arb_backward(arb_ptr dx, arb_ptr din_w, arb_ptr din_b, arb_ptr dou
                query's scores by a constant.  A ball never shrinks to it: set it (unless NaN). */
             if (c >= d && c < 2 * d && arb_is_finite(din_b + c))
                 arb_zero(din_b + c);
+            /* Without dropout the value bias's gradient is the dyadic sum_i dctx[i]:
+               sum_j dv[j] = sum_i dctx[i]·sum_j P[i, j] and every live softmax row sums to 1.  Through
+               the P balls it would never become exact (a rounding tie then defeats Ziv): sum dctx. */
+            if (c >= 2 * d && !A->amask && arb_is_finite(din_b + c)) {
+                arb_zero(din_b + c);
+                for (size_t r = 0; r < rows; r++)
+                    arb_add(din_b + c, din_b + c, dctx + r * d + (c - 2 * d), prec);
+            }
         }
     arb_clear(g), arb_clear(sq), arb_clear(scale), arb_clear(tmp);
     _arb_vec_clear(dctx, (slong)(rows * d)), _arb_vec_clear(dqkv, (slong)(rows * d3));
@@ -406,8 +418,14 @@ static int certify_all(double *const *const *dst, const rn_dtype *out, int nd, i
         for (int k = 0; k < ngroups && ok; k++) {
             if (!dst[t][k] || !balls[k])
                 continue;
-            for (size_t e = 0; e < n[k] && ok; e++)
+            for (size_t e = 0; e < n[k] && ok; e++) {
                 ok = certify_ball(&dst[t][k][e], balls[k] + e, prec, out[t]);
+                if (!ok && getenv("ATTN_DEBUG")) {
+                    fprintf(stderr, "attn twin: prec %ld group %d elem %zu: ", (long)prec, k, e);
+                    arb_fprintd(stderr, balls[k] + e, 20);
+                    fprintf(stderr, "\n");
+                }
+            }
         }
         done[t] = ok;
         all &= ok;
@@ -416,6 +434,17 @@ static int certify_all(double *const *const *dst, const rn_dtype *out, int nd, i
 }
 
 static arb_ptr balls_from_d(const double *a, size_t n) { return vec_from_d(a, n); }
+
+/* The last precision of the Ziv loop: 65536 bits, or less where the op's balls (about `balls` of
+   them, each prec/8 bytes at that precision) would take more than 2 GiB (a GPT-2-width backward:
+   2.5 million balls, 4096 bits).  Past it RN_TWIN_UNCERTIFIED: never a guess. */
+static slong max_prec(size_t balls)
+{
+    slong p = (slong)P0 << (NLEV - 1);
+    while (p > P0 && (double)balls * (double)p / 8.0 > 2147483648.0)
+        p /= 2;
+    return p;
+}
 
 int attention_forward_mpfr_multi(double *const *y, const rn_dtype *out, int nd, const double *x,
                                  const attn_args *A)
@@ -428,7 +457,9 @@ int attention_forward_mpfr_multi(double *const *y, const rn_dtype *out, int nd, 
     for (int t = 0; t < nd; t++)
         row[t][0] = y[t], dst[t] = row[t];
     arb_srcptr balls[1] = {yb};
-    for (slong prec = P0; prec <= ((slong)P0 << (NLEV - 1)); prec *= 2) {
+    size_t rows = A->batch * A->seq, natt = A->batch * A->heads * A->seq * A->seq;
+    slong pmax = max_prec(6 * rows * A->d + 4 * natt);
+    for (slong prec = P0; prec <= pmax; prec *= 2) {
         if (attention_arb_forward(yb, xb, A, prec) != 0) {
             rc = RN_TWIN_NOMEM;
             break;
@@ -454,17 +485,19 @@ int attention_backward_mpfr_multi(double *const *g[5], const rn_dtype *out, int 
         b[k] = _arb_vec_init((slong)n[k]);
     int done[8] = {0}, rc = RN_TWIN_UNCERTIFIED;
     double *const *dst[8];
-    double *rows[8][5];
+    double *rbuf[8][5];
     int want[5] = {0};
     for (int t = 0; t < nd; t++) {
         for (int k = 0; k < 5; k++) {
-            rows[t][k] = g[k] ? g[k][t] : NULL;
-            want[k] |= rows[t][k] != NULL;
+            rbuf[t][k] = g[k] ? g[k][t] : NULL;
+            want[k] |= rbuf[t][k] != NULL;
         }
-        dst[t] = rows[t];
+        dst[t] = rbuf[t];
     }
     arb_srcptr balls[5] = {b[0], b[1], b[2], b[3], b[4]};
-    for (slong prec = P0; prec <= ((slong)P0 << (NLEV - 1)); prec *= 2) {
+    size_t rows = A->batch * A->seq, natt = A->batch * A->heads * A->seq * A->seq;
+    slong pmax = max_prec(12 * rows * d + 5 * natt + 4 * d * d + 4 * d);
+    for (slong prec = P0; prec <= pmax; prec *= 2) {
         if (attention_arb_backward(b[0], want[1] ? b[1] : NULL, want[2] ? b[2] : NULL,
                                    want[3] ? b[3] : NULL, want[4] ? b[4] : NULL, xb, dyb, A,
                                    prec) != 0) {

@@ -67,10 +67,11 @@ int attention_backward_mpfr_multi(double *const *g[5], const rn_dtype *out, int 
 
 /* The forward's intermediate balls (for the written bound, ref/attention_bound.c, which takes its
    magnitudes from them): qkv [rows, 3d] with q columns holding qs = q/sqrt(dh), P and A
-   [batch, heads, seq, seq] (A = P without a dropout mask), ctx [rows, d], y [rows, d]; live
-   [batch, seq]: the number of live keys of each query. */
+   [batch, heads, seq, seq] (A = P without a dropout mask), S [batch, heads, seq, seq] the scaled
+   scores qs·k (dead keys included, unmasked), ctx [rows, d], y [rows, d]; live [batch, seq]: the
+   number of live keys of each query. */
 typedef struct {
-    arb_ptr qkv, P, A, ctx, y;
+    arb_ptr qkv, P, A, S, ctx, y;
     size_t *live;
 } attn_trace;
 int attn_trace_init(attn_trace *t, const attn_args *A);
