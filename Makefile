@@ -185,9 +185,10 @@ golden-check: build
 include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk
+include proofs/ffn.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
-prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-dropout prove-softmax
+prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-dropout prove-softmax prove-ffn
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
@@ -195,7 +196,7 @@ bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_fastpath.py
 
-# Certified linear / (later) ffn beside torch float64: minutes today (per-product MPFR; issue 8),
+# Certified linear and ffn (64, 768, 3072) beside torch float64: minutes today (per-product MPFR; issue 8),
 # so apart from `make bench`.
 bench-sublayers: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py

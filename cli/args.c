@@ -39,6 +39,8 @@ const cli_op *const cli_ops[] = {
     &cli_op_softmax_backward,
     &cli_op_attention,
     &cli_op_attention_backward,
+    &cli_op_ffn,
+    &cli_op_ffn_backward,
     &cli_op_block,
     &cli_op_block_backward,
     &cli_op_stack,
@@ -57,6 +59,7 @@ const cli_family *const cli_families[] = {
     &cli_family_dropout,
     &cli_family_softmax,
     &cli_family_attention,
+    &cli_family_ffn,
     &cli_family_block,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);

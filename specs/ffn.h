@@ -31,6 +31,9 @@
  * element is its helper's value); the drivers are proved free of runtime errors, assigning only their
  * outputs, and terminating (their composition is a sequence of calls of proved kernels; it is not
  * restated as one real-model formula).
+ * EVA (proofs/eva_ffn.c, -warn-special-float non-finite): 0 alarms, f32 and f64, for the activation
+ * kernels ffn_act_forward_* / ffn_act_backward_* with 0 <= n <= 64, |z|, |g| <= 1.0e4, every
+ * activation (erf and tanh given a range stub there: proofs/libm-assumptions.md).
  */
 #ifndef RESNORM_FFN_H
 #define RESNORM_FFN_H

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """`make bench` (sublayers): certified `linear` forward + backward at GPT-2's MLP shape (64 tokens,
-768 -> 3072) beside PyTorch float64 on the same float32 inputs, in one run.  Timing lives here,
+768 -> 3072), and certified `ffn` forward + backward (gelu_tanh, dropout p = 0.1) at (64, 768, 3072),
+each beside PyTorch float64 on the same float32 inputs, in one run.  Timing lives here,
 never in tests.  Prints SKIPPED without torch/numpy."""
 import os
 import subprocess
@@ -51,6 +52,46 @@ def main():
     print(f"linear ({ROWS}, {IN} -> {OUT}): certified forward {t1 - t0:.2f} s, backward {t2 - t1:.2f} s; "
           f"torch float64 (1 thread) forward {1e3 * (t4 - t3):.1f} ms, backward {1e3 * (t5 - t4):.1f} ms; "
           f"max |torch f64 - certified| = {diff:.3g}")
+    return bench_ffn()
+
+
+def bench_ffn():
+    """Certified ffn (Arb, Ziv over the whole op, rounded once to f64) at (64, 768, 3072)."""
+    rng = np.random.default_rng(1)
+    arrs = {"x": rng.standard_normal((ROWS, IN)), "linear1.weight": rng.standard_normal((OUT, IN)) / np.sqrt(IN),
+            "linear1.bias": 0.5 * rng.standard_normal(OUT),
+            "linear2.weight": rng.standard_normal((IN, OUT)) / np.sqrt(OUT),
+            "linear2.bias": 0.5 * rng.standard_normal(IN),
+            "dropout.mask": (rng.random((ROWS, OUT)) < 0.9) * 1.0, "dy": rng.standard_normal((ROWS, IN))}
+    arrs = {k: v.astype(np.float32) for k, v in arrs.items()}
+    with tempfile.TemporaryDirectory() as d:
+        for n, a in arrs.items():
+            np.save(os.path.join(d, n + ".npy"), a)
+        ins = [a for n in arrs if n != "dy" for a in ("--in", f"{n}={d}/{n}.npy")]
+        attrs = ["--attr", "activation=gelu_tanh", "--attr", "p=0.1", "--dtype", "f64"]
+        t0 = time.perf_counter()
+        subprocess.run([RESNORM, "eval", "ffn", *ins, *attrs, "--out", f"{d}/f"], check=True)
+        t1 = time.perf_counter()
+        subprocess.run([RESNORM, "eval", "ffn_backward", *ins, "--in", f"dy={d}/dy.npy", *attrs,
+                        "--out", f"{d}/b"], check=True)
+        t2 = time.perf_counter()
+        ref_y = np.load(f"{d}/f/y.npy")
+        ref_dw1 = np.load(f"{d}/b/d.linear1.weight.npy")
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=k not in ("dropout.mask", "dy"))
+         for k, v in arrs.items()}
+    F = torch.nn.functional
+    t3 = time.perf_counter()
+    h = F.gelu(F.linear(t["x"], t["linear1.weight"], t["linear1.bias"]), approximate="tanh")
+    y = F.linear(h * t["dropout.mask"].div(1 - float(np.float32(0.1))), t["linear2.weight"],
+                 t["linear2.bias"])
+    t4 = time.perf_counter()
+    y.backward(t["dy"])
+    t5 = time.perf_counter()
+    dy_ = float(np.max(np.abs(y.detach().numpy() - ref_y)))
+    dw_ = float(np.max(np.abs(t["linear1.weight"].grad.numpy() - ref_dw1)))
+    print(f"ffn gelu_tanh p=0.1 ({ROWS}, {IN}, {OUT}): certified forward {t1 - t0:.2f} s, backward "
+          f"{t2 - t1:.2f} s; torch float64 (1 thread) forward {1e3 * (t4 - t3):.1f} ms, backward "
+          f"{1e3 * (t5 - t4):.1f} ms; max |torch f64 - certified| y {dy_:.3g}, d.linear1.weight {dw_:.3g}")
     return 0
 
 

@@ -4,7 +4,9 @@
 
 For every case of the sublayer ops it runs PyTorch's own implementation -- F.linear and its
 autograd backward; F.softmax(x + mask, -1) and its autograd backward; dropout as ATen's _dropout_impl computes it (noise = mask / (1 - p), input *
-noise) with its random draw replaced by the case's mask, and its autograd backward -- and writes DIR/<case id>/<output>.npy, then runs
+noise) with its random draw replaced by the case's mask, and its autograd backward; the feed-forward
+sublayer as F.linear -> F.relu / F.gelu(approximate='none'|'tanh') -> dropout with the case's
+dropout.mask -> F.linear, and its autograd backward -- and writes DIR/<case id>/<output>.npy, then runs
 `resnorm golden run-check DIR --dtype D --json`:
 
   f64:  float64 tensors on every case: must agree with the reference (the exact value rounded
@@ -19,7 +21,12 @@ must fail at least one case at f32 (the bug zoo of the sublayers):
   (not summed over the batch), d.weight / d.bias averaged over the batch, dropout not scaled by
   1/(1 - p), dropout's mask not applied in the backward, softmax over the wrong axis, softmax
   without the max subtracted (the golden case whose logits overflow float32 without it), softmax's
-  backward without its -Σ dy·y term."""
+  backward without its -Σ dy·y term; in ffn: gelu and gelu_tanh swapped, linear1's bias dropped,
+  the dropout mask not scaled by 1/(1 - p), the mask not applied in the backward, the parameter
+  gradients from the last row only (not summed over the batch).
+The ffn zoo is also run at GPT-2's full width (2 tokens, d = 768, ff = 3072) with `resnorm check`
+on generated inputs, where the table printed says which bugs the f32 bound catches there (gelu vs
+gelu_tanh: only in f64; specs/error-analysis-ffn.md §9)."""
 import json
 import os
 import subprocess
@@ -37,7 +44,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESNORM = os.environ.get("RESNORM", os.path.join(ROOT, "build", "resnorm"))
 OPS = ("linear", "linear_backward", "dropout", "dropout_backward", "softmax", "softmax_backward",
-       "attention", "attention_backward")
+       "attention", "attention_backward", "ffn", "ffn_backward")
 
 
 def load(path, dt):
@@ -241,10 +248,71 @@ def attention_bug(c, i, bug):
     return {"y": y if batched else y.squeeze(0)}
 
 
+def ffn_act(c, z, bug=None):
+    act = c["attrs"]["activation"]
+    if bug == "ffn_gelu_tanh_swapped" and act != "relu":
+        act = "gelu_tanh" if act == "gelu" else "gelu"
+    if act == "relu":
+        return F.relu(z)
+    return F.gelu(z, approximate="tanh" if act == "gelu_tanh" else "none")
+
+
+def ffn_noise(c, i):
+    """ATen's _dropout_impl noise with the case's dropout.mask: mask / (1 - p)."""
+    return i["dropout.mask"].clone().div_(1 - p_of(c))
+
+
+def ffn_graph(c, i, x, w1, b1, w2, b2, bug=None):
+    """torch: linear2(dropout(act(linear1(x)))), the dropout as ATen's _dropout_impl with the
+    case's mask (input * mask / (1 - p))."""
+    a = ffn_act(c, F.linear(x, w1, None if bug == "ffn_bias_dropped" else b1), bug)
+    if "dropout.mask" in i:
+        if bug == "ffn_dropout_not_scaled":
+            a = a * i["dropout.mask"]
+        elif bug == "ffn_mask_not_applied_in_backward":  # forward masked, gradient not
+            a = a + (a * ffn_noise(c, i) - a).detach()
+        else:
+            a = a * ffn_noise(c, i)
+    return F.linear(a, w2, b2)
+
+
+def ffn(c, i, bug=None):
+    if bug == "ffn_gelu_tanh_swapped" and c["attrs"]["activation"] == "relu":
+        return None
+    if bug in ("ffn_dropout_not_scaled",) and "dropout.mask" not in i:
+        return None
+    return {"y": ffn_graph(c, i, i["x"], i["linear1.weight"], i.get("linear1.bias"),
+                           i["linear2.weight"], i.get("linear2.bias"), bug)}
+
+
+def ffn_backward(c, i, bug=None):
+    if bug == "ffn_mask_not_applied_in_backward" and "dropout.mask" not in i:
+        return None
+    x = i["x"].clone().requires_grad_(True)
+    p = {n: i[n].clone().requires_grad_(True) for n in ("linear1.weight", "linear2.weight")}
+    for n, k in (("linear1.bias", 0), ("linear2.bias", 1)):  # absent: a zero bias (its gradient is still given)
+        shape = i["linear1.weight"].shape[0] if k == 0 else i["linear2.weight"].shape[0]
+        p[n] = (i[n] if n in i else torch.zeros(shape, dtype=x.dtype)).clone().requires_grad_(True)
+    ffn_graph(c, i, x, p["linear1.weight"], p["linear1.bias"], p["linear2.weight"], p["linear2.bias"],
+              bug).backward(i["dy"])
+    out = {"dx": x.grad}
+    out.update({"d." + n: p[n].grad for n in p})
+    if bug == "ffn_dweight_not_summed":  # parameter gradients of the last row only
+        d, ff = x.shape[-1], p["linear1.weight"].shape[0]
+        if x.reshape(-1, d).shape[0] < 2:
+            return None
+        j = {k: v.reshape(-1, v.shape[-1])[-1:] for k, v in i.items() if k in ("x", "dy", "dropout.mask")}
+        j.update({k: v for k, v in i.items() if k not in j})
+        last = ffn_backward(c, j)
+        for n in p:
+            out["d." + n] = last["d." + n]
+    return out
+
+
 IMPL = {"linear": linear, "linear_backward": linear_backward, "dropout": dropout,
         "dropout_backward": dropout_backward, "softmax": softmax,
         "softmax_backward": softmax_backward, "attention": attention,
-        "attention_backward": attention_backward}
+        "attention_backward": attention_backward, "ffn": ffn, "ffn_backward": ffn_backward}
 BUGS = {  # bug -> the op it lives in
     "weight_not_transposed": "linear",
     "bias_dropped": "linear",
@@ -264,6 +332,11 @@ BUGS = {  # bug -> the op it lives in
     "attn_softmax_wrong_axis": "attention",
     "key_padding_mask_ignored": "attention",
     "attn_dropout_not_scaled": "attention",
+    "ffn_gelu_tanh_swapped": "ffn",
+    "ffn_bias_dropped": "ffn",
+    "ffn_dropout_not_scaled": "ffn",
+    "ffn_mask_not_applied_in_backward": "ffn_backward",
+    "ffn_dweight_not_summed": "ffn_backward",
 }
 CONTROLS = ("attention_written_out_correct",)  # must PASS every case (no false alarm)
 
@@ -377,6 +450,55 @@ def gpt2_seq64_attention_zoo():
     return ok
 
 
+def gpt2_ffn_check():
+    """The ffn zoo at GPT-2's full width (2 tokens, d = 768, ff = 3072; golden/ holds slices of it
+    to stay small), with `resnorm check ffn` / `ffn_backward` on generated inputs: PyTorch correct must
+    pass (f32 and f64), each bug is reported killed or not (f32, and f64 where f32 cannot see it).
+    Returns (ok, {bug: verdict})."""
+    rng = np.random.default_rng(3072)
+    d, ff = 768, 3072
+    arrs = {"x": rng.standard_normal((2, d)), "linear1.weight": rng.standard_normal((ff, d)) / np.sqrt(d),
+            "linear1.bias": 0.5 * rng.standard_normal(ff),
+            "linear2.weight": rng.standard_normal((d, ff)) / np.sqrt(ff),
+            "linear2.bias": 0.5 * rng.standard_normal(d), "dropout.mask": (rng.random((2, ff)) < 0.9) * 1.0,
+            "dy": rng.standard_normal((2, d))}
+    arrs = {k: v.astype(np.float32) for k, v in arrs.items()}
+    verdicts, ok = {}, True
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, a in arrs.items():
+            np.save(os.path.join(tmp, n + ".npy"), a)
+        # f32: PyTorch correct and every ffn bug (gelu_tanh, GPT-2's activation); the gelu swap also
+        # from gelu.  f64: correct, and the swap (which the f32 bound cannot see at this width).
+        swap = "ffn_gelu_tanh_swapped"
+        plan = [("gelu_tanh", "f32", [(None, "ffn"), (None, "ffn_backward")] +
+                 [(b, o) for b, o in BUGS.items() if b.startswith("ffn_")]),
+                ("gelu", "f32", [(swap, "ffn")]),
+                ("gelu_tanh", "f64", [(None, "ffn"), (None, "ffn_backward"), (swap, "ffn")]),
+                ("gelu", "f64", [(swap, "ffn")])]
+        for act, dtype, runs in plan:
+            c = {"attrs": {"activation": act, "p": "0.1"}, "input_dtype": "f32"}
+            tdt = torch.float32 if dtype == "f32" else torch.float64
+            i = {k: torch.from_numpy(v).to(tdt) for k, v in arrs.items()}
+            for bug, op in runs:
+                outs = IMPL[op](c, i, bug)
+                args = ["check", op] + [a for n in arrs if n != "dy" or op == "ffn_backward"
+                                        for a in ("--in", f"{n}={tmp}/{n}.npy")]
+                args += ["--attr", f"activation={act}", "--attr", "p=0.1", "--dtype", dtype]
+                for n, t in outs.items():
+                    np.save(os.path.join(tmp, "out_" + n + ".npy"), t.detach().numpy())
+                    args += ["--actual", f"{n}={tmp}/out_{n}.npy"]
+                rc = subprocess.run([RESNORM, *args], capture_output=True, text=True).returncode
+                verdicts[f"{bug or 'correct'} ({op}, {act}, {dtype})"] = rc
+                if bug is None and rc != 0:
+                    ok = False
+    print("GPT-2 full width (2 tokens, d = 768, ff = 3072, dropout p = 0.1), resnorm check:")
+    for k, rc in verdicts.items():
+        what = ("pass" if rc == 0 else f"FAIL (exit {rc})") if k.startswith("correct") else (
+            "killed" if rc == 1 else "not killed" if rc == 0 else f"exit {rc}")
+        print(f"    {k:64} {what}")
+    return ok
+
+
 def main():
     torch.set_num_threads(1)
     r = subprocess.run([RESNORM, "golden", "list", "--json", "--root", ROOT], capture_output=True,
@@ -413,6 +535,7 @@ def main():
     if os.environ.get("ATTN_SEQ64") == "1":
         print("attention at GPT-2 width, seq 64 (resnorm check --dtype f32):")
         ok = gpt2_seq64_attention_zoo() and ok
+    ok = gpt2_ffn_check() and ok
     print("pytorch sublayers: " + ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 
