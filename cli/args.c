@@ -37,14 +37,14 @@ const cli_op *const cli_ops[] = {
     &cli_op_dropout_backward,
     &cli_op_softmax,
     &cli_op_softmax_backward,
+    &cli_op_attention,
+    &cli_op_attention_backward,
+    &cli_op_ffn,
+    &cli_op_ffn_backward,
     &cli_op_block,
     &cli_op_block_backward,
     &cli_op_stack,
     &cli_op_stack_backward,
-    &cli_op_ffn,
-    &cli_op_ffn_backward,
-    &cli_op_attention,
-    &cli_op_attention_backward,
 };
 const int cli_nops = (int)(sizeof cli_ops / sizeof cli_ops[0]);
 
@@ -58,9 +58,9 @@ const cli_family *const cli_families[] = {
     &cli_family_linear,
     &cli_family_dropout,
     &cli_family_softmax,
-    &cli_family_block,
-    &cli_family_ffn,
     &cli_family_attention,
+    &cli_family_ffn,
+    &cli_family_block,
 };
 const int cli_nfamilies = (int)(sizeof cli_families / sizeof cli_families[0]);
 

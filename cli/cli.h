@@ -269,15 +269,15 @@ extern const cli_family cli_family_dropout;
 extern const cli_op cli_op_dropout, cli_op_dropout_backward;
 extern const cli_family cli_family_softmax;
 extern const cli_op cli_op_softmax, cli_op_softmax_backward;
+extern const cli_family cli_family_attention;
+extern const cli_op cli_op_attention, cli_op_attention_backward;
+extern const cli_family cli_family_ffn;
+extern const cli_op cli_op_ffn, cli_op_ffn_backward;
 /* The Transformer block and the stack (issue 9). */
 extern const cli_family cli_family_block;
 extern const cli_op cli_op_block, cli_op_block_backward, cli_op_stack, cli_op_stack_backward;
 /* The block family's statistical tier (cli/op_block.c, specs/error-analysis-block.md §5): every
    actual against the graph's statistical bound (direction "graph"; flag: some element beyond it). */
 void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r);
-extern const cli_family cli_family_ffn;
-extern const cli_op cli_op_ffn, cli_op_ffn_backward;
-extern const cli_family cli_family_attention;
-extern const cli_op cli_op_attention, cli_op_attention_backward;
 
 #endif

@@ -44,7 +44,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESNORM = os.environ.get("RESNORM", os.path.join(ROOT, "build", "resnorm"))
 OPS = ("linear", "linear_backward", "dropout", "dropout_backward", "softmax", "softmax_backward",
-       "ffn", "ffn_backward", "attention", "attention_backward")
+       "attention", "attention_backward", "ffn", "ffn_backward")
 
 
 def load(path, dt):
@@ -138,67 +138,6 @@ def softmax_backward(c, i, bug=None):
         return {"dx": y.detach() * i["dy"]}
     y.backward(i["dy"])
     return {"dx": x.grad}
-
-
-def ffn_act(c, z, bug=None):
-    act = c["attrs"]["activation"]
-    if bug == "ffn_gelu_tanh_swapped" and act != "relu":
-        act = "gelu_tanh" if act == "gelu" else "gelu"
-    if act == "relu":
-        return F.relu(z)
-    return F.gelu(z, approximate="tanh" if act == "gelu_tanh" else "none")
-
-
-def ffn_noise(c, i):
-    """ATen's _dropout_impl noise with the case's dropout.mask: mask / (1 - p)."""
-    return i["dropout.mask"].clone().div_(1 - p_of(c))
-
-
-def ffn_graph(c, i, x, w1, b1, w2, b2, bug=None):
-    """torch: linear2(dropout(act(linear1(x)))), the dropout as ATen's _dropout_impl with the
-    case's mask (input * mask / (1 - p))."""
-    a = ffn_act(c, F.linear(x, w1, None if bug == "ffn_bias_dropped" else b1), bug)
-    if "dropout.mask" in i:
-        if bug == "ffn_dropout_not_scaled":
-            a = a * i["dropout.mask"]
-        elif bug == "ffn_mask_not_applied_in_backward":  # forward masked, gradient not
-            a = a + (a * ffn_noise(c, i) - a).detach()
-        else:
-            a = a * ffn_noise(c, i)
-    return F.linear(a, w2, b2)
-
-
-def ffn(c, i, bug=None):
-    if bug == "ffn_gelu_tanh_swapped" and c["attrs"]["activation"] == "relu":
-        return None
-    if bug in ("ffn_dropout_not_scaled",) and "dropout.mask" not in i:
-        return None
-    return {"y": ffn_graph(c, i, i["x"], i["linear1.weight"], i.get("linear1.bias"),
-                           i["linear2.weight"], i.get("linear2.bias"), bug)}
-
-
-def ffn_backward(c, i, bug=None):
-    if bug == "ffn_mask_not_applied_in_backward" and "dropout.mask" not in i:
-        return None
-    x = i["x"].clone().requires_grad_(True)
-    p = {n: i[n].clone().requires_grad_(True) for n in ("linear1.weight", "linear2.weight")}
-    for n, k in (("linear1.bias", 0), ("linear2.bias", 1)):  # absent: a zero bias (its gradient is still given)
-        shape = i["linear1.weight"].shape[0] if k == 0 else i["linear2.weight"].shape[0]
-        p[n] = (i[n] if n in i else torch.zeros(shape, dtype=x.dtype)).clone().requires_grad_(True)
-    ffn_graph(c, i, x, p["linear1.weight"], p["linear1.bias"], p["linear2.weight"], p["linear2.bias"],
-              bug).backward(i["dy"])
-    out = {"dx": x.grad}
-    out.update({"d." + n: p[n].grad for n in p})
-    if bug == "ffn_dweight_not_summed":  # parameter gradients of the last row only
-        d, ff = x.shape[-1], p["linear1.weight"].shape[0]
-        if x.reshape(-1, d).shape[0] < 2:
-            return None
-        j = {k: v.reshape(-1, v.shape[-1])[-1:] for k, v in i.items() if k in ("x", "dy", "dropout.mask")}
-        j.update({k: v for k, v in i.items() if k not in j})
-        last = ffn_backward(c, j)
-        for n in p:
-            out["d." + n] = last["d." + n]
-    return out
 
 
 # ---------------------------------------------------------------- attention (nn.MultiheadAttention)
@@ -309,10 +248,71 @@ def attention_bug(c, i, bug):
     return {"y": y if batched else y.squeeze(0)}
 
 
+def ffn_act(c, z, bug=None):
+    act = c["attrs"]["activation"]
+    if bug == "ffn_gelu_tanh_swapped" and act != "relu":
+        act = "gelu_tanh" if act == "gelu" else "gelu"
+    if act == "relu":
+        return F.relu(z)
+    return F.gelu(z, approximate="tanh" if act == "gelu_tanh" else "none")
+
+
+def ffn_noise(c, i):
+    """ATen's _dropout_impl noise with the case's dropout.mask: mask / (1 - p)."""
+    return i["dropout.mask"].clone().div_(1 - p_of(c))
+
+
+def ffn_graph(c, i, x, w1, b1, w2, b2, bug=None):
+    """torch: linear2(dropout(act(linear1(x)))), the dropout as ATen's _dropout_impl with the
+    case's mask (input * mask / (1 - p))."""
+    a = ffn_act(c, F.linear(x, w1, None if bug == "ffn_bias_dropped" else b1), bug)
+    if "dropout.mask" in i:
+        if bug == "ffn_dropout_not_scaled":
+            a = a * i["dropout.mask"]
+        elif bug == "ffn_mask_not_applied_in_backward":  # forward masked, gradient not
+            a = a + (a * ffn_noise(c, i) - a).detach()
+        else:
+            a = a * ffn_noise(c, i)
+    return F.linear(a, w2, b2)
+
+
+def ffn(c, i, bug=None):
+    if bug == "ffn_gelu_tanh_swapped" and c["attrs"]["activation"] == "relu":
+        return None
+    if bug in ("ffn_dropout_not_scaled",) and "dropout.mask" not in i:
+        return None
+    return {"y": ffn_graph(c, i, i["x"], i["linear1.weight"], i.get("linear1.bias"),
+                           i["linear2.weight"], i.get("linear2.bias"), bug)}
+
+
+def ffn_backward(c, i, bug=None):
+    if bug == "ffn_mask_not_applied_in_backward" and "dropout.mask" not in i:
+        return None
+    x = i["x"].clone().requires_grad_(True)
+    p = {n: i[n].clone().requires_grad_(True) for n in ("linear1.weight", "linear2.weight")}
+    for n, k in (("linear1.bias", 0), ("linear2.bias", 1)):  # absent: a zero bias (its gradient is still given)
+        shape = i["linear1.weight"].shape[0] if k == 0 else i["linear2.weight"].shape[0]
+        p[n] = (i[n] if n in i else torch.zeros(shape, dtype=x.dtype)).clone().requires_grad_(True)
+    ffn_graph(c, i, x, p["linear1.weight"], p["linear1.bias"], p["linear2.weight"], p["linear2.bias"],
+              bug).backward(i["dy"])
+    out = {"dx": x.grad}
+    out.update({"d." + n: p[n].grad for n in p})
+    if bug == "ffn_dweight_not_summed":  # parameter gradients of the last row only
+        d, ff = x.shape[-1], p["linear1.weight"].shape[0]
+        if x.reshape(-1, d).shape[0] < 2:
+            return None
+        j = {k: v.reshape(-1, v.shape[-1])[-1:] for k, v in i.items() if k in ("x", "dy", "dropout.mask")}
+        j.update({k: v for k, v in i.items() if k not in j})
+        last = ffn_backward(c, j)
+        for n in p:
+            out["d." + n] = last["d." + n]
+    return out
+
+
 IMPL = {"linear": linear, "linear_backward": linear_backward, "dropout": dropout,
         "dropout_backward": dropout_backward, "softmax": softmax,
-        "softmax_backward": softmax_backward, "ffn": ffn, "ffn_backward": ffn_backward,
-        "attention": attention, "attention_backward": attention_backward}
+        "softmax_backward": softmax_backward, "attention": attention,
+        "attention_backward": attention_backward, "ffn": ffn, "ffn_backward": ffn_backward}
 BUGS = {  # bug -> the op it lives in
     "weight_not_transposed": "linear",
     "bias_dropped": "linear",
@@ -323,11 +323,6 @@ BUGS = {  # bug -> the op it lives in
     "softmax_wrong_axis": "softmax",
     "softmax_max_not_subtracted": "softmax",
     "softmax_backward_no_sum_term": "softmax_backward",
-    "ffn_gelu_tanh_swapped": "ffn",
-    "ffn_bias_dropped": "ffn",
-    "ffn_dropout_not_scaled": "ffn",
-    "ffn_mask_not_applied_in_backward": "ffn_backward",
-    "ffn_dweight_not_summed": "ffn_backward",
     "attention_written_out_correct": "attention",  # the control: the same code without a bug
     "scale_1_over_dh": "attention",
     "scale_1_over_sqrt_d": "attention",
@@ -337,6 +332,11 @@ BUGS = {  # bug -> the op it lives in
     "attn_softmax_wrong_axis": "attention",
     "key_padding_mask_ignored": "attention",
     "attn_dropout_not_scaled": "attention",
+    "ffn_gelu_tanh_swapped": "ffn",
+    "ffn_bias_dropped": "ffn",
+    "ffn_dropout_not_scaled": "ffn",
+    "ffn_mask_not_applied_in_backward": "ffn_backward",
+    "ffn_dweight_not_summed": "ffn_backward",
 }
 CONTROLS = ("attention_written_out_correct",)  # must PASS every case (no false alarm)
 
@@ -412,6 +412,44 @@ def gpt2_square_weight_check():
     return ok
 
 
+def gpt2_seq64_attention_zoo():
+    """The attention bugs at GPT-2 width with seq 64 (d = 768, 12 heads, batch 1, causal, right padding
+    of 8 keys, attention dropout p = 0.1, in_proj std 0.02 as GPT-2's initialization): too large for
+    golden/, so checked with `resnorm check attention` on generated inputs.  About 10 s of CPU per
+    check: run only with ATTN_SEQ64=1 (its result is quoted in the README).  nn.MultiheadAttention in
+    float32 and the written-out control must pass, each bug fail."""
+    rng = np.random.default_rng(64)
+    T, d, H = 64, 768, 12
+    arr = {"x": rng.standard_normal((1, T, d)), "in_proj_weight": rng.standard_normal((3 * d, d)) * 0.02,
+           "in_proj_bias": rng.standard_normal(3 * d) * 0.1,
+           "out_proj.weight": rng.standard_normal((d, d)) / np.sqrt(d),
+           "out_proj.bias": rng.standard_normal(d) * 0.1,
+           "key_padding_mask": (np.arange(T) >= T - 8).astype(np.float64).reshape(1, T),
+           "attn_dropout.mask": (rng.random((1, H, T, T)) < 0.9).astype(np.float64)}
+    arr = {k: v.astype(np.float32) for k, v in arr.items()}
+    case = {"attrs": {"heads": H, "causal": 1, "p": "0.1"}, "input_dtype": "f32"}
+    ins = {k: torch.from_numpy(v) for k, v in arr.items()}
+    ok = True
+    with tempfile.TemporaryDirectory() as dd:
+        args = []
+        for k, v in arr.items():
+            np.save(os.path.join(dd, k + ".npy"), v)
+            args += ["--in", f"{k}={dd}/{k}.npy"]
+        for bug in ("correct", "attention_written_out_correct") + tuple(
+                b for b, o in BUGS.items() if o == "attention" and b not in CONTROLS):
+            y = attention(case, ins) if bug == "correct" else attention_bug(case, ins, bug)
+            np.save(os.path.join(dd, "y.npy"), y["y"].detach().numpy())
+            r = subprocess.run([RESNORM, "check", "attention"] + args +
+                               ["--attr", "heads=12", "--attr", "causal=1", "--attr", "p=0.1",
+                                "--actual", f"y={dd}/y.npy", "--dtype", "f32"],
+                               capture_output=True, text=True)
+            want = 0 if "correct" in bug else 1
+            print(f"    seq 64 {bug:34}: {'pass' if r.returncode == 0 else 'FAIL'}"
+                  f"{'' if r.returncode == want else '  <- unexpected'}")
+            ok = ok and r.returncode == want
+    return ok
+
+
 def gpt2_ffn_check():
     """The ffn zoo at GPT-2's full width (2 tokens, d = 768, ff = 3072; golden/ holds slices of it
     to stay small), with `resnorm check ffn` / `ffn_backward` on generated inputs: PyTorch correct must
@@ -461,44 +499,6 @@ def gpt2_ffn_check():
     return ok
 
 
-def gpt2_seq64_attention_zoo():
-    """The attention bugs at GPT-2 width with seq 64 (d = 768, 12 heads, batch 1, causal, right padding
-    of 8 keys, attention dropout p = 0.1, in_proj std 0.02 as GPT-2's initialization): too large for
-    golden/, so checked with `resnorm check attention` on generated inputs.  About 10 s of CPU per
-    check: run only with ATTN_SEQ64=1 (its result is quoted in the README).  nn.MultiheadAttention in
-    float32 and the written-out control must pass, each bug fail."""
-    rng = np.random.default_rng(64)
-    T, d, H = 64, 768, 12
-    arr = {"x": rng.standard_normal((1, T, d)), "in_proj_weight": rng.standard_normal((3 * d, d)) * 0.02,
-           "in_proj_bias": rng.standard_normal(3 * d) * 0.1,
-           "out_proj.weight": rng.standard_normal((d, d)) / np.sqrt(d),
-           "out_proj.bias": rng.standard_normal(d) * 0.1,
-           "key_padding_mask": (np.arange(T) >= T - 8).astype(np.float64).reshape(1, T),
-           "attn_dropout.mask": (rng.random((1, H, T, T)) < 0.9).astype(np.float64)}
-    arr = {k: v.astype(np.float32) for k, v in arr.items()}
-    case = {"attrs": {"heads": H, "causal": 1, "p": "0.1"}, "input_dtype": "f32"}
-    ins = {k: torch.from_numpy(v) for k, v in arr.items()}
-    ok = True
-    with tempfile.TemporaryDirectory() as dd:
-        args = []
-        for k, v in arr.items():
-            np.save(os.path.join(dd, k + ".npy"), v)
-            args += ["--in", f"{k}={dd}/{k}.npy"]
-        for bug in ("correct", "attention_written_out_correct") + tuple(
-                b for b, o in BUGS.items() if o == "attention" and b not in CONTROLS):
-            y = attention(case, ins) if bug == "correct" else attention_bug(case, ins, bug)
-            np.save(os.path.join(dd, "y.npy"), y["y"].detach().numpy())
-            r = subprocess.run([RESNORM, "check", "attention"] + args +
-                               ["--attr", "heads=12", "--attr", "causal=1", "--attr", "p=0.1",
-                                "--actual", f"y={dd}/y.npy", "--dtype", "f32"],
-                               capture_output=True, text=True)
-            want = 0 if "correct" in bug else 1
-            print(f"    seq 64 {bug:34}: {'pass' if r.returncode == 0 else 'FAIL'}"
-                  f"{'' if r.returncode == want else '  <- unexpected'}")
-            ok = ok and r.returncode == want
-    return ok
-
-
 def main():
     torch.set_num_threads(1)
     r = subprocess.run([RESNORM, "golden", "list", "--json", "--root", ROOT], capture_output=True,
@@ -532,10 +532,10 @@ def main():
         if not failed or (op.startswith("attention") and not gpt2):
             ok = False
     ok = gpt2_square_weight_check() and ok
-    ok = gpt2_ffn_check() and ok
     if os.environ.get("ATTN_SEQ64") == "1":
         print("attention at GPT-2 width, seq 64 (resnorm check --dtype f32):")
         ok = gpt2_seq64_attention_zoo() and ok
+    ok = gpt2_ffn_check() and ok
     print("pytorch sublayers: " + ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 
