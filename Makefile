@@ -184,7 +184,7 @@ golden-check: build
 # ---- proofs (WP, EVA, Gappa): proofs/prove.mk ----
 include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
-include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk
+include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk proofs/attention.mk
 include proofs/ffn.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).

@@ -3,37 +3,61 @@
  * the proved kernels of ref/linear.c (in/out projections, every dot product), ref/softmax.c (each
  * score row, max subtracted) and ref/dropout.c (the given attention-dropout mask).  Compile with
  * -ffp-contract=off.  Its twin, ref/attention_mpfr.c, encloses the exact result with Arb balls; the
- * tolerance is specs/error-analysis-attention.md.  Shapes: specs/attention.h. */
+ * tolerance is specs/error-analysis-attention.md.  Shapes: specs/attention.h.  The row helpers take
+ * the batch element's block of qkv ([T, 3d]) and the head's column offsets, so that every index
+ * they form is linear in the loop counters; the drivers instantiate two lemmas (ghost calls) for
+ * the products that locate a block. */
 #include "attention.h"
 
 #include <math.h>
 
-/*@ requires n >= 0 && \valid(a + (0 .. n - 1));
+/* Row r of a row-major [rows, n] array ends within it (as ref/softmax.c's sm_row_mono). */
+/*@ lemma attn_row_mono: \forall integer a, b, n; 0 <= a < b && 0 <= n ==> a * n + n <= b * n;
+    lemma attn_row_nonneg: \forall integer a, n; 0 <= a && 0 <= n ==> 0 <= a * n;
+    lemma attn_div_exact: \forall integer d, h; h > 0 && d >= 0 && d % h == 0 ==> h * (d / h) == d;
+*/
+/*@ ghost
+  /@ requires r_range: 0 <= r < rows;
+     requires n_nonneg: n >= 0;
+     assigns \nothing;
+     ensures row_start: 0 <= r * n;
+     ensures row_end: r * n + n <= rows * n; @/
+  static void lemma_attn_row(int r, int rows, int n) {}
+  /@ requires H_pos: H >= 1 && d >= 1 && d % H == 0;
+     assigns \nothing;
+     ensures heads: H * (d / H) == d && d / H >= 1; @/
+  static void lemma_attn_heads(int d, int H) {}
+*/
+
+/* ---- float ---- */
+
+/*@ requires n_nonneg: n >= 0;
+    requires valid_a: \valid(a + (0 .. n - 1));
     assigns a[0 .. n - 1];
-    ensures \forall integer k; 0 <= k < n ==> a[k] == 0.0; */
+    ensures zero: \forall integer k; 0 <= k < n ==> a[k] == 0.0; */
 static void attn_zero_f32(float *a, int n)
 {
-    /*@ loop invariant 0 <= k <= n;
-        loop invariant \forall integer j; 0 <= j < k ==> a[j] == 0.0;
+    /*@ loop invariant k_range: 0 <= k <= n;
+        loop invariant zero: \forall integer j; 0 <= j < k ==> a[j] == 0.0;
         loop assigns k, a[0 .. n - 1];
         loop variant n - k; */
     for (int k = 0; k < n; k++)
         a[k] = 0.0f;
 }
 
-/* The additive mask row of query i of batch b: -Inf where key j is masked (causal: j > i; the key
-   padding mask: kpm[b, j] != 0), else 0.  Returns m, or NULL when nothing can be masked. */
-/*@ requires T >= 1 && 0 <= i < T;
+/* The additive mask row of query i: -Inf where key j is masked (causal: j > i; the key padding
+   mask of this batch element: kpm[j] != 0), else 0.  Returns m, or NULL when nothing is masked. */
+/*@ requires T_pos: T >= 1;
     requires valid_m: \valid(m + (0 .. T - 1));
     requires valid_kpm: kpm == \null || \valid_read(kpm + (0 .. T - 1));
     requires sep: kpm == \null || \separated(m + (0 .. T - 1), kpm + (0 .. T - 1));
     assigns m[0 .. T - 1];
-    ensures \result == \null || \result == m; */
+    ensures result: \result == \null || \result == m; */
 static const float *attn_mask_row_f32(float *m, const float *kpm, int i, int T, int causal)
 {
     if (!causal && !kpm)
         return 0;
-    /*@ loop invariant 0 <= j <= T;
+    /*@ loop invariant j_range: 0 <= j <= T;
         loop assigns j, m[0 .. T - 1];
         loop variant T - j; */
     for (int j = 0; j < T; j++)
@@ -41,43 +65,76 @@ static const float *attn_mask_row_f32(float *m, const float *kpm, int i, int T, 
     return m;
 }
 
-/* q /= fl(sqrt(dh)) over the q columns of qkv [rows, 3d] (torch: q_scaled = q / math.sqrt(E)). */
-/*@ requires rows >= 1 && d >= 1 && rows * 3 * d <= INT_MAX && sq > 0.0;
-    requires \valid(qkv + (0 .. rows * 3 * d - 1));
-    assigns qkv[0 .. rows * 3 * d - 1]; */
-static void attn_scale_q_f32(float *qkv, float sq, int rows, int d)
+/* q[c] /= sq for c < n (one row: torch's q_scaled = q / math.sqrt(E); also dq = dqs / sqrt(dh)). */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_q: \valid(q + (0 .. n - 1));
+    assigns q[0 .. n - 1]; */
+static void attn_div_row_f32(float *q, float sq, int n)
 {
-    /*@ loop invariant 0 <= r <= rows;
-        loop assigns r, qkv[0 .. rows * 3 * d - 1];
-        loop variant rows - r; */
-    for (int r = 0; r < rows; r++)
-        /*@ loop invariant 0 <= c <= d;
-            loop assigns c, qkv[0 .. rows * 3 * d - 1];
-            loop variant d - c; */
-        for (int c = 0; c < d; c++)
-            qkv[r * 3 * d + c] = qkv[r * 3 * d + c] / sq;
+    /*@ loop invariant c_range: 0 <= c <= n;
+        loop assigns c, q[0 .. n - 1];
+        loop variant n - c; */
+    for (int c = 0; c < n; c++)
+        q[c] = q[c] / sq;
 }
 
-/* One query row (b, h, i): scores, softmax into P = att row, dropout, ctx[b, i, head h]. */
-static void attn_row_forward_f32(float *ctx, float *att, float *row, const float *qkv,
-                                 const float *kpm, const float *amask, float scale, int b, int h,
-                                 int i, int T, int d, int H, int causal)
+/* The q columns (the first d of each row of qkv [rows, d3]) divided by sq. */
+/*@ requires dims: rows >= 0 && 1 <= d <= d3 && rows * d3 <= INT_MAX;
+    requires valid_qkv: \valid(qkv + (0 .. rows * d3 - 1));
+    assigns qkv[0 .. rows * d3 - 1]; */
+static void attn_scale_q_f32(float *qkv, float sq, int rows, int d3, int d)
 {
-    int dh = d / H, d3 = 3 * d;
-    const float *qb = qkv + b * T * d3;          /* batch b's rows of qkv: [T, 3d] */
-    float *s = row + T;                          /* scores, then the dropped probabilities */
-    const float *m = attn_mask_row_f32(row, kpm ? kpm + b * T : 0, i, T, causal);
-    float *P = att + ((b * H + h) * T + i) * T;
-    for (int j = 0; j < T; j++)
-        s[j] = linear_dot_f32(0.0f, qb + i * d3 + h * dh, qb + j * d3 + d + h * dh, dh);
+    /*@ loop invariant r_range: 0 <= r <= rows;
+        loop assigns r, qkv[0 .. rows * d3 - 1];
+        loop variant rows - r; */
+    for (int r = 0; r < rows; r++) {
+        //@ ghost lemma_attn_row(r, rows, d3);
+        attn_div_row_f32(qkv + r * d3, sq, d);
+    }
+}
+
+/* One query row: s[j] = qs·k_j, P = softmax(s + mask), A = dropout(P), c[cc] = sum_j A[j]·v_j[cc].
+   qb: the batch element's rows of qkv [T, d3]; qo: the query's q slice (i·d3 + h·dh), ko, vo: the
+   head's k and v columns (d + h·dh, 2d + h·dh); row: scratch [2T] (mask row, then s / A). */
+/*@ requires dims: T >= 1 && dh >= 1 && d3 >= 1 && T * d3 <= INT_MAX && 2 * T <= INT_MAX;
+    requires i_range: 0 <= i < T;
+    requires q_range: 0 <= qo && qo + dh <= T * d3;
+    requires k_range: 0 <= ko && ko + dh <= d3;
+    requires v_range: 0 <= vo && vo + dh <= d3;
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires valid_kpm: kpm == \null || \valid_read(kpm + (0 .. T - 1));
+    requires valid_am: am == \null || \valid_read(am + (0 .. T - 1));
+    requires valid_c: \valid(c + (0 .. dh - 1));
+    requires valid_P: \valid(P + (0 .. T - 1));
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));
+    requires sep: \separated(c + (0 .. dh - 1), P + (0 .. T - 1), row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1));
+    requires sep_kpm: kpm == \null || \separated(kpm + (0 .. T - 1), row + (0 .. 2 * T - 1), P + (0 .. T - 1), c + (0 .. dh - 1));
+    requires sep_am: am == \null || \separated(am + (0 .. T - 1), row + (0 .. 2 * T - 1), P + (0 .. T - 1), c + (0 .. dh - 1));
+    assigns c[0 .. dh - 1], P[0 .. T - 1], row[0 .. 2 * T - 1]; */
+static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb, int qo, int ko,
+                                 int vo, const float *kpm, const float *am, float scale, int i,
+                                 int T, int dh, int d3, int causal)
+{
+    float *s = row + T;
+    const float *m = attn_mask_row_f32(row, kpm, i, T, causal);
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, s[0 .. T - 1];
+        loop variant T - j; */
+    for (int j = 0; j < T; j++) {
+        //@ ghost lemma_attn_row(j, T, d3);
+        s[j] = linear_dot_f32(0.0f, qb + qo, qb + j * d3 + ko, dh);
+    }
     softmax_row_forward_f32(P, s, m, T);
     const float *A = P;
-    if (amask) {
-        dropout_forward_f32(s, P, amask + ((b * H + h) * T + i) * T, scale, T);
+    if (am) {
+        dropout_forward_f32(s, P, am, scale, T);
         A = s;
     }
-    for (int c = 0; c < dh; c++)
-        ctx[(b * T + i) * d + h * dh + c] = linear_sdot_f32(0.0f, A, qb, 2 * d + h * dh + c, d3, T);
+    /*@ loop invariant cc_range: 0 <= cc <= dh;
+        loop assigns cc, c[0 .. dh - 1];
+        loop variant dh - cc; */
+    for (int cc = 0; cc < dh; cc++)
+        c[cc] = linear_sdot_f32(0.0f, A, qb, vo + cc, d3, T);
 }
 
 void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
@@ -85,62 +142,107 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
                            const float *out_b, const float *kpm, const float *amask, float p, int B,
                            int T, int d, int H, int causal)
 {
-    int rows = B * T;
+    int rows = B * T, d3 = 3 * d, dh = d / H;
+    //@ ghost lemma_attn_heads(d, H);
     float scale = amask ? dropout_scale_f32(p) : 1.0f;
-    linear_forward_f32(qkv, x, in_w, in_b, rows, d, 3 * d);
-    attn_scale_q_f32(qkv, sqrtf((float)(d / H)), rows, d);
-    /*@ loop invariant 0 <= b <= B;
+    linear_forward_f32(qkv, x, in_w, in_b, rows, d, d3);
+    attn_scale_q_f32(qkv, sqrtf((float)dh), rows, d3, d);
+    /*@ loop invariant b_range: 0 <= b <= B;
         loop assigns b, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
-    for (int b = 0; b < B; b++)
-        /*@ loop invariant 0 <= h <= H;
+    for (int b = 0; b < B; b++) {
+        //@ ghost lemma_attn_row(b, B, H);
+        //@ ghost lemma_attn_row(b, B, T);
+        //@ ghost lemma_attn_row(b, B, T * d3);
+        /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
-        for (int h = 0; h < H; h++)
-            /*@ loop invariant 0 <= i <= T;
+        for (int h = 0; h < H; h++) {
+            //@ ghost lemma_attn_row(h, H, dh);
+            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
-            for (int i = 0; i < T; i++)
-                attn_row_forward_f32(ctx, att, row, qkv, kpm, amask, scale, b, h, i, T, d, H, causal);
+            for (int i = 0; i < T; i++) {
+                int r = (b * H + h) * T + i; /* the score row: [B, H, T] */
+                //@ ghost lemma_attn_row(r, B * H * T, T);
+                //@ ghost lemma_attn_row(i, T, d3);
+                //@ ghost lemma_attn_row(b * T + i, B * T, d);
+                attn_row_forward_f32(ctx + (b * T + i) * d + h * dh, att + r * T, row, qkv + b * (T * d3),
+                                     i * d3 + h * dh, d + h * dh, 2 * d + h * dh, kpm ? kpm + b * T : 0,
+                                     amask ? amask + r * T : 0, scale, i, T, dh, d3, causal);
+            }
+        }
+    }
     linear_forward_f32(y, ctx, out_w, out_b, rows, d, d);
 }
 
-/* One query row (b, h, i) of the backward: dv, dS = softmax backward of the dropped dA, dqs, dk. */
-static void attn_row_backward_f32(float *dqkv, float *row, const float *dctx, const float *qkv,
-                                  const float *att, const float *amask, float scale, int b, int h,
-                                  int i, int T, int d, int H)
+/* One query row of the backward: dA[j] = dctx·v_j; dv_j += A[j]·dctx; dP = dropout backward of dA;
+   dS = softmax backward at P (into dA); dqs = sum_j dS[j]·k_j; dk_j += dS[j]·qs.  gb, qb: the batch
+   element's rows of dqkv and qkv [T, d3]; dc: dctx's head slice [dh]; row: scratch [2T]. */
+/*@ requires dims: T >= 1 && dh >= 1 && d3 >= 1 && T * d3 <= INT_MAX && 2 * T <= INT_MAX;
+    requires q_range: 0 <= qo && qo + dh <= T * d3;
+    requires k_range: 0 <= ko && ko + dh <= d3;
+    requires v_range: 0 <= vo && vo + dh <= d3;
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires valid_gb: \valid(gb + (0 .. T * d3 - 1));
+    requires valid_dc: \valid_read(dc + (0 .. dh - 1));
+    requires valid_P: \valid_read(P + (0 .. T - 1));
+    requires valid_am: am == \null || \valid_read(am + (0 .. T - 1));
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));
+    requires sep: \separated(gb + (0 .. T * d3 - 1), row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1),
+                             dc + (0 .. dh - 1), P + (0 .. T - 1));
+    requires sep_am: am == \null || \separated(am + (0 .. T - 1), row + (0 .. 2 * T - 1), gb + (0 .. T * d3 - 1));
+    assigns gb[0 .. T * d3 - 1], row[0 .. 2 * T - 1]; */
+static void attn_row_backward_f32(float *gb, float *row, const float *qb, const float *dc,
+                                  const float *P, const float *am, float scale, int qo, int ko,
+                                  int vo, int T, int dh, int d3)
 {
-    int dh = d / H, d3 = 3 * d;
-    const float *qb = qkv + b * T * d3;
-    float *db = dqkv + b * T * d3;
-    const float *P = att + ((b * H + h) * T + i) * T;
-    const float *mk = amask ? amask + ((b * H + h) * T + i) * T : 0;
-    const float *dc = dctx + (b * T + i) * d + h * dh;  /* dctx[b, i, head h]: [dh] */
-    const float *qs = qb + i * d3 + h * dh;
     float *dA = row, *dP = row + T;
-    /* dA[j] = dctx[i, h]·v[j, h] */
-    for (int j = 0; j < T; j++)
-        dA[j] = linear_dot_f32(0.0f, dc, qb + j * d3 + 2 * d + h * dh, dh);
-    /* dv[j, h] += A[j]·dctx[i, h], A[j] = P[j]·mask[j]·scale (dropout's formula, specs/dropout.h) */
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, dA[0 .. T - 1];
+        loop variant T - j; */
     for (int j = 0; j < T; j++) {
-        float a = mk ? P[j] * mk[j] * scale : P[j];
-        for (int c = 0; c < dh; c++)
-            db[j * d3 + 2 * d + h * dh + c] += a * dc[c];
+        //@ ghost lemma_attn_row(j, T, d3);
+        dA[j] = linear_dot_f32(0.0f, dc, qb + j * d3 + vo, dh);
     }
-    /* dP = dropout backward of dA; then dS (into dA) = softmax backward at P */
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, gb[0 .. T * d3 - 1];
+        loop variant T - j; */
+    for (int j = 0; j < T; j++) {
+        //@ ghost lemma_attn_row(j, T, d3);
+        float a = am ? P[j] * am[j] * scale : P[j]; /* A[j]: dropout's formula (specs/dropout.h) */
+        /*@ loop invariant cc_range: 0 <= cc <= dh;
+            loop assigns cc, gb[0 .. T * d3 - 1];
+            loop variant dh - cc; */
+        for (int cc = 0; cc < dh; cc++)
+            gb[j * d3 + vo + cc] += a * dc[cc];
+    }
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, dP[0 .. T - 1];
+        loop variant T - j; */
     for (int j = 0; j < T; j++)
-        dP[j] = mk ? 0.0f : dA[j];
-    if (mk)
-        dropout_backward_f32(dP, dA, mk, scale, T);
-    for (int j = 0; j < T; j++)
-        dA[j] = 0.0f;
+        dP[j] = am ? 0.0f : dA[j];
+    if (am)
+        dropout_backward_f32(dP, dA, am, scale, T);
+    attn_zero_f32(dA, T);
     softmax_row_backward_f32(dA, P, dP, T);
-    /* dqs[i, h] = sum_j dS[j]·k[j, h];  dk[j, h] += dS[j]·qs[i, h] */
-    for (int c = 0; c < dh; c++)
-        db[i * d3 + h * dh + c] = linear_sdot_f32(db[i * d3 + h * dh + c], dA, qb, d + h * dh + c, d3, T);
-    for (int j = 0; j < T; j++)
-        for (int c = 0; c < dh; c++)
-            db[j * d3 + d + h * dh + c] += dA[j] * qs[c];
+    /*@ loop invariant cc_range: 0 <= cc <= dh;
+        loop assigns cc, gb[0 .. T * d3 - 1];
+        loop variant dh - cc; */
+    for (int cc = 0; cc < dh; cc++)
+        gb[qo + cc] = linear_sdot_f32(gb[qo + cc], dA, qb, ko + cc, d3, T);
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, gb[0 .. T * d3 - 1];
+        loop variant T - j; */
+    for (int j = 0; j < T; j++) {
+        //@ ghost lemma_attn_row(j, T, d3);
+        /*@ loop invariant cc_range: 0 <= cc <= dh;
+            loop assigns cc, gb[0 .. T * d3 - 1];
+            loop variant dh - cc; */
+        for (int cc = 0; cc < dh; cc++)
+            gb[j * d3 + ko + cc] += dA[j] * qb[qo + cc];
+    }
 }
 
 void attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w, float *dout_b,
@@ -149,56 +251,73 @@ void attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w
                             const float *att, const float *ctx, const float *amask, float p, int B,
                             int T, int d, int H)
 {
-    int rows = B * T;
+    int rows = B * T, d3 = 3 * d, dh = d / H;
+    //@ ghost lemma_attn_heads(d, H);
     float scale = amask ? dropout_scale_f32(p) : 1.0f;
     attn_zero_f32(dctx, rows * d);
-    attn_zero_f32(dqkv, rows * 3 * d);
+    attn_zero_f32(dqkv, rows * d3);
     linear_backward_f32(dctx, dout_w, dout_b, dy, ctx, out_w, rows, d, d);
-    /*@ loop invariant 0 <= b <= B;
+    /*@ loop invariant b_range: 0 <= b <= B;
         loop assigns b, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
-    for (int b = 0; b < B; b++)
-        /*@ loop invariant 0 <= h <= H;
+    for (int b = 0; b < B; b++) {
+        //@ ghost lemma_attn_row(b, B, H);
+        //@ ghost lemma_attn_row(b, B, T);
+        //@ ghost lemma_attn_row(b, B, T * d3);
+        /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
-        for (int h = 0; h < H; h++)
-            /*@ loop invariant 0 <= i <= T;
+        for (int h = 0; h < H; h++) {
+            //@ ghost lemma_attn_row(h, H, dh);
+            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
-            for (int i = 0; i < T; i++)
-                attn_row_backward_f32(dqkv, row, dctx, qkv, att, amask, scale, b, h, i, T, d, H);
-    attn_scale_q_f32(dqkv, sqrtf((float)(d / H)), rows, d); /* dq = dqs / sqrt(dh) */
-    linear_backward_f32(dx, din_w, din_b, dqkv, x, in_w, rows, d, 3 * d);
+            for (int i = 0; i < T; i++) {
+                int r = (b * H + h) * T + i;
+                //@ ghost lemma_attn_row(r, B * H * T, T);
+                //@ ghost lemma_attn_row(i, T, d3);
+                //@ ghost lemma_attn_row(b * T + i, B * T, d);
+                attn_row_backward_f32(dqkv + b * (T * d3), row, qkv + b * (T * d3),
+                                      dctx + (b * T + i) * d + h * dh, att + r * T,
+                                      amask ? amask + r * T : 0, scale, i * d3 + h * dh, d + h * dh,
+                                      2 * d + h * dh, T, dh, d3);
+            }
+        }
+    }
+    attn_scale_q_f32(dqkv, sqrtf((float)dh), rows, d3, d); /* dq = dqs / sqrt(dh) */
+    linear_backward_f32(dx, din_w, din_b, dqkv, x, in_w, rows, d, d3);
 }
 
 /* ---- double: the same code with double ---- */
 
-/*@ requires n >= 0 && \valid(a + (0 .. n - 1));
+/*@ requires n_nonneg: n >= 0;
+    requires valid_a: \valid(a + (0 .. n - 1));
     assigns a[0 .. n - 1];
-    ensures \forall integer k; 0 <= k < n ==> a[k] == 0.0; */
+    ensures zero: \forall integer k; 0 <= k < n ==> a[k] == 0.0; */
 static void attn_zero_f64(double *a, int n)
 {
-    /*@ loop invariant 0 <= k <= n;
-        loop invariant \forall integer j; 0 <= j < k ==> a[j] == 0.0;
+    /*@ loop invariant k_range: 0 <= k <= n;
+        loop invariant zero: \forall integer j; 0 <= j < k ==> a[j] == 0.0;
         loop assigns k, a[0 .. n - 1];
         loop variant n - k; */
     for (int k = 0; k < n; k++)
         a[k] = 0.0;
 }
 
-/* The additive mask row of query i of batch b: -Inf where key j is masked (causal: j > i; the key
-   padding mask: kpm[b, j] != 0), else 0.  Returns m, or NULL when nothing can be masked. */
-/*@ requires T >= 1 && 0 <= i < T;
+/* The additive mask row of query i: -Inf where key j is masked (causal: j > i; the key padding
+   mask of this batch element: kpm[j] != 0), else 0.  Returns m, or NULL when nothing is masked. */
+/*@ requires T_pos: T >= 1;
     requires valid_m: \valid(m + (0 .. T - 1));
     requires valid_kpm: kpm == \null || \valid_read(kpm + (0 .. T - 1));
     requires sep: kpm == \null || \separated(m + (0 .. T - 1), kpm + (0 .. T - 1));
     assigns m[0 .. T - 1];
-    ensures \result == \null || \result == m; */
+    ensures result: \result == \null || \result == m; */
 static const double *attn_mask_row_f64(double *m, const double *kpm, int i, int T, int causal)
 {
     if (!causal && !kpm)
         return 0;
-    /*@ loop invariant 0 <= j <= T;
+    /*@ loop invariant j_range: 0 <= j <= T;
         loop assigns j, m[0 .. T - 1];
         loop variant T - j; */
     for (int j = 0; j < T; j++)
@@ -206,43 +325,76 @@ static const double *attn_mask_row_f64(double *m, const double *kpm, int i, int 
     return m;
 }
 
-/* q /= fl(sqrt(dh)) over the q columns of qkv [rows, 3d] (torch: q_scaled = q / math.sqrt(E)). */
-/*@ requires rows >= 1 && d >= 1 && rows * 3 * d <= INT_MAX && sq > 0.0;
-    requires \valid(qkv + (0 .. rows * 3 * d - 1));
-    assigns qkv[0 .. rows * 3 * d - 1]; */
-static void attn_scale_q_f64(double *qkv, double sq, int rows, int d)
+/* q[c] /= sq for c < n (one row: torch's q_scaled = q / math.sqrt(E); also dq = dqs / sqrt(dh)). */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_q: \valid(q + (0 .. n - 1));
+    assigns q[0 .. n - 1]; */
+static void attn_div_row_f64(double *q, double sq, int n)
 {
-    /*@ loop invariant 0 <= r <= rows;
-        loop assigns r, qkv[0 .. rows * 3 * d - 1];
-        loop variant rows - r; */
-    for (int r = 0; r < rows; r++)
-        /*@ loop invariant 0 <= c <= d;
-            loop assigns c, qkv[0 .. rows * 3 * d - 1];
-            loop variant d - c; */
-        for (int c = 0; c < d; c++)
-            qkv[r * 3 * d + c] = qkv[r * 3 * d + c] / sq;
+    /*@ loop invariant c_range: 0 <= c <= n;
+        loop assigns c, q[0 .. n - 1];
+        loop variant n - c; */
+    for (int c = 0; c < n; c++)
+        q[c] = q[c] / sq;
 }
 
-/* One query row (b, h, i): scores, softmax into P = att row, dropout, ctx[b, i, head h]. */
-static void attn_row_forward_f64(double *ctx, double *att, double *row, const double *qkv,
-                                 const double *kpm, const double *amask, double scale, int b, int h,
-                                 int i, int T, int d, int H, int causal)
+/* The q columns (the first d of each row of qkv [rows, d3]) divided by sq. */
+/*@ requires dims: rows >= 0 && 1 <= d <= d3 && rows * d3 <= INT_MAX;
+    requires valid_qkv: \valid(qkv + (0 .. rows * d3 - 1));
+    assigns qkv[0 .. rows * d3 - 1]; */
+static void attn_scale_q_f64(double *qkv, double sq, int rows, int d3, int d)
 {
-    int dh = d / H, d3 = 3 * d;
-    const double *qb = qkv + b * T * d3;          /* batch b's rows of qkv: [T, 3d] */
-    double *s = row + T;                          /* scores, then the dropped probabilities */
-    const double *m = attn_mask_row_f64(row, kpm ? kpm + b * T : 0, i, T, causal);
-    double *P = att + ((b * H + h) * T + i) * T;
-    for (int j = 0; j < T; j++)
-        s[j] = linear_dot_f64(0.0, qb + i * d3 + h * dh, qb + j * d3 + d + h * dh, dh);
+    /*@ loop invariant r_range: 0 <= r <= rows;
+        loop assigns r, qkv[0 .. rows * d3 - 1];
+        loop variant rows - r; */
+    for (int r = 0; r < rows; r++) {
+        //@ ghost lemma_attn_row(r, rows, d3);
+        attn_div_row_f64(qkv + r * d3, sq, d);
+    }
+}
+
+/* One query row: s[j] = qs·k_j, P = softmax(s + mask), A = dropout(P), c[cc] = sum_j A[j]·v_j[cc].
+   qb: the batch element's rows of qkv [T, d3]; qo: the query's q slice (i·d3 + h·dh), ko, vo: the
+   head's k and v columns (d + h·dh, 2d + h·dh); row: scratch [2T] (mask row, then s / A). */
+/*@ requires dims: T >= 1 && dh >= 1 && d3 >= 1 && T * d3 <= INT_MAX && 2 * T <= INT_MAX;
+    requires i_range: 0 <= i < T;
+    requires q_range: 0 <= qo && qo + dh <= T * d3;
+    requires k_range: 0 <= ko && ko + dh <= d3;
+    requires v_range: 0 <= vo && vo + dh <= d3;
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires valid_kpm: kpm == \null || \valid_read(kpm + (0 .. T - 1));
+    requires valid_am: am == \null || \valid_read(am + (0 .. T - 1));
+    requires valid_c: \valid(c + (0 .. dh - 1));
+    requires valid_P: \valid(P + (0 .. T - 1));
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));
+    requires sep: \separated(c + (0 .. dh - 1), P + (0 .. T - 1), row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1));
+    requires sep_kpm: kpm == \null || \separated(kpm + (0 .. T - 1), row + (0 .. 2 * T - 1), P + (0 .. T - 1), c + (0 .. dh - 1));
+    requires sep_am: am == \null || \separated(am + (0 .. T - 1), row + (0 .. 2 * T - 1), P + (0 .. T - 1), c + (0 .. dh - 1));
+    assigns c[0 .. dh - 1], P[0 .. T - 1], row[0 .. 2 * T - 1]; */
+static void attn_row_forward_f64(double *c, double *P, double *row, const double *qb, int qo, int ko,
+                                 int vo, const double *kpm, const double *am, double scale, int i,
+                                 int T, int dh, int d3, int causal)
+{
+    double *s = row + T;
+    const double *m = attn_mask_row_f64(row, kpm, i, T, causal);
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, s[0 .. T - 1];
+        loop variant T - j; */
+    for (int j = 0; j < T; j++) {
+        //@ ghost lemma_attn_row(j, T, d3);
+        s[j] = linear_dot_f64(0.0, qb + qo, qb + j * d3 + ko, dh);
+    }
     softmax_row_forward_f64(P, s, m, T);
     const double *A = P;
-    if (amask) {
-        dropout_forward_f64(s, P, amask + ((b * H + h) * T + i) * T, scale, T);
+    if (am) {
+        dropout_forward_f64(s, P, am, scale, T);
         A = s;
     }
-    for (int c = 0; c < dh; c++)
-        ctx[(b * T + i) * d + h * dh + c] = linear_sdot_f64(0.0, A, qb, 2 * d + h * dh + c, d3, T);
+    /*@ loop invariant cc_range: 0 <= cc <= dh;
+        loop assigns cc, c[0 .. dh - 1];
+        loop variant dh - cc; */
+    for (int cc = 0; cc < dh; cc++)
+        c[cc] = linear_sdot_f64(0.0, A, qb, vo + cc, d3, T);
 }
 
 void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, double *row, const double *x,
@@ -250,62 +402,107 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
                            const double *out_b, const double *kpm, const double *amask, double p, int B,
                            int T, int d, int H, int causal)
 {
-    int rows = B * T;
+    int rows = B * T, d3 = 3 * d, dh = d / H;
+    //@ ghost lemma_attn_heads(d, H);
     double scale = amask ? dropout_scale_f64(p) : 1.0;
-    linear_forward_f64(qkv, x, in_w, in_b, rows, d, 3 * d);
-    attn_scale_q_f64(qkv, sqrt((double)(d / H)), rows, d);
-    /*@ loop invariant 0 <= b <= B;
+    linear_forward_f64(qkv, x, in_w, in_b, rows, d, d3);
+    attn_scale_q_f64(qkv, sqrt((double)dh), rows, d3, d);
+    /*@ loop invariant b_range: 0 <= b <= B;
         loop assigns b, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
-    for (int b = 0; b < B; b++)
-        /*@ loop invariant 0 <= h <= H;
+    for (int b = 0; b < B; b++) {
+        //@ ghost lemma_attn_row(b, B, H);
+        //@ ghost lemma_attn_row(b, B, T);
+        //@ ghost lemma_attn_row(b, B, T * d3);
+        /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
-        for (int h = 0; h < H; h++)
-            /*@ loop invariant 0 <= i <= T;
+        for (int h = 0; h < H; h++) {
+            //@ ghost lemma_attn_row(h, H, dh);
+            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
-            for (int i = 0; i < T; i++)
-                attn_row_forward_f64(ctx, att, row, qkv, kpm, amask, scale, b, h, i, T, d, H, causal);
+            for (int i = 0; i < T; i++) {
+                int r = (b * H + h) * T + i; /* the score row: [B, H, T] */
+                //@ ghost lemma_attn_row(r, B * H * T, T);
+                //@ ghost lemma_attn_row(i, T, d3);
+                //@ ghost lemma_attn_row(b * T + i, B * T, d);
+                attn_row_forward_f64(ctx + (b * T + i) * d + h * dh, att + r * T, row, qkv + b * (T * d3),
+                                     i * d3 + h * dh, d + h * dh, 2 * d + h * dh, kpm ? kpm + b * T : 0,
+                                     amask ? amask + r * T : 0, scale, i, T, dh, d3, causal);
+            }
+        }
+    }
     linear_forward_f64(y, ctx, out_w, out_b, rows, d, d);
 }
 
-/* One query row (b, h, i) of the backward: dv, dS = softmax backward of the dropped dA, dqs, dk. */
-static void attn_row_backward_f64(double *dqkv, double *row, const double *dctx, const double *qkv,
-                                  const double *att, const double *amask, double scale, int b, int h,
-                                  int i, int T, int d, int H)
+/* One query row of the backward: dA[j] = dctx·v_j; dv_j += A[j]·dctx; dP = dropout backward of dA;
+   dS = softmax backward at P (into dA); dqs = sum_j dS[j]·k_j; dk_j += dS[j]·qs.  gb, qb: the batch
+   element's rows of dqkv and qkv [T, d3]; dc: dctx's head slice [dh]; row: scratch [2T]. */
+/*@ requires dims: T >= 1 && dh >= 1 && d3 >= 1 && T * d3 <= INT_MAX && 2 * T <= INT_MAX;
+    requires q_range: 0 <= qo && qo + dh <= T * d3;
+    requires k_range: 0 <= ko && ko + dh <= d3;
+    requires v_range: 0 <= vo && vo + dh <= d3;
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires valid_gb: \valid(gb + (0 .. T * d3 - 1));
+    requires valid_dc: \valid_read(dc + (0 .. dh - 1));
+    requires valid_P: \valid_read(P + (0 .. T - 1));
+    requires valid_am: am == \null || \valid_read(am + (0 .. T - 1));
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));
+    requires sep: \separated(gb + (0 .. T * d3 - 1), row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1),
+                             dc + (0 .. dh - 1), P + (0 .. T - 1));
+    requires sep_am: am == \null || \separated(am + (0 .. T - 1), row + (0 .. 2 * T - 1), gb + (0 .. T * d3 - 1));
+    assigns gb[0 .. T * d3 - 1], row[0 .. 2 * T - 1]; */
+static void attn_row_backward_f64(double *gb, double *row, const double *qb, const double *dc,
+                                  const double *P, const double *am, double scale, int qo, int ko,
+                                  int vo, int T, int dh, int d3)
 {
-    int dh = d / H, d3 = 3 * d;
-    const double *qb = qkv + b * T * d3;
-    double *db = dqkv + b * T * d3;
-    const double *P = att + ((b * H + h) * T + i) * T;
-    const double *mk = amask ? amask + ((b * H + h) * T + i) * T : 0;
-    const double *dc = dctx + (b * T + i) * d + h * dh;  /* dctx[b, i, head h]: [dh] */
-    const double *qs = qb + i * d3 + h * dh;
     double *dA = row, *dP = row + T;
-    /* dA[j] = dctx[i, h]·v[j, h] */
-    for (int j = 0; j < T; j++)
-        dA[j] = linear_dot_f64(0.0, dc, qb + j * d3 + 2 * d + h * dh, dh);
-    /* dv[j, h] += A[j]·dctx[i, h], A[j] = P[j]·mask[j]·scale (dropout's formula, specs/dropout.h) */
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, dA[0 .. T - 1];
+        loop variant T - j; */
     for (int j = 0; j < T; j++) {
-        double a = mk ? P[j] * mk[j] * scale : P[j];
-        for (int c = 0; c < dh; c++)
-            db[j * d3 + 2 * d + h * dh + c] += a * dc[c];
+        //@ ghost lemma_attn_row(j, T, d3);
+        dA[j] = linear_dot_f64(0.0, dc, qb + j * d3 + vo, dh);
     }
-    /* dP = dropout backward of dA; then dS (into dA) = softmax backward at P */
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, gb[0 .. T * d3 - 1];
+        loop variant T - j; */
+    for (int j = 0; j < T; j++) {
+        //@ ghost lemma_attn_row(j, T, d3);
+        double a = am ? P[j] * am[j] * scale : P[j]; /* A[j]: dropout's formula (specs/dropout.h) */
+        /*@ loop invariant cc_range: 0 <= cc <= dh;
+            loop assigns cc, gb[0 .. T * d3 - 1];
+            loop variant dh - cc; */
+        for (int cc = 0; cc < dh; cc++)
+            gb[j * d3 + vo + cc] += a * dc[cc];
+    }
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, dP[0 .. T - 1];
+        loop variant T - j; */
     for (int j = 0; j < T; j++)
-        dP[j] = mk ? 0.0 : dA[j];
-    if (mk)
-        dropout_backward_f64(dP, dA, mk, scale, T);
-    for (int j = 0; j < T; j++)
-        dA[j] = 0.0;
+        dP[j] = am ? 0.0 : dA[j];
+    if (am)
+        dropout_backward_f64(dP, dA, am, scale, T);
+    attn_zero_f64(dA, T);
     softmax_row_backward_f64(dA, P, dP, T);
-    /* dqs[i, h] = sum_j dS[j]·k[j, h];  dk[j, h] += dS[j]·qs[i, h] */
-    for (int c = 0; c < dh; c++)
-        db[i * d3 + h * dh + c] = linear_sdot_f64(db[i * d3 + h * dh + c], dA, qb, d + h * dh + c, d3, T);
-    for (int j = 0; j < T; j++)
-        for (int c = 0; c < dh; c++)
-            db[j * d3 + d + h * dh + c] += dA[j] * qs[c];
+    /*@ loop invariant cc_range: 0 <= cc <= dh;
+        loop assigns cc, gb[0 .. T * d3 - 1];
+        loop variant dh - cc; */
+    for (int cc = 0; cc < dh; cc++)
+        gb[qo + cc] = linear_sdot_f64(gb[qo + cc], dA, qb, ko + cc, d3, T);
+    /*@ loop invariant j_range: 0 <= j <= T;
+        loop assigns j, gb[0 .. T * d3 - 1];
+        loop variant T - j; */
+    for (int j = 0; j < T; j++) {
+        //@ ghost lemma_attn_row(j, T, d3);
+        /*@ loop invariant cc_range: 0 <= cc <= dh;
+            loop assigns cc, gb[0 .. T * d3 - 1];
+            loop variant dh - cc; */
+        for (int cc = 0; cc < dh; cc++)
+            gb[j * d3 + ko + cc] += dA[j] * qb[qo + cc];
+    }
 }
 
 void attention_backward_f64(double *dx, double *din_w, double *din_b, double *dout_w, double *dout_b,
@@ -314,24 +511,40 @@ void attention_backward_f64(double *dx, double *din_w, double *din_b, double *do
                             const double *att, const double *ctx, const double *amask, double p, int B,
                             int T, int d, int H)
 {
-    int rows = B * T;
+    int rows = B * T, d3 = 3 * d, dh = d / H;
+    //@ ghost lemma_attn_heads(d, H);
     double scale = amask ? dropout_scale_f64(p) : 1.0;
     attn_zero_f64(dctx, rows * d);
-    attn_zero_f64(dqkv, rows * 3 * d);
+    attn_zero_f64(dqkv, rows * d3);
     linear_backward_f64(dctx, dout_w, dout_b, dy, ctx, out_w, rows, d, d);
-    /*@ loop invariant 0 <= b <= B;
+    /*@ loop invariant b_range: 0 <= b <= B;
         loop assigns b, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
-    for (int b = 0; b < B; b++)
-        /*@ loop invariant 0 <= h <= H;
+    for (int b = 0; b < B; b++) {
+        //@ ghost lemma_attn_row(b, B, H);
+        //@ ghost lemma_attn_row(b, B, T);
+        //@ ghost lemma_attn_row(b, B, T * d3);
+        /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
-        for (int h = 0; h < H; h++)
-            /*@ loop invariant 0 <= i <= T;
+        for (int h = 0; h < H; h++) {
+            //@ ghost lemma_attn_row(h, H, dh);
+            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
-            for (int i = 0; i < T; i++)
-                attn_row_backward_f64(dqkv, row, dctx, qkv, att, amask, scale, b, h, i, T, d, H);
-    attn_scale_q_f64(dqkv, sqrt((double)(d / H)), rows, d); /* dq = dqs / sqrt(dh) */
-    linear_backward_f64(dx, din_w, din_b, dqkv, x, in_w, rows, d, 3 * d);
+            for (int i = 0; i < T; i++) {
+                int r = (b * H + h) * T + i;
+                //@ ghost lemma_attn_row(r, B * H * T, T);
+                //@ ghost lemma_attn_row(i, T, d3);
+                //@ ghost lemma_attn_row(b * T + i, B * T, d);
+                attn_row_backward_f64(dqkv + b * (T * d3), row, qkv + b * (T * d3),
+                                      dctx + (b * T + i) * d + h * dh, att + r * T,
+                                      amask ? amask + r * T : 0, scale, i * d3 + h * dh, d + h * dh,
+                                      2 * d + h * dh, T, dh, d3);
+            }
+        }
+    }
+    attn_scale_q_f64(dqkv, sqrt((double)dh), rows, d3, d); /* dq = dqs / sqrt(dh) */
+    linear_backward_f64(dx, din_w, din_b, dqkv, x, in_w, rows, d, d3);
 }

@@ -8,7 +8,6 @@
 #include "attention_mpfr.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,14 +417,8 @@ static int certify_all(double *const *const *dst, const rn_dtype *out, int nd, i
         for (int k = 0; k < ngroups && ok; k++) {
             if (!dst[t][k] || !balls[k])
                 continue;
-            for (size_t e = 0; e < n[k] && ok; e++) {
+            for (size_t e = 0; e < n[k] && ok; e++)
                 ok = certify_ball(&dst[t][k][e], balls[k] + e, prec, out[t]);
-                if (!ok && getenv("ATTN_DEBUG")) {
-                    fprintf(stderr, "attn twin: prec %ld group %d elem %zu: ", (long)prec, k, e);
-                    arb_fprintd(stderr, balls[k] + e, 20);
-                    fprintf(stderr, "\n");
-                }
-            }
         }
         done[t] = ok;
         all &= ok;

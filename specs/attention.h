@@ -55,10 +55,13 @@
 #include "linear.h"
 #include "softmax.h"
 
-/* The sizes the kernels index with int: every product below must fit. */
+/* The sizes the kernels index with int: every product below must fit (each listed, as the solvers do
+   not derive a product's bound from a larger product's). */
 /*@ predicate attn_dims(integer B, integer T, integer d, integer H) =
       B >= 1 && T >= 1 && d >= 1 && H >= 1 && d % H == 0 &&
-      B * T * 3 * d <= INT_MAX && 3 * d * d <= INT_MAX && B * H * T * T <= INT_MAX && 2 * T <= INT_MAX;
+      B * T * 3 * d <= INT_MAX && 3 * d * d <= INT_MAX && B * H * T * T <= INT_MAX && 2 * T <= INT_MAX &&
+      3 * d <= INT_MAX && B * T <= INT_MAX && B * H <= INT_MAX && B * H * T <= INT_MAX &&
+      B * T * d <= INT_MAX && T * (3 * d) <= INT_MAX && B * (T * (3 * d)) <= INT_MAX;
 */
 
 /*@ requires dims: attn_dims(B, T, d, H);
