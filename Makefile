@@ -83,6 +83,7 @@ pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_sublayers.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_block.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/example_block.py
+	/usr/bin/python3 tests/pytorch_prepost.py $(RESNORM)
 
 # ONNX Runtime (npm onnxruntime-node, pinned; its CPU binaries ship in the package, install scripts
 # are not run) as a real client over the suite, installed under build/node (never committed).

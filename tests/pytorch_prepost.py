@@ -47,10 +47,8 @@ def uniform(st, n, bound):
     return [f32((2.0 * st.uniform01() - 1.0) * bound) for _ in range(n)]
 
 
-def layer_params(seed, l, d, ff):
-    """PyTorch 1.13's default init, the experiment's draw order (file comment there)."""
-    st = SplitMix64((seed << 32) | (l + 1))
-    shapes = [("self_attn.in_proj_weight", (3 * d, d), math.sqrt(6.0 / (4 * d))),
+def init_shapes(d, ff):
+    return [("self_attn.in_proj_weight", (3 * d, d), math.sqrt(6.0 / (4 * d))),
               ("self_attn.in_proj_bias", (3 * d,), 0.0),
               ("self_attn.out_proj.weight", (d, d), 1 / math.sqrt(d)),
               ("self_attn.out_proj.bias", (d,), 0.0),
@@ -58,6 +56,12 @@ def layer_params(seed, l, d, ff):
               ("linear1.bias", (ff,), 1 / math.sqrt(d)),
               ("linear2.weight", (d, ff), 1 / math.sqrt(ff)),
               ("linear2.bias", (d,), 1 / math.sqrt(ff))]
+
+
+def layer_params(seed, l, d, ff):
+    """PyTorch 1.13's default init, the experiment's draw order (file comment there)."""
+    st = SplitMix64((seed << 32) | (l + 1))
+    shapes = init_shapes(d, ff)
     out = {}
     for name, shape, bound in shapes:
         n = int(np.prod(shape))
@@ -89,6 +93,7 @@ def build(depth, post, final_norm, seed, d, heads, ff, cloned=False):
 
 
 def run(depth, post, final_norm, seed, d, heads, ff, seq, cloned=False):
+    """|dL/dx|, RMS(y), per layer (all, attention, FFN, LayerNorms) parameter-gradient norms."""
     layers, norm = build(depth, post, final_norm, seed, d, heads, ff, cloned)
     x, dy = inputs(seed, seq, d)
     x.requires_grad_(True)
@@ -114,10 +119,41 @@ def rel(a, b):
     return abs(a - b) / abs(b) if b else abs(a)
 
 
+def check_init(d=64, heads=4, ff=256):
+    """The bounds the experiment draws from are PyTorch's own: a layer torch initializes has every
+    array within its bound and reaching 95% of it (zero where the bound is 0), LayerNorm 1 and 0."""
+    torch.manual_seed(0)
+    m = torch.nn.TransformerEncoderLayer(d, heads, ff, batch_first=True)
+    params = dict(m.named_parameters())
+    bad = []
+    for name, shape, bound in init_shapes(d, ff):
+        p = params.pop(name).detach().double()
+        top = float(p.abs().max())
+        if tuple(p.shape) != shape or top > bound or top < 0.95 * bound:
+            bad.append("%s: shape %s, max |v| %g, bound %g" % (name, tuple(p.shape), top, bound))
+    for name, p in params.items():  # norm1/norm2 weight and bias
+        if not torch.equal(p.detach(), torch.ones_like(p) if name.endswith("weight") else torch.zeros_like(p)):
+            bad.append(name)
+    print("PyTorch's default init: %s" % ("matches the experiment's bounds" if not bad else bad))
+    return len(bad)
+
+
 def check(resnorm):
-    cfg = dict(d=16, heads=4, ff=32, seq=3)
+    if check_init():
+        return 1
+    worst, n, rows = 0.0, 0, 0
+    for cloned in (False, True):
+        w, k, r = check_config(resnorm, cloned)
+        worst, n, rows = max(worst, w), n + k, rows + r
+    print("prepost vs PyTorch float64: %d rows (independent and cloned layers), %d layer norms, "
+          "worst relative difference %.3g" % (rows, n, worst))
+    return 0 if worst < 1e-10 else 1
+
+
+def check_config(resnorm, cloned):
+    cfg = dict(d=16, heads=4, ff=32, seq=3, cloned=cloned)
     args = [resnorm, "experiment", "prepost", "--depths", "2,5", "--seeds", "2", "--d", "16",
-            "--heads", "4", "--ff", "32", "--seq", "3", "--json"]
+            "--heads", "4", "--ff", "32", "--seq", "3", "--json"] + (["--cloned"] if cloned else [])
     doc = json.loads(subprocess.run(args, check=True, stdout=subprocess.PIPE).stdout)
     worst, n = 0.0, 0
     keys = ["layer_grad_norms", "layer_grad_norms_attn", "layer_grad_norms_ffn", "layer_grad_norms_ln"]
@@ -133,9 +169,7 @@ def check(resnorm):
                 v = sorted(p[2][l][gi] for p in per_seed)
                 worst = max(worst, rel(r[key][l]["min"], v[0]), rel(r[key][l]["max"], v[1]))
                 n += 2
-    print("prepost vs PyTorch float64: %d rows, %d layer norms, worst relative difference %.3g"
-          % (len(doc["rows"]), n, worst))
-    return 0 if worst < 1e-10 else 1
+    return worst, n, len(doc["rows"])
 
 
 def explore(depth, seq, seeds):
