@@ -39,6 +39,7 @@
 #include "block_mpfr.h"
 #include "cli.h"
 #include "experiment.h"
+#include "norm_fast.h" /* rn_threads */
 #include "tanh_stack.h" /* rn_splitmix64, rn_uniform01, rn_normal */
 
 #define PP_EPS 1e-5f /* LayerNorm's default eps, the float32 value a float32 model uses */
@@ -350,6 +351,7 @@ static int run_seed(pp_row *rows, int nrows, const pp_opts *o, int seed, size_t 
     int rc = y && grads_init(&g, &m) == 0 ? 0 : -1;
     for (int i = 0; i < nrows && rc == 0; i++) {
         pp_row *r = &rows[i];
+#pragma omp critical(prepost_progress)
         experiment_progress("prepost: seed %d/%d, depth %d, %s", seed, o->seeds, r->depth,
                             row_name(r));
         block_args B = stack_args(&m, o, (size_t)r->depth, r->post, r->final_norm);
@@ -509,8 +511,19 @@ int experiment_prepost(int argc, char **argv)
     pp_row *rows = rows_alloc(&o, (unsigned)nrows);
     double *scratch = calloc((size_t)o.seeds, sizeof *scratch);
     int twin = rows && scratch ? 0 : -1;
-    for (int s = 1; s <= o.seeds && twin == 0; s++)
-        twin = run_seed(rows, nrows, &o, s, (size_t)maxdepth);
+    /* the seeds on every core (RESNORM_THREADS): each fills its own samples, so the output is the
+       same bytes whatever the thread count */
+    if (twin == 0) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+        for (int s = 1; s <= o.seeds; s++) {
+            int r = run_seed(rows, nrows, &o, s, (size_t)maxdepth);
+            if (r != 0) {
+#pragma omp critical(prepost_rc)
+                if (twin == 0)
+                    twin = r;
+            }
+        }
+    }
     experiment_progress("%s", "");
     if (twin != 0) {
         cli_error("experiment", "prepost: %s", twin == RN_TWIN_UNCERTIFIED

@@ -337,17 +337,21 @@ Test(experiment, prepost_pre_level_post_larger_at_the_top, .timeout = 120)
     json_decref(doc);
 }
 
-/* Same options, same bytes (the draws are seeded, the values certified); a row does not depend on
-   which other depths are asked for (a layer's draws depend on the seed and its index only). */
+/* Same options, same bytes, on 1 thread or 2 (the seeds run in parallel; the draws are seeded,
+   the values certified); a row does not depend on which other depths are asked for (a layer's
+   draws depend on the seed and its index only). */
 Test(experiment, prepost_is_deterministic)
 {
-    const char *args = "experiment prepost --depths 1,3 --d 16 --heads 2 --ff 32 --seq 3 --seeds 2 --json";
+    const char *args = "experiment prepost --depths 1,3 --d 16 --heads 2 --ff 32 --seq 3 --seeds 3 --json";
+    setenv("RESNORM_THREADS", "1", 1);
     cr_assert_eq(run("%s", args), 0, "%s", err_text);
     char *first = strdup(out_text);
+    setenv("RESNORM_THREADS", "2", 1);
     cr_assert_eq(run("%s", args), 0, "%s", err_text);
+    unsetenv("RESNORM_THREADS");
     cr_assert_str_eq(out_text, first);
     free(first);
-    json_t *doc = run_json("experiment prepost --depths 1 --d 16 --heads 2 --ff 32 --seq 3 --seeds 2 --json");
+    json_t *doc = run_json("experiment prepost --depths 1 --d 16 --heads 2 --ff 32 --seq 3 --seeds 3 --json");
     json_t *doc3 = run_json(args);
     cr_assert_eq(pp_layer(pp_row(doc, "post", 0, 1), "layer_grad_norms", 0),
                  pp_layer(pp_row(doc3, "post", 0, 1), "layer_grad_norms", 0));
