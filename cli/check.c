@@ -21,6 +21,7 @@
 
 #define WORST_MAX CLI_WORST_MAX
 #define CLI_MAX_OPS_HELP 64
+#define CHECK_HELP_WRAP 72 /* longer input lists go on a line of their own */
 typedef cli_worst worst_t;
 typedef cli_summary summary_t;
 
@@ -68,12 +69,15 @@ void cli_check_help(void)
                                   op->inputs[j]);
         if ((int)strlen(op->name) > wname)
             wname = (int)strlen(op->name);
-        if ((int)strlen(ins[i]) > wins)
+        if ((int)strlen(ins[i]) > wins && strlen(ins[i]) <= CHECK_HELP_WRAP)
             wins = (int)strlen(ins[i]);
     }
     for (int i = 0; i < cli_nops && i < CLI_MAX_OPS_HELP; i++) {
         const cli_op *op = cli_ops[i];
-        printf("  %-*s  %-*s  ->  ", wname, op->name, wins, ins[i]);
+        if (strlen(ins[i]) > CHECK_HELP_WRAP) /* a long list (the block ops): outputs below */
+            printf("  %-*s  %s\n  %-*s  %-*s  ->  ", wname, op->name, ins[i], wname, "", wins, "");
+        else
+            printf("  %-*s  %-*s  ->  ", wname, op->name, wins, ins[i]);
         for (int j = 0; j < op->noutputs && j < CLI_HELP_INPUTS; j++)
             printf("%s%s", j ? " " : "", op->outputs[j]);
         if (op->noutputs > CLI_HELP_INPUTS)

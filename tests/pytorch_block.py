@@ -363,6 +363,77 @@ def cfg_of(norm, act, causal, d=8, heads=2, ff=16, batch=2, seq=4, p="0.1"):
             "p_text": p}
 
 
+def load_npy(path):
+    a = np.load(path)
+    if a.dtype.kind == "V":  # bf16: raw bits
+        a = (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+def golden_suite(R):
+    """PyTorch (the functional ops, float32 and float64) over golden/block: every case's outputs
+    laid out DIR/<case id>/<output>.npy and checked by `resnorm golden run-check`."""
+    ops = {"block", "block_backward", "stack", "stack_backward"}
+    cases = json.loads(subprocess.run([RESNORM, "golden", "list", "--json"], capture_output=True,
+                                      text=True, check=True).stdout)
+    cases = [c for c in cases if c["op"] in ops]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(RESNORM)))
+    if not os.path.exists(os.path.join(root, "golden")):
+        root = "."
+    for dt, tdt in (("f64", torch.float64), ("f32", torch.float32)):
+        sel = [c for c in cases if (c["input_dtype"] == "f64") == (dt == "f64")]
+        with tempfile.TemporaryDirectory() as tmp:
+            for c in sel:
+                ins = {k: torch.tensor(load_npy(os.path.join(root, v)).astype(np.float64)).to(tdt)
+                       for k, v in c["inputs"].items()}
+                x = ins.pop("x")
+                dy = ins.pop("dy", None)
+                two_d = x.dim() == 2
+                if two_d:
+                    x = x.unsqueeze(0)
+                    dy = dy.unsqueeze(0) if dy is not None else None
+                a = c["attrs"]
+                kpm = ins.pop("key_padding_mask", None)
+                if kpm is not None:
+                    kpm = kpm.reshape(x.shape[0], x.shape[1])
+                mk = {k: ins.pop(k).reshape(-1) for k in list(ins) if k.endswith(".mask")}
+                w1 = next(v for k, v in ins.items() if k.endswith("linear1.weight"))
+                cfg = cfg_of(a["norm"], a["activation"], bool(a["causal"]), d=x.shape[-1],
+                             heads=a["heads"], ff=w1.shape[0], batch=x.shape[0], seq=x.shape[1],
+                             p=a["p"])
+                B, S = x.shape[0], x.shape[1]
+                shapes = {"attn_dropout.mask": (B, cfg["heads"], S, S),
+                          "dropout.mask": (B, S, cfg["ff"]), "dropout1.mask": (B, S, cfg["d"]),
+                          "dropout2.mask": (B, S, cfg["d"])}
+                mk = {k: v.reshape(shapes[k]) for k, v in mk.items()}
+                if c["op"].startswith("stack"):
+                    L = len([k for k in ins if k.endswith("linear1.weight")])
+                    fn = lambda xx, pp: stack(pp, xx, cfg, L, bool(a["final_norm"]), kpm)
+                else:
+                    fn = lambda xx, pp: block(pp, xx, cfg, mk or None, kpm)
+                out = os.path.join(tmp, c["id"])
+                os.makedirs(out)
+                if dy is None:
+                    with torch.no_grad():
+                        y = fn(x, ins)
+                    res = {"y": y}
+                else:
+                    y, gx, gp = forward_backward(fn, x, ins, dy)
+                    res = {"dx": gx}
+                    res.update({"d." + k: v for k, v in gp.items()})
+                for k, v in res.items():
+                    v = v.detach()
+                    np.save(os.path.join(out, k + ".npy"), (v[0] if two_d and k in ("y", "dx")
+                                                            else v).numpy())
+            r = subprocess.run([RESNORM, "golden", "run-check", tmp, "--dtype", dt, "--json",
+                                "--root", root], capture_output=True, text=True)
+            rep = json.loads(r.stdout)
+            R.report(r.returncode == 0 and rep["failed"] == 0 and rep["passed"] == len(sel),
+                     f"golden/block, PyTorch functional float{dt[1:]}: run-check --dtype {dt}: "
+                     f"{rep['passed']} passed, {rep['failed']} failed (of {len(sel)}; exit "
+                     f"{r.returncode})")
+
+
 BLOCK_BUGS = ["pre_post_swapped", "residual_on_normalized", "norm_swap", "dropout_after_add",
               "identity_grad_dropped", "identity_grad_doubled"]
 
@@ -387,6 +458,7 @@ def main():
         R.case(cfg_of("post", "relu", False), L=2, final=True, seed=23)
         R.case(cfg_of("pre", "relu", False), L=4, final=True, seed=24)
         R.case(cfg_of("post", "gelu", True), L=4, final=False, seed=25)
+        golden_suite(R)
         print("bug zoo (float32 PyTorch with one bug; each must fail resnorm check):")
         R.case(cfg_of("pre", "gelu", True), seed=30, zoo=BLOCK_BUGS, masks=True, tag="pre d=8")
         R.case(cfg_of("post", "relu", False), seed=31, masks=True, tag="post d=8",
