@@ -211,6 +211,23 @@ PREPOST_STACKS = [("pre", False, "pre-LN", "#1f77b4", 7), ("pre", True, "pre-LN 
                   ("post", False, "post-LN", "#d62728", 5)]
 
 
+def post_verdict(post_q):
+    """What post-LN's last/first ratios (one {median, min, max} per depth, ascending) show."""
+    meds = [q["median"] for q in post_q]
+    if min(q["min"] for q in post_q) > 1:
+        return "It grows toward the top in every seed."
+    if all(a < b for a, b in zip(meds, meds[1:])) and meds[-1] > 1:
+        return ("Its median rises with depth, so the growth toward the top is there and "
+                "strengthens with depth, but single seeds fall on both sides of 1: at this init the "
+                "sublayers' outputs are small against the residual (out_proj and linear2 weights "
+                "U(±1/√fan_in), variance 1/(3·fan_in)), so each post-LN LayerNorm rescales little "
+                "per block, and the effect needs depth to build up.")
+    return ("It does not grow consistently at this init: the sublayers' outputs are small against "
+            "the residual (out_proj and linear2 weights U(±1/√fan_in), variance 1/(3·fan_in)), so "
+            "each post-LN LayerNorm rescales little; what separates the two placements is the level "
+            "of the top layers (previous item) more than a slope within post-LN.")
+
+
 def prepost_section(tmp, doc, term):
     rows = doc["rows"]
     by = {(r["norm"], r["final_norm"], r["depth"]): r for r in rows}
@@ -328,15 +345,7 @@ plot {", ".join(plots)}
         "start, hence warm-up." % ("larger" if min(top) > 1 else "not always larger",
                                    at(top, "%.2f×"), trend(top)),
         "- \"Post-LN's gradients grow toward the last layers\": post-LN's last/first layer ratio "
-        "(per seed, median [min, max]) is %s. %s" % (
-            span(post_q),
-            "It grows toward the top in every seed." if min(q["min"] for q in post_q) > 1 else
-            ("It does not grow at this init: " if max(q["max"] for q in post_q) < 1 else
-             "It is seed-dependent at this init, on both sides of 1: ") +
-            "the sublayers' outputs are small against the residual (out_proj and linear2 weights "
-            "U(±1/√fan_in), variance 1/(3·fan_in)), so each post-LN LayerNorm rescales little; "
-            "what separates the two placements is the level of the top layers (previous item) "
-            "more than a slope within post-LN."),
+        "(per seed, median [min, max]) is %s. %s" % (span(post_q), post_verdict(post_q)),
         "- Pre-LN's per-layer norms stay within a factor %.2g of each other at every depth (no "
         "layer's gradient explodes) and %s toward the top: last/first = %s (each block's gradient "
         "passes its LayerNorm, which divides by the residual stream's growing scale)." % (
