@@ -83,6 +83,7 @@ pytorch-check: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_sublayers.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/pytorch_block.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/example_block.py
+	/usr/bin/python3 tests/pytorch_prepost.py $(RESNORM)
 
 # ONNX Runtime (npm onnxruntime-node, pinned; its CPU binaries ship in the package, install scripts
 # are not run) as a real client over the suite, installed under build/node (never committed).
@@ -222,8 +223,10 @@ clean:
 	rm -rf $(B)
 
 # ---- the seeds' experiments as a report (report/: generated, never committed) ----
-# `resnorm experiment depth|layernorm-stats|trace --json`, tables beside the seeds' figures and
-# gnuplot PNGs (experiments/report.py).  About 40 s on 2 cores (depths to 200, 20 seeds).
+# `resnorm experiment depth|layernorm-stats|trace|prepost --json`, tables beside the seeds' figures
+# and gnuplot PNGs (experiments/report.py).  On 2 idle cores: about 40 s for depth (depths to 200,
+# 20 seeds) and the LayerNorm experiments, about 4 min for prepost (certified pre-/post-LN stacks at
+# depths 6..48, 4 seeds at seq 8, two seeds at a time).
 .PHONY: report
 report: deps
 	$(MAKE) build

@@ -40,7 +40,7 @@ static void main_help(void)
         "  eval OP ...     compute OP's outputs (certified, rounded once) into .npy files\n"
         "  check OP ...    check another implementation's .npy outputs against them\n"
         "  golden ...      the golden vectors (golden/): gen, verify, list, run-check DIR\n"
-        "  experiment NAME the seeds' experiments, certified: depth, layernorm-stats, trace\n"
+        "  experiment NAME the seeds' experiments, certified: depth, layernorm-stats, trace, prepost\n"
         "  help VERB       help on VERB (also: resnorm VERB --help)\n"
         "\n");
     print_ops();

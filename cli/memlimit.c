@@ -56,13 +56,26 @@ static void over_limit(size_t want)
     _exit(RN_EXIT_USAGE); /* at once: no leak report of the run cut short under LSan */
 }
 
+/* The counters are atomic: the twins may run on several threads (experiment prepost runs its
+   seeds in parallel), each allocating through these hooks. */
 static void charge(size_t add)
 {
-    if (limit && (add > limit || used > limit - add))
-        over_limit(used + add);
-    used += add;
-    if (used > peak)
-        peak = used;
+    size_t now = __atomic_add_fetch(&used, add, __ATOMIC_RELAXED);
+    if (limit && (add > limit || now > limit))
+        over_limit(now);
+    size_t p = __atomic_load_n(&peak, __ATOMIC_RELAXED);
+    while (now > p && !__atomic_compare_exchange_n(&peak, &p, now, 1, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED))
+        ;
+}
+
+/* used -= n, never below 0 */
+static void uncharge(size_t n)
+{
+    size_t u = __atomic_load_n(&used, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&used, &u, n < u ? u - n : 0, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
 }
 
 /* Each MPFR number also has a descriptor (32 bytes, in the twin's malloc'd arrays) and malloc's
@@ -81,14 +94,13 @@ static void *lim_realloc(void *p, size_t old, size_t n)
     if (n > old)
         charge(n - old);
     else
-        used -= old - n;
+        uncharge(old - n);
     return orig_realloc(p, old, n);
 }
 
 static void lim_free(void *p, size_t n)
 {
-    n += PER_BLOCK;
-    used -= n < used ? n : used;
+    uncharge(n + PER_BLOCK);
     orig_free(p, n);
 }
 
@@ -97,7 +109,7 @@ static void charge_array(long long delta)
     if (delta >= 0)
         charge((size_t)delta);
     else
-        used -= (size_t)-delta < used ? (size_t)-delta : used;
+        uncharge((size_t)-delta);
 }
 
 /* "8G", "512M", "1048576", "0" -> bytes; -1 if malformed. */
@@ -143,4 +155,4 @@ int rn_memlimit_init(const char *verb)
 
 void rn_memlimit_on_exit(void (*fn)(void)) { cleanup = fn; }
 
-size_t rn_memlimit_peak(void) { return peak; }
+size_t rn_memlimit_peak(void) { return __atomic_load_n(&peak, __ATOMIC_RELAXED); }

@@ -225,8 +225,15 @@ Test(experiment, layernorm_stats_one_pass_breaks_at_large_shift)
 Test(experiment, usage_errors_and_help)
 {
     (void)put_npy; /* the harness's .npy writer: these tests need no input files */
-    cr_assert_eq(run("experiment prepost"), 2);
-    cr_assert(strstr(err_text, "not yet") && strstr(err_text, "block"), "%s", err_text);
+    cr_assert_eq(run("experiment prepost --depths 6,x"), 2);
+    cr_assert(strstr(err_text, "--depths"), "%s", err_text);
+    cr_assert_eq(run("experiment prepost --depths 0"), 2);
+    cr_assert_eq(run("experiment prepost --heads 5"), 2); /* 5 does not divide d = 64 */
+    cr_assert(strstr(err_text, "divide"), "%s", err_text);
+    cr_assert_eq(run("experiment prepost --seq"), 2);
+    cr_assert_eq(run("experiment prepost --bogus"), 2);
+    cr_assert_eq(run("experiment prepost --depths 256 --ff 8192"), 2); /* over the size limit */
+    cr_assert_eq(out_text[0], 0); /* nothing on stdout */
     cr_assert_eq(run("experiment nosuch"), 2);
     cr_assert_eq(run("experiment depth --depths 5,x"), 2);
     cr_assert(strstr(err_text, "--depths"), "%s", err_text);
@@ -238,4 +245,115 @@ Test(experiment, usage_errors_and_help)
     cr_assert(strstr(out_text, "layernorm-stats"));
     cr_assert_eq(run("experiment depth --help"), 0);
     cr_assert(strstr(out_text, "--depths"));
+    cr_assert_eq(run("experiment prepost --help"), 0);
+    cr_assert(strstr(out_text, "--seq") && strstr(out_text, "--ff"));
+}
+
+/* ---- prepost ---- */
+
+/* The row of `prepost --json` with this norm ("pre"/"post"), final norm flag and depth. */
+static json_t *pp_row(json_t *doc, const char *norm, int final_norm, int depth)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "rows"), i, r) {
+        if (!strcmp(json_string_value(json_object_get(r, "norm")), norm) &&
+            json_is_true(json_object_get(r, "final_norm")) == final_norm &&
+            json_integer_value(json_object_get(r, "depth")) == depth)
+            return r;
+    }
+    cr_assert_fail("no row %s final_norm %d depth %d", norm, final_norm, depth);
+    return NULL;
+}
+
+static double pp_median(json_t *o) { return num(o, "median"); }
+
+/* layer_grad_norms[l].median (l 0-based) */
+static double pp_layer(json_t *row, const char *key, int l)
+{
+    json_t *a = json_object_get(row, key);
+    cr_assert(json_is_array(a), "%s missing", key);
+    return pp_median(json_array_get(a, (size_t)l));
+}
+
+/* d = 64, 4 heads, ff = 256, seq 4, one seed, depths 6 and 12 (~10 s).  What the stacks show at
+   PyTorch's default init (tests/pytorch_prepost.py measures the same numbers in float64, seeds
+   1..8: pre-LN's last/first ratio 0.60 .. 0.80 at depth 12, post-LN's 0.86 .. 1.19):
+   - pre-LN's per-layer gradients are level within a factor 2 and decrease toward the last layer
+     (LayerNorm divides by the growing residual stream), the more so the deeper;
+   - post-LN's last layers get larger gradients than pre-LN's (with its final LayerNorm: both
+     outputs normalized), increasingly with depth (Xiong et al. 2020: O(1) vs O(1/sqrt(L)));
+   - pre-LN's output RMS grows with depth without the final LayerNorm; with it and after post-LN's
+     last LayerNorm (gamma 1, beta 0) it is sqrt(v/(v + eps)) <= 1, 1 - 1e-5 at unit variance. */
+Test(experiment, prepost_pre_level_post_larger_at_the_top, .timeout = 120)
+{
+    json_t *doc = run_json("experiment prepost --depths 6,12 --seq 4 --seeds 1 --json");
+    cr_assert_eq(json_array_size(json_object_get(doc, "rows")), 6);
+    const char *keys[] = {"layer_grad_norms", "layer_grad_norms_attn", "layer_grad_norms_ffn",
+                          "layer_grad_norms_ln"};
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "rows"), i, r) {
+        int depth = (int)json_integer_value(json_object_get(r, "depth"));
+        cr_assert_eq(json_integer_value(json_object_get(r, "seeds")), 1);
+        json_t *gx = json_object_get(r, "grad_x");
+        cr_assert(num(gx, "min") <= pp_median(gx) && pp_median(gx) <= num(gx, "max"));
+        cr_assert_gt(pp_median(gx), 1.0);
+        cr_assert(json_is_number(json_object_get(r, "output_rms")));
+        for (int k = 0; k < 4; k++)
+            cr_assert_eq(json_array_size(json_object_get(r, keys[k])), (size_t)depth, "%s", keys[k]);
+        for (int l = 0; l < depth; l++) { /* the groups' norms make up the layer's */
+            double a = pp_layer(r, keys[1], l), f = pp_layer(r, keys[2], l), n = pp_layer(r, keys[3], l);
+            double all = pp_layer(r, keys[0], l);
+            cr_assert(a > 0 && f > 0 && n > 0);
+            cr_assert_lt(fabs(sqrt(a * a + f * f + n * n) - all), 1e-12 * all);
+        }
+    }
+    double ratio_pre[2], top_gap[2];
+    int depths[] = {6, 12};
+    for (int k = 0; k < 2; k++) {
+        int L = depths[k];
+        json_t *pre = pp_row(doc, "pre", 0, L), *pref = pp_row(doc, "pre", 1, L);
+        json_t *post = pp_row(doc, "post", 0, L);
+        double lo = INFINITY, hi = 0;
+        for (int l = 0; l < L; l++)
+            lo = fmin(lo, pp_layer(pre, keys[0], l)), hi = fmax(hi, pp_layer(pre, keys[0], l));
+        cr_assert_lt(hi / lo, 2.0, "pre-LN depth %d: per-layer norms %g .. %g", L, lo, hi);
+        ratio_pre[k] = pp_layer(pre, keys[0], L - 1) / pp_layer(pre, keys[0], 0);
+        cr_assert_lt(ratio_pre[k], 1.0);
+        cr_assert_lt(fabs(ratio_pre[k] - pp_median(json_object_get(pre, "last_over_first_layer"))),
+                     1e-12);
+        top_gap[k] = pp_layer(post, keys[0], L - 1) / pp_layer(pref, keys[0], L - 1);
+        cr_assert_gt(top_gap[k], 1.0, "depth %d: post-LN's last layer %g, pre-LN's %g", L,
+                     pp_layer(post, keys[0], L - 1), pp_layer(pref, keys[0], L - 1));
+        double eps = (double)1e-5f;
+        cr_assert(num(pref, "output_rms") <= 1.0 && num(pref, "output_rms") > 1.0 - 4 * eps);
+        cr_assert(num(post, "output_rms") <= 1.0 && num(post, "output_rms") > 1.0 - 4 * eps);
+        cr_assert_gt(num(pre, "output_rms"), 1.05);
+    }
+    cr_assert_lt(ratio_pre[1], ratio_pre[0]);
+    cr_assert_gt(top_gap[1], top_gap[0]);
+    cr_assert_gt(num(pp_row(doc, "pre", 0, 12), "output_rms"), num(pp_row(doc, "pre", 0, 6), "output_rms"));
+    json_decref(doc);
+}
+
+/* Same options, same bytes, on 1 thread or 2 (the seeds run in parallel; the draws are seeded,
+   the values certified); a row does not depend on which other depths are asked for (a layer's
+   draws depend on the seed and its index only). */
+Test(experiment, prepost_is_deterministic)
+{
+    const char *args = "experiment prepost --depths 1,3 --d 16 --heads 2 --ff 32 --seq 3 --seeds 3 --json";
+    setenv("RESNORM_THREADS", "1", 1);
+    cr_assert_eq(run("%s", args), 0, "%s", err_text);
+    char *first = strdup(out_text);
+    setenv("RESNORM_THREADS", "2", 1);
+    cr_assert_eq(run("%s", args), 0, "%s", err_text);
+    unsetenv("RESNORM_THREADS");
+    cr_assert_str_eq(out_text, first);
+    free(first);
+    json_t *doc = run_json("experiment prepost --depths 1 --d 16 --heads 2 --ff 32 --seq 3 --seeds 3 --json");
+    json_t *doc3 = run_json(args);
+    cr_assert_eq(pp_layer(pp_row(doc, "post", 0, 1), "layer_grad_norms", 0),
+                 pp_layer(pp_row(doc3, "post", 0, 1), "layer_grad_norms", 0));
+    json_decref(doc), json_decref(doc3);
 }
