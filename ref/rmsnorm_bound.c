@@ -13,6 +13,7 @@
 
 #include <mpfr.h>
 
+#include "norm_fast.h"
 #include "rmsnorm_bound.h"
 #include "rmsnorm_mpfr.h"
 
@@ -69,8 +70,12 @@ typedef struct {
     double r;       /* 1 / sqrt(ms + eps) */
 } row_stats;
 
-static void exact_row_stats(row_stats *st, const double *x, size_t n, double eps, mpfr_t *t,
-                            mpfr_ptr *p)
+static int alloc_scratch(size_t n, mpfr_t **t, mpfr_ptr **p);
+
+/* The row's statistics; *t, *p: MPFR scratch of n + 1 numbers, allocated here on the first row
+   the fast path leaves when NULL.  0: out of memory. */
+static int exact_row_stats(row_stats *st, const double *x, size_t n, double eps, mpfr_t **tp,
+                           mpfr_ptr **pp)
 {
     int has_nan = 0, has_inf = 0;
     double amax = 0.0;
@@ -84,13 +89,22 @@ static void exact_row_stats(row_stats *st, const double *x, size_t n, double eps
     st->maxsq = amax * amax * (1.0 + 0x1p-52);
     if (has_nan || !(isfinite(eps) && eps >= 0)) {
         st->kind = ROW_NAN;
-        return;
+        return 1;
     }
     if (has_inf) {
         st->kind = ROW_INF;
-        return;
+        return 1;
     }
-    mpfr_t s;
+    /* The double-double fast path (specs/fast-path.md §10.4) certifies the MPFR path's doubles;
+       MPFR computes what it does not certify (and everything under RESNORM_FASTPATH=0). */
+    if (rn_fast_enabled() && rmsnorm_row_bound_stats_fast(&st->ms, &st->r, x, n, eps)) {
+        st->kind = ROW_OK;
+        return 1;
+    }
+    if (!*tp && alloc_scratch(n, tp, pp))
+        return 0;
+    mpfr_t *t = *tp, s;
+    mpfr_ptr *p = *pp;
     mpfr_init2(s, EXACT_PREC);
     for (size_t i = 0; i < n; i++) {
         mpfr_set_d(t[i], x[i], MPFR_RNDN);
@@ -107,6 +121,7 @@ static void exact_row_stats(row_stats *st, const double *x, size_t n, double eps
         st->r = mpfr_get_d(s, MPFR_RNDN);
     }
     mpfr_clear(s);
+    return 1;
 }
 
 /* Forward error terms of one row [R§2, R§3]: |r_hat - r| <= R r. */
@@ -146,6 +161,7 @@ static int alloc_scratch(size_t n, mpfr_t **t, mpfr_ptr **p)
     *p = malloc((n + 1) * sizeof **p);
     if (!*t || !*p) {
         free(*t), free(*p);
+        *t = NULL, *p = NULL;
         return RN_TWIN_NOMEM;
     }
     for (size_t i = 0; i <= n; i++)
@@ -155,7 +171,7 @@ static int alloc_scratch(size_t n, mpfr_t **t, mpfr_ptr **p)
 
 static void free_scratch(size_t n, mpfr_t *t, mpfr_ptr *p)
 {
-    for (size_t i = 0; i <= n; i++)
+    for (size_t i = 0; t && i <= n; i++)
         mpfr_clear(t[i]);
     free(t), free(p);
 }
@@ -166,14 +182,15 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
 {
     double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
     double uw = offset ? u : 0.0; /* the rounding of 1 + gamma [R§4] */
-    mpfr_t *t;
-    mpfr_ptr *p;
-    if (alloc_scratch(n, &t, &p))
-        return RN_TWIN_NOMEM;
+    mpfr_t *t = NULL; /* allocated on the first row the fast path leaves */
+    mpfr_ptr *p = NULL;
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x + r * n;
         row_stats st;
-        exact_row_stats(&st, xr, n, eps, t, p);
+        if (!exact_row_stats(&st, xr, n, eps, &t, &p)) {
+            free_scratch(n, t, p);
+            return RN_TWIN_NOMEM;
+        }
         if (st.kind == ROW_INF) {
             /* [R§6] exact rstd 0 and y_i 0 (x_i finite) or NaN: a plain sum of squares gets
                them, but a compensated or pairwise-merged sum meets Inf - Inf and returns NaN.
@@ -244,7 +261,10 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x + r * n, *dyr = dy + r * n;
         row_stats st;
-        exact_row_stats(&st, xr, n, eps, t, p);
+        if (!exact_row_stats(&st, xr, n, eps, &t, &p)) {
+            rc = RN_TWIN_NOMEM;
+            break;
+        }
         /* Which dgamma columns receive a non-finite term from this row (ref/rmsnorm_mpfr.c):
            NaN/zero rows poison every column; an Inf row the columns where x or dy is not finite;
            a finite row the columns where dy is not finite. */

@@ -23,10 +23,10 @@
 
 /* rstd of a row (specs/fast-path.md §6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near
    0 or out of range). */
-static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
-                                                              double eps, fd_num *Rout)
+static inline __attribute__((always_inline)) int rms_row_sumsq(const double *x, size_t n,
+                                                               fd_num *Pout)
 {
-    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+    if (n == 0 || n > ((size_t)1 << 20))
         return 0;
     const double nn = (double)n;
 
@@ -45,14 +45,33 @@ static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, s
     fd_num P;
     fd_two_sum(s, c, &P.h, &P.l);
     P.e = fd_up((4.0 * nn + 2.0) * U * B + nn * ETA);
-
-    /* [§6.2] */
-    fd_num R;
-    if (!fd_rstd(P, nn, eps, &R))
-        return 0;
-    *Rout = R;
+    *Pout = P;
     return 1;
+}
 
+static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
+                                                              double eps, fd_num *Rout)
+{
+    fd_num P;
+    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, n, &P))
+        return 0;
+    /* [§6.2] */
+    return fd_rstd(P, (double)n, eps, Rout);
+}
+
+/* The statistics of the a-priori bound (ref/rmsnorm_bound.c) [§10.4]: ms = mean(x^2) and
+   r = 1 / sqrt(ms + eps), each rounded to nearest binary64 and certified with FD_MPFR_SLACK (the
+   bound's MPFR path computes the same doubles).  0: the caller runs its MPFR path. */
+FD_CLONES int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *x, size_t n,
+                                           double eps)
+{
+    fd_num P, R;
+    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, n, &P) ||
+        !fd_rstd(P, (double)n, eps, &R))
+        return 0;
+    fd_num M = fd_div_d(P, (double)n);
+    return fd_certify_f64_slack(M, fabs(M.h) + fabs(M.l) + M.e, ms) &&
+           fd_certify_f64_slack(R, fabs(R.h) + fabs(R.l) + R.e, r);
 }
 
 FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
@@ -96,7 +115,7 @@ size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const doub
 {
     size_t left = 0;
     long R = (long)rows;
-#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads_for(rows * n))
     for (long k = 0; k < R; k++) {
         size_t r = (size_t)k;
         ok[r] = (unsigned char)rmsnorm_row_forward_fast(y + r * n, rstd + r, x + r * n, gamma, n,
@@ -151,7 +170,7 @@ int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const do
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0;
-    int nt = rn_threads(), ok = 1;
+    int nt = rn_threads_for(rows * n), ok = 1;
     fd_acc *acc = calloc((size_t)nt * n, sizeof *acc);
     if (!acc)
         return 0;
@@ -244,7 +263,7 @@ size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const dou
 {
     size_t left = 0;
     long R = (long)rows;
-#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(+ : left)
     {
         double *ws = malloc(3 * n * sizeof *ws);
 #pragma omp for schedule(static)
