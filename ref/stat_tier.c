@@ -202,7 +202,9 @@ static void sort_doubles(double *a, double *tmp, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint64_t b = k[i];
         b ^= (b >> 63) ? 0x8000000000000000ull : ~0ull;
-        memcpy(&a[i], &b, sizeof b);
+        double v;
+        memcpy(&v, &b, sizeof v);
+        a[i] = v; /* stored as a double: the storage is read as doubles afterwards */
     }
 }
 
