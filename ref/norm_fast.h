@@ -92,6 +92,10 @@ size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const dou
 int layernorm_row_bound_stats_fast(double *mean, double *var, double *absmean_up,
                                    double *devmean_up, double *d, const double *x, size_t n);
 int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *x, size_t n, double eps);
+/* RMSNorm's backward bound, per row, g = dy w: c = mean(g x) rounded to nearest, and the upper
+   statistics (fast-path.md §10.2) of mean|g x| and mean|g|. */
+int rmsnorm_row_bwd_bound_sums_fast(double *c, double *C_up, double *G_up, const double *dy,
+                                    const double *w, const double *x, size_t n);
 
 /* Residual add, element by element (exact: nothing but NaN/Inf and binary64 overflow falls back);
    ok[i] = 1 where element i was written. */

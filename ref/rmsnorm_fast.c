@@ -74,6 +74,40 @@ FD_CLONES int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *
            fd_certify_f64_slack(R, fabs(R.h) + fabs(R.l) + R.e, r);
 }
 
+/* The row sums of RMSNorm's backward bound (ref/rmsnorm_bound.c) [§10.3], for g_i = dy_i w_i
+   (w_i the binary64 weights): c = RN(mean(g x)), certified with FD_MPFR_SLACK (the MPFR path's
+   products are exact at 256 bits, its sum and division within 2^-255 |c|), and the upper
+   statistics FD_STAT_UP of mean|g x| and mean|g| (§10.2).  g x = fd_mul(g, x) with g exact by
+   TwoProd (within eta/2); |g x| has the sign of its head.  0: a non-finite value or something
+   not certified (the caller runs its MPFR path). */
+FD_CLONES int rmsnorm_row_bwd_bound_sums_fast(double *c, double *C_up, double *G_up,
+                                              const double *dy, const double *w, const double *x,
+                                              size_t n)
+{
+    if (n == 0 || n > ((size_t)1 << 20))
+        return 0;
+    fd_acc S = {0}, SA = {0}, GA = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dy[i]) || !isfinite(w[i]) || !isfinite(x[i]))
+            return 0;
+        double g1, g2;
+        fd_two_prod(dy[i], w[i], &g1, &g2);
+        fd_num g = {g1, g2, 0.5 * ETA};
+        fd_num q = fd_mul(g, fd_exact(x[i], 0.0));
+        fd_acc_add(&S, q);
+        fd_acc_add(&SA, (fd_num){fabs(q.h), q.h < 0.0 ? -q.l : q.l, q.e});
+        fd_acc_add(&GA, (fd_num){fabs(g.h), g.h < 0.0 ? -g.l : g.l, g.e});
+    }
+    const double nn = (double)n;
+    fd_num cm = fd_div_d(fd_acc_value(&S), nn), Cm = fd_div_d(fd_acc_value(&SA), nn),
+           Gm = fd_div_d(fd_acc_value(&GA), nn);
+    if (!isfinite(cm.h) || !isfinite(cm.l) || !isfinite(cm.e))
+        return 0;
+    return fd_certify_f64_slack(cm, fabs(cm.h) + fabs(cm.l) + cm.e, c) &&
+           fd_certify_stat_up(Cm, FD_MPFR_SLACK * fabs(Cm.h), C_up) &&
+           fd_certify_stat_up(Gm, FD_MPFR_SLACK * fabs(Gm.h), G_up);
+}
+
 FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                              size_t n, double eps, int offset, rn_dtype out)
 {
