@@ -667,7 +667,7 @@ static int bound_by_row_blocks(const cli_job *job, rn_dtype compute, rn_dtype ou
     size_t rows = job->rows, n = job->n;
     long nb = (long)((rows + BOUND_BLOCK_ROWS - 1) / BOUND_BLOCK_ROWS);
     int rc = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads_for(rows * n))
     for (long b = 0; b < nb; b++) {
         size_t r0 = (size_t)b * BOUND_BLOCK_ROWS;
         size_t r1 = r0 + BOUND_BLOCK_ROWS < rows ? r0 + BOUND_BLOCK_ROWS : rows;
@@ -701,7 +701,7 @@ static int bound_by_element_blocks(const cli_job *job, rn_dtype compute, rn_dtyp
     size_t N = job->in[0].count;
     long nb = (long)((N + BOUND_BLOCK_ELEMS - 1) / BOUND_BLOCK_ELEMS);
     int rc = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads_for(N))
     for (long b = 0; b < nb; b++) {
         size_t i0 = (size_t)b * BOUND_BLOCK_ELEMS;
         size_t i1 = i0 + BOUND_BLOCK_ELEMS < N ? i0 + BOUND_BLOCK_ELEMS : N;

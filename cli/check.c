@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -101,6 +102,29 @@ void cli_check_help(void)
         "exit: 0 all within tolerance (and no statistical flag), 1 a mismatch, 2 usage or\n"
         "input error, 3 internal error, 4 no mismatch but the statistical tier flags.\n"
         "See specs/cli.md.\n");
+}
+
+/* RESNORM_TIMING=1: the wall time of each phase of eval / check on stderr ("timing: twin 0.52 s"),
+   for `make bench` and profiling; nothing else reads it. */
+void cli_phase(const char *what)
+{
+    static int on = -1;
+    static struct timespec last, last_cpu;
+    struct timespec now, cpu;
+    if (on < 0) {
+        const char *e = getenv("RESNORM_TIMING");
+        on = e && *e && strcmp(e, "0") != 0;
+    }
+    if (!on)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+    if (what && (last.tv_sec | last.tv_nsec))
+        fprintf(stderr, "timing: %-8s %.4f s wall, %.4f s CPU (all threads)\n", what,
+                (double)(now.tv_sec - last.tv_sec) + 1e-9 * (double)(now.tv_nsec - last.tv_nsec),
+                (double)(cpu.tv_sec - last_cpu.tv_sec) +
+                    1e-9 * (double)(cpu.tv_nsec - last_cpu.tv_nsec));
+    last = now, last_cpu = cpu;
 }
 
 static void multi_index(size_t i, const rn_array *a, size_t *idx)
@@ -374,8 +398,10 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
         if (nf == 0)
             free_flushed(job, &fj);
     }
+    cli_phase("inputs");
     for (int j = 0; j < nj && !rc; j++)
         rc = cli_run_twin(jobs[j], RN_F64, want[j]);
+    cli_phase("twin");
     r->pass = 1;
     for (int m = 0; !rc && m < job->nactual; m++) {
         int k = job->act_index[m];
@@ -383,6 +409,7 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
         for (int j = 0; j < nj && !rc; j++)
             if (!have[j][od] && !(rc = cli_run_bound(jobs[j], r->cd, od, bound[j][od])))
                 have[j][od] = 1;
+        cli_phase("bound");
         if (rc)
             break;
         double tiny = smallest_normal(od) > smallest_normal(r->cd) ? smallest_normal(od)
@@ -393,9 +420,11 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
         r->sum[m].out = od;
         if (r->sum[m].mismatches)
             r->pass = 0;
+        cli_phase("compare");
     }
     if (!rc)
         cli_stat_run(job, want[0], r); /* the statistical tier, reported apart (cli/stat_check.c) */
+    cli_phase("stat");
     if (nj > 1)
         free_flushed(job, &fj);
     for (int j = 0; j < 2; j++)
@@ -545,7 +574,9 @@ int cli_check_main(int argc, char **argv)
     }
     if (rc)
         return rc;
+    cli_phase(NULL);
     rc = cli_load(&job);
+    cli_phase("load");
     if (rc) {
         cli_job_free(&job);
         return rc;
@@ -571,7 +602,9 @@ int cli_check_main(int argc, char **argv)
     } else {
         print_text(&job, &res);
     }
+    cli_phase("report");
     cli_job_free(&job);
+    cli_phase("free");
     if (rc)
         return rc;
     return cli_check_exit(&res);

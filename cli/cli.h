@@ -242,6 +242,9 @@ int cli_check_exit(const cli_check_result *r);
 
 int cli_eval_main(int argc, char **argv);
 int cli_check_main(int argc, char **argv);
+/* RESNORM_TIMING=1: prints the wall time since the previous call, labelled `what`, on stderr
+   (NULL: starts the clock).  Profiling only. */
+void cli_phase(const char *what);
 void cli_eval_help(void);
 void cli_check_help(void);
 

@@ -66,7 +66,9 @@ int cli_eval_main(int argc, char **argv)
     }
     if (rc)
         return rc;
+    cli_phase(NULL); /* RESNORM_TIMING=1: phases on stderr */
     rc = cli_load(&job);
+    cli_phase("load");
     if (rc) {
         cli_job_free(&job);
         return rc;
@@ -74,6 +76,7 @@ int cli_eval_main(int argc, char **argv)
     rn_dtype out = job.have_dtype ? job.dtype : job.in[0].dtype;
     rn_array outs[CLI_MAX_IO] = {{0}};
     rc = cli_run_twin(&job, out, outs);
+    cli_phase("twin");
     if (!rc) { /* the outputs present for these inputs (cli.h: output_shape) */
         const char *names[CLI_MAX_IO];
         rn_array present[CLI_MAX_IO];
@@ -83,8 +86,10 @@ int cli_eval_main(int argc, char **argv)
                 names[np] = job.op->outputs[k], present[np++] = outs[k];
         rc = cli_publish(job.out_dir, names, present, np);
     }
+    cli_phase("write");
     for (int k = 0; k < CLI_MAX_IO; k++)
         rn_array_free(&outs[k]);
     cli_job_free(&job);
+    cli_phase("free");
     return rc;
 }

@@ -141,6 +141,7 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
         }
         p.x = sum, p.sum_rounded = 1, p.xmag = mag;
     }
+    p.cache = p.x ? st_rows_new(p.rows) : NULL; /* shared by the outputs' tests (NULL: none) */
     int want_dx = -1; /* dx's exact values, which dbias's model needs (the twin gives them all) */
     for (int k = 0; k < job->op->noutputs; k++)
         if (!strcmp(job->op->outputs[k], "dx"))
@@ -163,6 +164,7 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
         for (int j = 0; j < s->ntests[m]; j++)
             s->flag |= s->test[m][j].flag;
     }
+    st_rows_free(p.cache);
     free(sum), free(mag);
 }
 

@@ -405,4 +405,66 @@ static inline int fd_certify_num(fd_num v, rn_dtype d, double *res)
     return fd_certify(v.h, v.l, v.e, d, res);
 }
 
+/* ---- the statistics of the a-priori bounds (ref/layernorm_bound.c, ref/rmsnorm_bound.c) [§10] ---- */
+
+/* A bound on how far the bounds' MPFR path (256-bit intermediates, ref/layernorm_bound.c) may
+   be from the exact value, relative to the magnitudes passed: 2^-240 >> 2^-253 [§10.1]. */
+#define FD_MPFR_SLACK 0x1p-240
+
+/* Round-to-nearest binary64 of the value v, certified with an error widened by
+   FD_MPFR_SLACK * mag, so that the MPFR path's value rounds to the same double [§10.1]. */
+static inline int fd_certify_f64_slack(fd_num v, double mag, double *res)
+{
+    return fd_certify(v.h, v.l, fd_up(v.e + FD_MPFR_SLACK * mag), RN_F64, res);
+}
+
+/* The bounds' upper statistics (mean|x|, mean|x - m|) are not the round-up of the exact value to
+   binary64 (whether an exact value is itself a double, e.g. a sum of f32 values divided by n = 2^k,
+   cannot be decided from an enclosure) but FD_STAT_UP(v) = RU_40(v (1 + 2^-45)): v inflated by
+   2^-45, then rounded up to 40 bits.  An upper bound on v within 2^-38 relative; it lies on a
+   40-bit boundary only for v of a very special form (never for a sum of binary64 values divided
+   by n <= 2^20 unless it has a prime factor 18837001 of 2^45 + 1), so an enclosure certifies it
+   almost always [§10.2].  Both the fast path and the MPFR path compute this same quantity. */
+#define FD_STAT_INFLATE (1.0 + 0x1p-45)
+#define FD_STAT_BITS 40
+
+/* RU to FD_STAT_BITS bits of the exact h + t (h > 0 normal, h = RN(h + t), 2^-900 <= h <= 2^900):
+   c = ceil(h / q) q with q the 40-bit quantum of h's binade (exact scalings); h + t lies in
+   (c - q, c] unless h = c and t > 0 (then c + q): |t| <= ulp(h) / 2 <= c - h when h < c. */
+static inline double fd_ru_bits_dd(double h, double t)
+{
+    double q = fd_pow2(fd_ilogb(h) - (FD_STAT_BITS - 1));
+    double c = ceil(h / q) * q;
+    return (h == c && t > 0.0) ? c + q : c;
+}
+
+/* FD_STAT_UP of the real v within v.e of v.h + v.l, certified with an error widened by err (the
+   FD_MPFR_SLACK term) [§10.2]: w = v (1 + 2^-45) by fd_mul; L = h + t_lo <= w - e and
+   U = h + t_hi >= w + e (the sums l -+ e rounded, moved one step outwards when TwoSum says the
+   rounding went inwards; (h, t) renormalised by TwoSum, exact).  RU is monotone, so
+   RU(L) <= RU(w) <= RU(U): when they are equal that is the value for every v of the widened
+   enclosure; returns 1 and stores it, else 0 (also for v.h outside [2^-900, 2^900]). */
+static inline int fd_certify_stat_up(fd_num v, double err, double *res)
+{
+    fd_num w = fd_mul(v, fd_exact(FD_STAT_INFLATE, 0.0));
+    if (!(w.h >= 0x1p-900 && w.h <= 0x1p900))
+        return 0;
+    double e = fd_up(w.e + err * FD_STAT_INFLATE), tl, tle, th, the, h1, t1, h2, t2;
+    fd_two_sum(w.l, -e, &tl, &tle);
+    if (tle < 0.0)
+        tl = fd_pred(tl);
+    fd_two_sum(w.l, e, &th, &the);
+    if (the > 0.0)
+        th = fd_succ(th);
+    fd_two_sum(w.h, tl, &h1, &t1);
+    fd_two_sum(w.h, th, &h2, &t2);
+    if (!(h1 >= 0x1p-900 && h2 <= 0x1p900))
+        return 0;
+    double lo = fd_ru_bits_dd(h1, t1), hi = fd_ru_bits_dd(h2, t2);
+    if (lo != hi)
+        return 0;
+    *res = hi;
+    return 1;
+}
+
 #endif

@@ -74,3 +74,8 @@ int rn_threads(void)
     return 1;
 #endif
 }
+
+int rn_threads_for(size_t work)
+{
+    return work < RN_PAR_MIN_WORK ? 1 : rn_threads();
+}

@@ -13,8 +13,10 @@
 #include <mpfr.h>
 
 #include "bound_profile.h"
+#include "fast_dd.h"
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
+#include "norm_fast.h"
 
 #define EXACT_PREC 256
 #define EVAL_SLACK (1.0 + 0x1p-40)
@@ -84,10 +86,87 @@ typedef struct {
     int finite;      /* all x_i finite */
 } row_stats;
 
-/* d[i] = x_i - m for the row, and its statistics; scratch: n+1 MPFR numbers. */
-static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n, mpfr_t *t,
-                            mpfr_ptr *p)
+/* Scratch of the row statistics: d [n] and, allocated on the first row the fast path leaves,
+   n + 1 MPFR numbers. */
+typedef struct {
+    size_t n;
+    double *d;
+    mpfr_t *t;
+    mpfr_ptr *p;
+} stats_scratch;
+
+static int mpfr_scratch(stats_scratch *sc)
 {
+    if (sc->t)
+        return 1;
+    sc->t = malloc((sc->n + 1) * sizeof *sc->t);
+    sc->p = malloc((sc->n + 1) * sizeof *sc->p);
+    if (!sc->t || !sc->p) {
+        free(sc->t), free(sc->p);
+        sc->t = NULL, sc->p = NULL;
+        return 0;
+    }
+    for (size_t i = 0; i <= sc->n; i++)
+        mpfr_init2(sc->t[i], EXACT_PREC);
+    return 1;
+}
+
+/* The upper statistics (mean|x|, mean|x - m|) as the fast path defines them (ref/fast_dd.h,
+   specs/fast-path.md §10.2): v inflated by 2^-45, rounded up to FD_STAT_BITS = 40 bits; >= v. */
+static double stat_up(mpfr_srcptr v)
+{
+    mpfr_t w;
+    mpfr_init2(w, EXACT_PREC);
+    mpfr_mul_d(w, v, FD_STAT_INFLATE, MPFR_RNDN);
+    mpfr_prec_round(w, FD_STAT_BITS, MPFR_RNDU);
+    double r = mpfr_get_d(w, MPFR_RNDU); /* exact, or the round-up to a subnormal / +Inf */
+    mpfr_clear(w);
+    return r;
+}
+
+/* The statistics with MPFR at EXACT_PREC bits. */
+static void mpfr_row_stats(row_stats *st, double *d, const double *x, size_t n, mpfr_t *t,
+                           mpfr_ptr *p)
+{
+    mpfr_t m, s;
+    mpfr_inits2(EXACT_PREC, m, s, (mpfr_ptr)0);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_d(t[i], fabs(x[i]), MPFR_RNDN);
+        p[i] = t[i];
+    }
+    mpfr_sum(s, p, n, MPFR_RNDN);
+    mpfr_div_ui(s, s, n, MPFR_RNDN);
+    st->absmean = stat_up(s);
+    for (size_t i = 0; i < n; i++)
+        mpfr_set_d(t[i], x[i], MPFR_RNDN);
+    mpfr_sum(m, p, n, MPFR_RNDN);
+    mpfr_div_ui(m, m, n, MPFR_RNDN);
+    st->mean = mpfr_get_d(m, MPFR_RNDN);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_sub(t[i], t[i], m, MPFR_RNDN);
+        d[i] = mpfr_get_d(t[i], MPFR_RNDN);
+    }
+    for (size_t i = 0; i < n; i++)
+        mpfr_abs(t[i], t[i], MPFR_RNDN);
+    mpfr_sum(s, p, n, MPFR_RNDN);
+    mpfr_div_ui(s, s, n, MPFR_RNDN);
+    st->devmean = stat_up(s);
+    for (size_t i = 0; i < n; i++)
+        mpfr_sqr(t[i], t[i], MPFR_RNDN);
+    mpfr_sum(s, p, n, MPFR_RNDN);
+    mpfr_div_ui(s, s, n, MPFR_RNDN);
+    st->var = mpfr_get_d(s, MPFR_RNDN);
+    mpfr_clears(m, s, (mpfr_ptr)0);
+}
+
+/* d[i] = x_i - m for the row (sc->d), and its statistics.  The double-double fast path
+   (specs/fast-path.md §10) gives the same mean, var and d (certified to be the doubles of the
+   MPFR path) and absmean, devmean at least as large, so the bound is never smaller; MPFR computes
+   whatever it does not certify (and everything under RESNORM_FASTPATH=0).  0: out of memory. */
+static int exact_row_stats(row_stats *st, const double *x, stats_scratch *sc)
+{
+    size_t n = sc->n;
+    double *d = sc->d;
     st->finite = 1;
     st->absmax = st->absdev = st->devmean = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -98,38 +177,17 @@ static void exact_row_stats(row_stats *st, double *d, const double *x, size_t n,
     }
     if (!st->finite) {
         st->mean = st->var = st->absmean = NAN;
-        return;
+        return 1;
     }
-    mpfr_t m, s;
-    mpfr_inits2(EXACT_PREC, m, s, (mpfr_ptr)0);
-    for (size_t i = 0; i < n; i++) {
-        mpfr_set_d(t[i], fabs(x[i]), MPFR_RNDN);
-        p[i] = t[i];
+    if (!rn_fast_enabled() ||
+        !layernorm_row_bound_stats_fast(&st->mean, &st->var, &st->absmean, &st->devmean, d, x, n)) {
+        if (!mpfr_scratch(sc))
+            return 0;
+        mpfr_row_stats(st, d, x, n, sc->t, sc->p);
     }
-    mpfr_sum(s, p, n, MPFR_RNDN);
-    mpfr_div_ui(s, s, n, MPFR_RNDN);
-    st->absmean = mpfr_get_d(s, MPFR_RNDU);
     for (size_t i = 0; i < n; i++)
-        mpfr_set_d(t[i], x[i], MPFR_RNDN);
-    mpfr_sum(m, p, n, MPFR_RNDN);
-    mpfr_div_ui(m, m, n, MPFR_RNDN);
-    st->mean = mpfr_get_d(m, MPFR_RNDN);
-    for (size_t i = 0; i < n; i++) {
-        mpfr_sub(t[i], t[i], m, MPFR_RNDN);
-        d[i] = mpfr_get_d(t[i], MPFR_RNDN);
         st->absdev = fmax(st->absdev, fabs(d[i]) * (1.0 + 0x1p-52));
-    }
-    for (size_t i = 0; i < n; i++)
-        mpfr_abs(t[i], t[i], MPFR_RNDN);
-    mpfr_sum(s, p, n, MPFR_RNDN);
-    mpfr_div_ui(s, s, n, MPFR_RNDN);
-    st->devmean = mpfr_get_d(s, MPFR_RNDU);
-    for (size_t i = 0; i < n; i++)
-        mpfr_sqr(t[i], t[i], MPFR_RNDN);
-    mpfr_sum(s, p, n, MPFR_RNDN);
-    mpfr_div_ui(s, s, n, MPFR_RNDN);
-    st->var = mpfr_get_d(s, MPFR_RNDN);
-    mpfr_clears(m, s, (mpfr_ptr)0);
+    return 1;
 }
 
 /* Forward error terms of one row that every element shares [§2, §3]. */
@@ -356,25 +414,18 @@ static double err_dx1_autograd(const autograd_bwd *ab, const row_terms *rt, size
     return e * (1.0 + u) + u * *m1;
 }
 
-static int alloc_scratch(size_t n, double **d, mpfr_t **t, mpfr_ptr **p)
+static int alloc_scratch(size_t n, stats_scratch *sc)
 {
-    *d = malloc((n ? n : 1) * sizeof **d);
-    *t = malloc((n + 1) * sizeof **t);
-    *p = malloc((n + 1) * sizeof **p);
-    if (!*d || !*t || !*p) {
-        free(*d), free(*t), free(*p);
-        return RN_TWIN_NOMEM;
-    }
-    for (size_t i = 0; i <= n; i++)
-        mpfr_init2((*t)[i], EXACT_PREC);
-    return RN_TWIN_OK;
+    *sc = (stats_scratch){n, malloc((n ? n : 1) * sizeof *sc->d), NULL, NULL};
+    return sc->d ? RN_TWIN_OK : RN_TWIN_NOMEM;
 }
 
-static void free_scratch(size_t n, double *d, mpfr_t *t, mpfr_ptr *p)
+static void free_scratch(stats_scratch *sc)
 {
-    for (size_t i = 0; i <= n; i++)
-        mpfr_clear(t[i]);
-    free(d), free(t), free(p);
+    if (sc->t)
+        for (size_t i = 0; i <= sc->n; i++)
+            mpfr_clear(sc->t[i]);
+    free(sc->d), free(sc->t), free(sc->p);
 }
 
 int layernorm_forward_bound(double *by, double *bmean, double *brstd, const double *x,
@@ -382,15 +433,17 @@ int layernorm_forward_bound(double *by, double *bmean, double *brstd, const doub
                             double eps, rn_dtype compute, rn_dtype out)
 {
     double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
-    double *d;
-    mpfr_t *t;
-    mpfr_ptr *p;
-    if (alloc_scratch(n, &d, &t, &p))
+    stats_scratch sc;
+    if (alloc_scratch(n, &sc))
         return RN_TWIN_NOMEM;
+    const double *d = sc.d;
     for (size_t r = 0; r < rows; r++) {
         row_stats st;
         const double *xr = x + r * n;
-        exact_row_stats(&st, d, xr, n, t, p);
+        if (!exact_row_stats(&st, xr, &sc)) {
+            free_scratch(&sc);
+            return RN_TWIN_NOMEM;
+        }
         if (!st.finite) { /* the exact outputs are NaN/Inf: the checker demands the same class */
             bmean[r] = brstd[r] = 0.0;
             for (size_t i = 0; i < n; i++)
@@ -419,7 +472,7 @@ int layernorm_forward_bound(double *by, double *bmean, double *brstd, const doub
             by[r * n + i] = finish(e, ym, compute, out);
         }
     }
-    free_scratch(n, d, t, p);
+    free_scratch(&sc);
     return RN_TWIN_OK;
 }
 
@@ -428,11 +481,10 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
                              double eps, rn_dtype compute, rn_dtype out)
 {
     double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
-    double *d;
-    mpfr_t *t;
-    mpfr_ptr *p;
-    if (alloc_scratch(n, &d, &t, &p))
+    stats_scratch sc;
+    if (alloc_scratch(n, &sc))
         return RN_TWIN_NOMEM;
+    const double *d = sc.d;
     /* Column accumulators for dgamma, dbeta [§5.3]: sum over rows of the per-row error and of the
        magnitudes, and whether a non-finite value reached the column: dgamma_i needs every row of
        x and dy_{r,i} finite, dbeta_i only dy_{r,i}. */
@@ -448,7 +500,10 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x + r * n, *dyr = dy + r * n;
         row_stats st;
-        exact_row_stats(&st, d, xr, n, t, p);
+        if (!exact_row_stats(&st, xr, &sc)) {
+            rc = RN_TWIN_NOMEM;
+            goto done;
+        }
         /* dx of the row needs x, dy and gamma finite everywhere in the row (gbar, hbar mix them). */
         int row_bad = !st.finite;
         for (size_t i = 0; i < n; i++) {
@@ -541,6 +596,6 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
     }
 done:
     free(cg_err), free(cg_mag), free(cb_mag), free(dg_bad), free(db_bad);
-    free_scratch(n, d, t, p);
+    free_scratch(&sc);
     return rc;
 }

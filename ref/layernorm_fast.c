@@ -37,13 +37,14 @@ typedef struct {
     fd_num mu, R;
 } ln_stats;
 
-/* xt, xe: NULL for binary64 inputs x; otherwise element i is x_i + xt_i within xe_i (the exact
-   sums of the skip op, §5.8), and the deviations below carry that error. */
-static inline __attribute__((always_inline)) int ln_row_stats(const double *x, const double *xt,
-                                                              const double *xe, size_t n,
-                                                              double eps, ln_stats *st)
+/* The row's moments [§5.1-5.4]: st without R, and V = n var.  xt, xe: NULL for binary64 inputs
+   x; otherwise element i is x_i + xt_i within xe_i (the exact sums of the skip op, §5.8), and the
+   deviations below carry that error.  0: a non-finite input or an overflow. */
+static inline __attribute__((always_inline)) int ln_row_moments(const double *x, const double *xt,
+                                                                const double *xe, size_t n,
+                                                                ln_stats *st, fd_num *Vout)
 {
-    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+    if (n == 0 || n > ((size_t)1 << 20))
         return 0;
     const double nn = (double)n;
 
@@ -110,11 +111,22 @@ static inline __attribute__((always_inline)) int ln_row_stats(const double *x, c
     V.e = fd_up(EW + nn * (dl.e + fabs(tl)) * (2.0 * fabs(th) + 2.0 * fabs(tl) + dl.e) +
                 3.0 * U * t + 2.0 * U * fabs(c2) + 2.0 * ETA);
 
+    st->mh = mh, st->th = th, st->tl = tl, st->dle = dl.e, st->mu = mu;
+    *Vout = V;
+    return 1;
+}
+
+/* The statistics of §5.1-5.5: the moments and rstd.  0: fall back. */
+static inline __attribute__((always_inline)) int ln_row_stats(const double *x, const double *xt,
+                                                              const double *xe, size_t n,
+                                                              double eps, ln_stats *st)
+{
+    fd_num V;
+    if (!(eps >= 0 && eps < INFINITY) || !ln_row_moments(x, xt, xe, n, st, &V))
+        return 0;
     /* [§5.5] rstd = 1 / sqrt(var + eps) = 1 / sqrt((n var + n eps) / n) */
-    fd_num R;
-    if (!fd_rstd(V, nn, eps, &R))
+    if (!fd_rstd(V, (double)n, eps, &st->R))
         return 0; /* var + eps not safely away from 0 (or out of range): the twin decides */
-    *st = (ln_stats){mh, th, tl, dl.e, mu, R};
     return 1;
 }
 
@@ -177,7 +189,7 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
 {
     size_t left = 0;
     long R = (long)rows;
-#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads_for(rows * n))
     for (long k = 0; k < R; k++) {
         size_t r = (size_t)k;
         ok[r] = (unsigned char)layernorm_row_forward_fast(y + r * n, mean + r, rstd + r, x + r * n,
@@ -186,6 +198,58 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
     }
     rn_fast_stats_add(rows, left, n + 2);
     return left;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The statistics of the a-priori bound (ref/layernorm_bound.c) [§10.3]: mean, var and every
+ * d_i = x_i - mean rounded to nearest binary64, and upper bounds (>= round-up) of mean|x| and
+ * mean|x - mean|, from the moments of §5.1-5.4.  Each RN value is certified with FD_MPFR_SLACK
+ * so that it is the very double the bound's MPFR path computes; the round-up values are >= that
+ * path's (round-up of an upper end).  0: something is not certified (or not finite): the caller
+ * runs its MPFR path on the row.
+ */
+FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *absmean_up,
+                                             double *devmean_up, double *d, const double *x,
+                                             size_t n)
+{
+    ln_stats st;
+    fd_num V;
+    if (!ln_row_moments(x, NULL, NULL, n, &st, &V))
+        return 0;
+    const double nn = (double)n, mh = st.mh, th = st.th, tl = st.tl;
+    const double mag_m = fabs(st.mu.h) + fabs(st.mu.l) + st.mu.e; /* >= |mu| */
+    if (!fd_certify_f64_slack(st.mu, mag_m, mean))
+        return 0;
+    /* |x| summed by Sum2 (as T in §5.2: (4n + 2) u TA), |d| by fd_acc; dmax >= max |d_i| */
+    double as = 0.0, ac = 0.0, aA = 0.0, dmax = 0.0;
+    fd_acc D = {0};
+    for (size_t i = 0; i < n; i++) {
+        double a, b, e;
+        fd_two_sum(x[i], -mh, &a, &b);
+        double bp1 = b - th, bp = bp1 - tl; /* d_i = a + bp within Ed [§5.6] */
+        double Ed = fd_up(st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA);
+        double dh, dl;
+        fd_two_sum(a, bp, &dh, &dl);
+        double mag_d = fabs(dh) + fabs(dl) + Ed;
+        if (!fd_certify(dh, dl, fd_up(Ed + FD_MPFR_SLACK * (mag_m + mag_d)), RN_F64, &d[i]))
+            return 0;
+        dmax = fmax(dmax, mag_d);
+        /* |d_i| = |dh + dl| has dh's sign (normalised), within Ed (|.| is 1-Lipschitz) */
+        fd_acc_add(&D, (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
+        fd_two_sum(as, fabs(x[i]), &as, &e);
+        ac += e;
+        aA += fabs(e);
+    }
+    fd_num A;
+    fd_two_sum(as, ac, &A.h, &A.l);
+    A.e = fd_up((4.0 * nn + 2.0) * U * aA);
+    if (!isfinite(A.h) || !isfinite(A.l))
+        return 0;
+    fd_num Am = fd_div_d(A, nn), Dm = fd_div_d(fd_acc_value(&D), nn), var_n = fd_div_d(V, nn);
+    double mag_v = fabs(var_n.h) + fabs(var_n.l) + var_n.e;
+    return isfinite(mag_v) && fd_certify_stat_up(Am, FD_MPFR_SLACK * fabs(Am.h), absmean_up) &&
+           fd_certify_stat_up(Dm, FD_MPFR_SLACK * (mag_m + fabs(Dm.h)), devmean_up) &&
+           fd_certify_f64_slack(var_n, mag_m * dmax + mag_v, var);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -264,7 +328,7 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0;
-    int nt = rn_threads(), ok = 1;
+    int nt = rn_threads_for(rows * n), ok = 1;
     fd_acc *acc = calloc((size_t)nt * 2 * n, sizeof *acc);
     fd_num *xh = malloc((size_t)nt * n * sizeof *xh);
     if (!acc || !xh) {
@@ -327,7 +391,7 @@ size_t skip_layernorm_forward_fast(double *y, double *mean, double *rstd, double
 {
     size_t left = 0;
     long R = (long)rows;
-#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(+ : left)
     {
         double *ws = malloc(3 * n * sizeof *ws);
 #pragma omp for schedule(static)

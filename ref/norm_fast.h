@@ -31,6 +31,12 @@ void rn_fast_stats_add(size_t rows, size_t fallback_rows, size_t elems_per_row);
 /* Threads the fast paths may use (OpenMP); 0: OpenMP's default.  RESNORM_THREADS sets it too. */
 void rn_set_threads(int n);
 int rn_threads(void);
+/* The threads for a parallel loop over `work` elements: 1 below RN_PAR_MIN_WORK (a team costs more
+   than it saves on small problems, and idle OpenMP threads spin-wait between regions, which
+   doubled the CPU time of `golden run-check` on a loaded machine), else rn_threads().  Every
+   parallel loop's result is independent of the thread count. */
+#define RN_PAR_MIN_WORK ((size_t)1 << 16)
+int rn_threads_for(size_t work);
 
 /* LayerNorm forward, one row of n: y [n], *mean, *rstd. */
 int layernorm_row_forward_fast(double *y, double *mean, double *rstd, const double *x,
@@ -78,6 +84,18 @@ size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const dou
                                  const double *skip, const double *gamma, const double *bias,
                                  size_t rows, size_t n, double eps, int offset, rn_dtype out,
                                  unsigned char *ok);
+
+/* The row statistics of the a-priori bounds, certified (specs/fast-path.md §10); 0: not
+   certified, the bound runs its MPFR path on the row.  LayerNorm (ref/layernorm_bound.c): mean,
+   var, d [n] = x - mean rounded to nearest, and upper bounds >= the round-up of mean|x| and of
+   mean|x - mean|.  RMSNorm (ref/rmsnorm_bound.c): ms = mean(x^2) and 1 / sqrt(ms + eps). */
+int layernorm_row_bound_stats_fast(double *mean, double *var, double *absmean_up,
+                                   double *devmean_up, double *d, const double *x, size_t n);
+int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *x, size_t n, double eps);
+/* RMSNorm's backward bound, per row, g = dy w: c = mean(g x) rounded to nearest, and the upper
+   statistics (fast-path.md §10.2) of mean|g x| and mean|g|. */
+int rmsnorm_row_bwd_bound_sums_fast(double *c, double *C_up, double *G_up, const double *dy,
+                                    const double *w, const double *x, size_t n);
 
 /* Residual add, element by element (exact: nothing but NaN/Inf and binary64 overflow falls back);
    ok[i] = 1 where element i was written. */

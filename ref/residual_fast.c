@@ -13,7 +13,7 @@ size_t residual_forward_fast(double *y, const double *x, const double *f, size_t
 {
     size_t left = 0;
     long N = (long)n;
-#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads_for(n))
     for (long k = 0; k < N; k++) {
         size_t i = (size_t)k;
         double s, e;
@@ -34,7 +34,7 @@ size_t residual_backward_fast(double *dx, double *df, const double *dy, size_t n
 {
     size_t left = 0;
     long N = (long)n;
-#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads_for(n))
     for (long k = 0; k < N; k++) {
         size_t i = (size_t)k;
         double v = dy[i];

@@ -13,6 +13,8 @@
 
 #include <mpfr.h>
 
+#include "fast_dd.h"
+#include "norm_fast.h"
 #include "rmsnorm_bound.h"
 #include "rmsnorm_mpfr.h"
 
@@ -69,8 +71,12 @@ typedef struct {
     double r;       /* 1 / sqrt(ms + eps) */
 } row_stats;
 
-static void exact_row_stats(row_stats *st, const double *x, size_t n, double eps, mpfr_t *t,
-                            mpfr_ptr *p)
+static int alloc_scratch(size_t n, mpfr_t **t, mpfr_ptr **p);
+
+/* The row's statistics; *t, *p: MPFR scratch of n + 1 numbers, allocated here on the first row
+   the fast path leaves when NULL.  0: out of memory. */
+static int exact_row_stats(row_stats *st, const double *x, size_t n, double eps, mpfr_t **tp,
+                           mpfr_ptr **pp)
 {
     int has_nan = 0, has_inf = 0;
     double amax = 0.0;
@@ -84,13 +90,22 @@ static void exact_row_stats(row_stats *st, const double *x, size_t n, double eps
     st->maxsq = amax * amax * (1.0 + 0x1p-52);
     if (has_nan || !(isfinite(eps) && eps >= 0)) {
         st->kind = ROW_NAN;
-        return;
+        return 1;
     }
     if (has_inf) {
         st->kind = ROW_INF;
-        return;
+        return 1;
     }
-    mpfr_t s;
+    /* The double-double fast path (specs/fast-path.md §10.4) certifies the MPFR path's doubles;
+       MPFR computes what it does not certify (and everything under RESNORM_FASTPATH=0). */
+    if (rn_fast_enabled() && rmsnorm_row_bound_stats_fast(&st->ms, &st->r, x, n, eps)) {
+        st->kind = ROW_OK;
+        return 1;
+    }
+    if (!*tp && alloc_scratch(n, tp, pp))
+        return 0;
+    mpfr_t *t = *tp, s;
+    mpfr_ptr *p = *pp;
     mpfr_init2(s, EXACT_PREC);
     for (size_t i = 0; i < n; i++) {
         mpfr_set_d(t[i], x[i], MPFR_RNDN);
@@ -107,6 +122,7 @@ static void exact_row_stats(row_stats *st, const double *x, size_t n, double eps
         st->r = mpfr_get_d(s, MPFR_RNDN);
     }
     mpfr_clear(s);
+    return 1;
 }
 
 /* Forward error terms of one row [R§2, R§3]: |r_hat - r| <= R r. */
@@ -146,6 +162,7 @@ static int alloc_scratch(size_t n, mpfr_t **t, mpfr_ptr **p)
     *p = malloc((n + 1) * sizeof **p);
     if (!*t || !*p) {
         free(*t), free(*p);
+        *t = NULL, *p = NULL;
         return RN_TWIN_NOMEM;
     }
     for (size_t i = 0; i <= n; i++)
@@ -155,7 +172,7 @@ static int alloc_scratch(size_t n, mpfr_t **t, mpfr_ptr **p)
 
 static void free_scratch(size_t n, mpfr_t *t, mpfr_ptr *p)
 {
-    for (size_t i = 0; i <= n; i++)
+    for (size_t i = 0; t && i <= n; i++)
         mpfr_clear(t[i]);
     free(t), free(p);
 }
@@ -166,14 +183,15 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
 {
     double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
     double uw = offset ? u : 0.0; /* the rounding of 1 + gamma [R§4] */
-    mpfr_t *t;
-    mpfr_ptr *p;
-    if (alloc_scratch(n, &t, &p))
-        return RN_TWIN_NOMEM;
+    mpfr_t *t = NULL; /* allocated on the first row the fast path leaves */
+    mpfr_ptr *p = NULL;
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x + r * n;
         row_stats st;
-        exact_row_stats(&st, xr, n, eps, t, p);
+        if (!exact_row_stats(&st, xr, n, eps, &t, &p)) {
+            free_scratch(n, t, p);
+            return RN_TWIN_NOMEM;
+        }
         if (st.kind == ROW_INF) {
             /* [R§6] exact rstd 0 and y_i 0 (x_i finite) or NaN: a plain sum of squares gets
                them, but a compensated or pairwise-merged sum meets Inf - Inf and returns NaN.
@@ -216,6 +234,50 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
     return RN_TWIN_OK;
 }
 
+/* The upper statistics as the fast path defines them (ref/fast_dd.h, specs/fast-path.md §10.2):
+   v inflated by 2^-45, rounded up to FD_STAT_BITS = 40 bits; >= v. */
+static double stat_up(mpfr_srcptr v)
+{
+    mpfr_t w;
+    mpfr_init2(w, EXACT_PREC);
+    mpfr_mul_d(w, v, FD_STAT_INFLATE, MPFR_RNDN);
+    mpfr_prec_round(w, FD_STAT_BITS, MPFR_RNDU);
+    double r = mpfr_get_d(w, MPFR_RNDU);
+    mpfr_clear(w);
+    return r;
+}
+
+/* [R§5.1] with MPFR: c_rn = RN(c), C_up, G_up the upper statistics of C and Gm; t, p: n + 1
+   scratch numbers, c, C, G: EXACT_PREC temporaries. */
+static void mpfr_row_sums(double *c_rn, double *C_up, double *G_up, const double *dyr,
+                          const double *w, const double *xr, size_t n, mpfr_t *t, mpfr_ptr *p,
+                          mpfr_ptr c, mpfr_ptr C, mpfr_ptr G)
+{
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_d(t[i], dyr[i], MPFR_RNDN);
+        mpfr_mul_d(t[i], t[i], w[i], MPFR_RNDN);
+        p[i] = t[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        mpfr_abs(t[i], t[i], MPFR_RNDN);
+    mpfr_sum(G, p, n, MPFR_RNDN);
+    mpfr_div_ui(G, G, n, MPFR_RNDN);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_d(t[i], dyr[i], MPFR_RNDN);
+        mpfr_mul_d(t[i], t[i], w[i], MPFR_RNDN);
+        mpfr_mul_d(t[i], t[i], xr[i], MPFR_RNDN);
+    }
+    mpfr_sum(c, p, n, MPFR_RNDN);
+    mpfr_div_ui(c, c, n, MPFR_RNDN);
+    for (size_t i = 0; i < n; i++)
+        mpfr_abs(t[i], t[i], MPFR_RNDN);
+    mpfr_sum(C, p, n, MPFR_RNDN);
+    mpfr_div_ui(C, C, n, MPFR_RNDN);
+    *c_rn = mpfr_get_d(c, MPFR_RNDN);
+    *C_up = stat_up(C);
+    *G_up = stat_up(G);
+}
+
 int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const double *x,
                            const double *gamma, size_t rows, size_t n, double eps, int offset,
                            rn_dtype compute, rn_dtype out)
@@ -244,7 +306,10 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x + r * n, *dyr = dy + r * n;
         row_stats st;
-        exact_row_stats(&st, xr, n, eps, t, p);
+        if (!exact_row_stats(&st, xr, n, eps, &t, &p)) {
+            rc = RN_TWIN_NOMEM;
+            break;
+        }
         /* Which dgamma columns receive a non-finite term from this row (ref/rmsnorm_mpfr.c):
            NaN/zero rows poison every column; an Inf row the columns where x or dy is not finite;
            a finite row the columns where dy is not finite. */
@@ -264,31 +329,17 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
         }
         double R = rel_rstd(&st, n, eps, compute);
         double rr = st.r;
-        /* [R§5.1] c = (1/n) sum g_j x_j, C = (1/n) sum |g_j x_j|, Gm = (1/n) sum |g_j|, exact. */
-        for (size_t i = 0; i < n; i++) {
-            mpfr_set_d(t[i], dyr[i], MPFR_RNDN);
-            mpfr_mul_d(t[i], t[i], w[i], MPFR_RNDN);
-            p[i] = t[i];
-        }
-        for (size_t i = 0; i < n; i++)
-            mpfr_abs(t[i], t[i], MPFR_RNDN);
-        mpfr_sum(G, p, n, MPFR_RNDN);
-        mpfr_div_ui(G, G, n, MPFR_RNDN);
-        for (size_t i = 0; i < n; i++) {
-            mpfr_set_d(t[i], dyr[i], MPFR_RNDN);
-            mpfr_mul_d(t[i], t[i], w[i], MPFR_RNDN);
-            mpfr_mul_d(t[i], t[i], xr[i], MPFR_RNDN);
-        }
-        mpfr_sum(c, p, n, MPFR_RNDN);
-        mpfr_div_ui(c, c, n, MPFR_RNDN);
-        for (size_t i = 0; i < n; i++)
-            mpfr_abs(t[i], t[i], MPFR_RNDN);
-        mpfr_sum(C, p, n, MPFR_RNDN);
-        mpfr_div_ui(C, C, n, MPFR_RNDN);
+        /* [R§5.1] c = (1/n) sum g_j x_j, C = (1/n) sum |g_j x_j|, Gm = (1/n) sum |g_j|, exact:
+           the double-double fast path certifies the MPFR path's doubles (specs/fast-path.md
+           §10.3), MPFR computes the rows it leaves. */
+        double c_rn, C_up, G_up;
+        if (!rn_fast_enabled() ||
+            !rmsnorm_row_bwd_bound_sums_fast(&c_rn, &C_up, &G_up, dyr, w, xr, n))
+            mpfr_row_sums(&c_rn, &C_up, &G_up, dyr, w, xr, n, t, p, c, C, G);
         /* c may cancel: its binary64 evaluation (w = 1 + gamma rounded) is off by <= 2^-52 C. */
-        double Cm = mpfr_get_d(C, MPFR_RNDU) * (1.0 + 0x1p-50);
-        double cm = fabs(mpfr_get_d(c, MPFR_RNDN)) + 0x1p-50 * Cm;
-        double Gm = mpfr_get_d(G, MPFR_RNDU) * (1.0 + 0x1p-50);
+        double Cm = C_up * (1.0 + 0x1p-50);
+        double cm = fabs(c_rn) + 0x1p-50 * Cm;
+        double Gm = G_up * (1.0 + 0x1p-50);
         double xhmax = sqrt((double)n) * (1.0 + R) * (1.0 + 2 * u) + eta; /* |x_hat_hat| [R§5.2] */
         double gmax = 0.0; /* over finite g only: a non-finite g makes dx bound 0 anyway */
         for (size_t i = 0; i < n; i++)

@@ -23,10 +23,10 @@
 
 /* rstd of a row (specs/fast-path.md §6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near
    0 or out of range). */
-static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
-                                                              double eps, fd_num *Rout)
+static inline __attribute__((always_inline)) int rms_row_sumsq(const double *x, size_t n,
+                                                               fd_num *Pout)
 {
-    if (n == 0 || n > ((size_t)1 << 20) || !(eps >= 0 && eps < INFINITY))
+    if (n == 0 || n > ((size_t)1 << 20))
         return 0;
     const double nn = (double)n;
 
@@ -45,14 +45,67 @@ static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, s
     fd_num P;
     fd_two_sum(s, c, &P.h, &P.l);
     P.e = fd_up((4.0 * nn + 2.0) * U * B + nn * ETA);
-
-    /* [§6.2] */
-    fd_num R;
-    if (!fd_rstd(P, nn, eps, &R))
-        return 0;
-    *Rout = R;
+    *Pout = P;
     return 1;
+}
 
+static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
+                                                              double eps, fd_num *Rout)
+{
+    fd_num P;
+    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, n, &P))
+        return 0;
+    /* [§6.2] */
+    return fd_rstd(P, (double)n, eps, Rout);
+}
+
+/* The statistics of the a-priori bound (ref/rmsnorm_bound.c) [§10.4]: ms = mean(x^2) and
+   r = 1 / sqrt(ms + eps), each rounded to nearest binary64 and certified with FD_MPFR_SLACK (the
+   bound's MPFR path computes the same doubles).  0: the caller runs its MPFR path. */
+FD_CLONES int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *x, size_t n,
+                                           double eps)
+{
+    fd_num P, R;
+    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, n, &P) ||
+        !fd_rstd(P, (double)n, eps, &R))
+        return 0;
+    fd_num M = fd_div_d(P, (double)n);
+    return fd_certify_f64_slack(M, fabs(M.h) + fabs(M.l) + M.e, ms) &&
+           fd_certify_f64_slack(R, fabs(R.h) + fabs(R.l) + R.e, r);
+}
+
+/* The row sums of RMSNorm's backward bound (ref/rmsnorm_bound.c) [§10.3], for g_i = dy_i w_i
+   (w_i the binary64 weights): c = RN(mean(g x)), certified with FD_MPFR_SLACK (the MPFR path's
+   products are exact at 256 bits, its sum and division within 2^-255 |c|), and the upper
+   statistics FD_STAT_UP of mean|g x| and mean|g| (§10.2).  g x = fd_mul(g, x) with g exact by
+   TwoProd (within eta/2); |g x| has the sign of its head.  0: a non-finite value or something
+   not certified (the caller runs its MPFR path). */
+FD_CLONES int rmsnorm_row_bwd_bound_sums_fast(double *c, double *C_up, double *G_up,
+                                              const double *dy, const double *w, const double *x,
+                                              size_t n)
+{
+    if (n == 0 || n > ((size_t)1 << 20))
+        return 0;
+    fd_acc S = {0}, SA = {0}, GA = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dy[i]) || !isfinite(w[i]) || !isfinite(x[i]))
+            return 0;
+        double g1, g2;
+        fd_two_prod(dy[i], w[i], &g1, &g2);
+        fd_num g = {g1, g2, 0.5 * ETA};
+        fd_num q = fd_mul(g, fd_exact(x[i], 0.0));
+        fd_acc_add(&S, q);
+        fd_acc_add(&SA, (fd_num){fabs(q.h), q.h < 0.0 ? -q.l : q.l, q.e});
+        fd_acc_add(&GA, (fd_num){fabs(g.h), g.h < 0.0 ? -g.l : g.l, g.e});
+    }
+    const double nn = (double)n;
+    fd_num cm = fd_div_d(fd_acc_value(&S), nn), Cm = fd_div_d(fd_acc_value(&SA), nn),
+           Gm = fd_div_d(fd_acc_value(&GA), nn);
+    if (!isfinite(cm.h) || !isfinite(cm.l) || !isfinite(cm.e))
+        return 0;
+    return fd_certify_f64_slack(cm, fabs(cm.h) + fabs(cm.l) + cm.e, c) &&
+           fd_certify_stat_up(Cm, FD_MPFR_SLACK * fabs(Cm.h), C_up) &&
+           fd_certify_stat_up(Gm, FD_MPFR_SLACK * fabs(Gm.h), G_up);
 }
 
 FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
@@ -96,7 +149,7 @@ size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const doub
 {
     size_t left = 0;
     long R = (long)rows;
-#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads())
+#pragma omp parallel for schedule(static) reduction(+ : left) num_threads(rn_threads_for(rows * n))
     for (long k = 0; k < R; k++) {
         size_t r = (size_t)k;
         ok[r] = (unsigned char)rmsnorm_row_forward_fast(y + r * n, rstd + r, x + r * n, gamma, n,
@@ -151,7 +204,7 @@ int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const do
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0;
-    int nt = rn_threads(), ok = 1;
+    int nt = rn_threads_for(rows * n), ok = 1;
     fd_acc *acc = calloc((size_t)nt * n, sizeof *acc);
     if (!acc)
         return 0;
@@ -244,7 +297,7 @@ size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const dou
 {
     size_t left = 0;
     long R = (long)rows;
-#pragma omp parallel num_threads(rn_threads()) reduction(+ : left)
+#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(+ : left)
     {
         double *ws = malloc(3 * n * sizeof *ws);
 #pragma omp for schedule(static)

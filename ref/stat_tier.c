@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "norm_fast.h" /* rn_threads() */
+
 #define SAFETY 2.0
 
 /* ---------------------------------------------------------------- the three statistics [§4] */
@@ -108,7 +110,10 @@ static int row_in_range(const st_problem *p, const double *x, double scale2)
     return scale2 >= tiny && isfinite(scale2);
 }
 
-/* FNV-1a of a row's bits: identical rows give identical errors, so only the first is pooled. */
+/* A hash of a row's bits: identical rows give identical errors, so only the first is pooled.  One
+   word a step, h <- m((h ^ w) K) with m(z) = z ^ (z >> 29) and K odd: each step is a bijection of
+   h for a given w and of w for a given h, so two rows that differ in one element never collide;
+   the final splitmix64 mix spreads the bits over the table index (the low bits). */
 static uint64_t row_hash(const double *a, const double *b, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
@@ -119,13 +124,13 @@ static uint64_t row_hash(const double *a, const double *b, size_t n)
         for (size_t i = 0; i < n; i++) {
             uint64_t bits;
             memcpy(&bits, &v[i], sizeof bits);
-            for (int j = 0; j < 8; j++) {
-                h ^= (bits >> (8 * j)) & 0xff;
-                h *= 1099511628211ull;
-            }
+            h = (h ^ bits) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
         }
     }
-    return h;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
 }
 
 typedef struct {
@@ -159,27 +164,59 @@ static int seen_check(seen_t *s, uint64_t h)
 
 /* The statistics of one row of LayerNorm or RMSNorm, exact enough for scales (long double), and
    the model's proxies and floors of the row-shared errors [§3.1, §3.2]. */
-typedef struct {
+typedef struct rowstat_s {
     int ok;
     double m, v, r, A, M;
     double sig_m, phi_m;     /* mean error e: proxy, floor (absolute) */
     double sig_rho, phi_rho; /* rstd relative error rho: proxy, floor */
 } rowstat;
 
-static int cmp_double(const void *a, const void *b)
+/* Sorts a[0..n) ascending (any order among equal values: -0 and +0 compare equal and sum alike)
+   by LSD radix on the order-preserving unsigned image of the bits, 11 bits a pass, skipping the
+   passes where every key has the same digit; tmp: n doubles.  No NaN (the rows are finite). */
+static void sort_doubles(double *a, double *tmp, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    uint64_t *k = (uint64_t *)a, *t = (uint64_t *)tmp; /* the same storage, read as bits */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        memcpy(&b, &a[i], sizeof b);
+        b ^= (b >> 63) ? ~0ull : 0x8000000000000000ull; /* negative: flip all; else the sign */
+        memcpy(&k[i], &b, sizeof b);
+    }
+    for (int shift = 0; shift < 64; shift += 11) {
+        size_t cnt[2048] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[(k[i] >> shift) & 2047]++;
+        if (cnt[(k[0] >> shift) & 2047] == n)
+            continue; /* one digit everywhere: the pass would not move anything */
+        size_t pos = 0;
+        for (int d = 0; d < 2048; d++) {
+            size_t c = cnt[d];
+            cnt[d] = pos;
+            pos += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            t[cnt[(k[i] >> shift) & 2047]++] = k[i];
+        memcpy(k, t, n * sizeof *k);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = k[i];
+        b ^= (b >> 63) ? 0x8000000000000000ull : ~0ull;
+        double v;
+        memcpy(&v, &b, sizeof v);
+        a[i] = v; /* stored as a double: the storage is read as doubles afterwards */
+    }
 }
 
 /* The Welford / merged-moments proxy of the variance [§3.1]: a rounding of the running mean after j
    elements, of size u*|M_j|, changes the final M2 by 2*j*(m - M_j) to first order.  For any order
    of the elements, M_j lies between the means of the j smallest and the j largest elements (from
-   the sorted row), which bounds both |M_j| and |m - M_j|.  Returns sqrt(sum_j a_j^2) / n. */
+   the sorted row), which bounds both |M_j| and |m - M_j|.  Returns sqrt(sum_j a_j^2) / n.
+   buf: 2n doubles of scratch. */
 static double welford_coeff(const double *x, size_t n, double m, double rng, double *buf)
 {
     memcpy(buf, x, n * sizeof *buf);
-    qsort(buf, n, sizeof *buf, cmp_double);
+    sort_doubles(buf, buf + n, n);
     long double lo = 0, hi = 0, acc = 0;
     for (size_t j = 1; j < n; j++) {
         lo += buf[j - 1];
@@ -200,16 +237,17 @@ static double xmag(const st_problem *p, const double *x, size_t i)
 
 /* welford_coeff sorts the row: O(n log n), the tier's largest cost when many implementations are
    checked on the same inputs (tests/test_zoo_widths.c).  It depends on the row's values only, so
-   it is remembered by the row's hash (direct-mapped; the CLI and the tests are single-threaded). */
-static double welford_cached(const double *x, size_t n, double m, double rng, double *buf)
+   it is remembered by the row's hash h (direct-mapped, one cache per thread: the rows of a problem
+   are shared out among threads, and the value does not depend on which one computes it). */
+static double welford_cached(const double *x, size_t n, uint64_t h, double m, double rng,
+                             double *buf)
 {
     enum { SLOTS = 4096 };
-    static struct {
+    static _Thread_local struct {
         uint64_t h;
         size_t n;
         double W;
     } cache[SLOTS];
-    uint64_t h = row_hash(x, NULL, n);
     size_t k = (size_t)(h % SLOTS);
     if (cache[k].h == h && cache[k].n == n)
         return cache[k].W;
@@ -218,8 +256,34 @@ static double welford_cached(const double *x, size_t n, double m, double rng, do
     return W;
 }
 
-static rowstat ln_row(const st_problem *p, const double *x, double *buf)
+/* ---- the rows of a problem: hashes and statistics computed once (st_rows) ---- */
+
+typedef enum { FAM_LN, FAM_RMS } family;
+
+struct st_rows {
+    size_t rows;
+    uint64_t *hash;
+    unsigned char *have_hash; /* 1: hash[r] is set */
+    unsigned char *have_stat; /* 1: stat[r] is ln_row's, 2: rms_row's */
+    struct rowstat_s *stat;
+};
+
+/* row_hash of row r (p->x), remembered in p->cache when there is one.  Each row is handled by one
+   thread at a time (the parallel loops below split by rows), so the cache needs no lock. */
+static uint64_t hash_of(const st_problem *p, size_t r)
 {
+    st_rows *c = p->cache;
+    if (c && c->have_hash[r])
+        return c->hash[r];
+    uint64_t h = row_hash(p->x + r * p->n, NULL, p->n);
+    if (c)
+        c->hash[r] = h, c->have_hash[r] = 1;
+    return h;
+}
+
+static rowstat ln_row(const st_problem *p, size_t r, double *buf)
+{
+    const double *x = p->x + r * p->n;
     rowstat s = {0};
     size_t n = p->n;
     long double sum = 0, sa = 0;
@@ -253,7 +317,7 @@ static rowstat ln_row(const st_problem *p, const double *x, double *buf)
     s.phi_m = u * fabs(s.m) + gamma_k(dn + 1, u) * gamma_k(dn + 1, u) * s.A;
     /* [§3.2] variance: the sum of squares (partial sums <= n*v), the per-term subtraction and
        square, the division, Welford's running means, the skip ops' rounded sum. */
-    double W = n > 1 ? welford_cached(x, n, s.m, rng, buf) : 0;
+    double W = n > 1 ? welford_cached(x, n, hash_of(p, r), s.m, rng, buf) : 0;
     double sig_v = SAFETY * u * (sqrt(dn) * v + 3 * (double)sqrtl(s4) / dn + v + W +
                                  (p->sum_rounded ? 2 * (double)sqrtl(sdx) / dn : 0));
     /* [§3.2] the second-order bias e^2 of the variance (two-pass: (1/n)sum (d - e)^2 = v + e^2;
@@ -292,6 +356,92 @@ static rowstat rms_row(const st_problem *p, const double *x)
     s.phi_rho = 0.5 * (u * ms + dn * p->eta) / (ms + p->eps) + 4 * u +
                 0.5 * gamma_k(dn + 2, u) * gamma_k(dn + 2, u);
     return s;
+}
+
+/* The statistics of row r for family f (ln_row / rms_row), remembered in p->cache.  buf: 2n
+   doubles of scratch. */
+static rowstat stat_of(const st_problem *p, family f, size_t r, double *buf)
+{
+    st_rows *c = p->cache;
+    unsigned char tag = f == FAM_LN ? 1 : 2;
+    if (c && c->have_stat[r] == tag)
+        return c->stat[r];
+    rowstat s = f == FAM_LN ? ln_row(p, r, buf) : rms_row(p, p->x + r * p->n);
+    if (c)
+        c->stat[r] = s, c->have_stat[r] = tag;
+    return s;
+}
+
+st_rows *st_rows_new(size_t rows)
+{
+    st_rows *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->rows = rows;
+    c->hash = malloc((rows + 1) * sizeof *c->hash);
+    c->have_hash = calloc(rows + 1, 1);
+    c->have_stat = calloc(rows + 1, 1);
+    c->stat = malloc((rows + 1) * sizeof *c->stat);
+    if (!c->hash || !c->have_hash || !c->have_stat || !c->stat) {
+        st_rows_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void st_rows_free(st_rows *c)
+{
+    if (!c)
+        return;
+    free(c->hash), free(c->have_hash), free(c->have_stat), free(c->stat);
+    free(c);
+}
+
+/* With a cache: every row's hash, and the statistics of the first row of each distinct content
+   (the ones the tests pool), computed in parallel (rn_threads(); each row by one thread, so the
+   results do not depend on the thread count).  Without one: nothing (computed when asked). */
+static void prepare_rows(const st_problem *p, family f)
+{
+    st_rows *c = p->cache;
+    if (!c || c->rows != p->rows)
+        return;
+    long R = (long)p->rows;
+#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
+    for (long r = 0; r < R; r++)
+        hash_of(p, (size_t)r);
+    seen_t seen;
+    unsigned char *first = malloc((p->rows + 1) * sizeof *first);
+    if (!first || seen_init(&seen, p->rows)) {
+        free(first);
+        return;
+    }
+    for (size_t r = 0; r < p->rows; r++)
+        first[r] = !seen_check(&seen, c->hash[r]);
+    free(seen.slot);
+#pragma omp parallel num_threads(rn_threads_for(p->rows * p->n))
+    {
+        double *buf = malloc((2 * p->n + 1) * sizeof *buf);
+#pragma omp for schedule(dynamic, 4)
+        for (long r = 0; r < R; r++)
+            if (buf && first[r])
+                stat_of(p, f, (size_t)r, buf);
+        free(buf);
+    }
+    free(first);
+}
+
+/* The rows a test pools: in row order, those whose outputs are finite (row_ok) and whose x was not
+   seen before among them (identical rows give identical errors: only the first counts).  Serial
+   (the order decides which duplicate is kept); keep: rows flags. */
+static int pooled_rows(const st_problem *p, const unsigned char *row_ok, unsigned char *keep)
+{
+    seen_t seen;
+    if (seen_init(&seen, p->rows))
+        return -1;
+    for (size_t r = 0; r < p->rows; r++)
+        keep[r] = row_ok[r] && !seen_check(&seen, hash_of(p, r));
+    free(seen.slot);
+    return 0;
 }
 
 /* Weighted least squares of a row's errors on k <= 3 shared directions [§4]: the normal equations
@@ -376,58 +526,89 @@ static int row_finite(const double *got, const double *want, size_t n)
 
 /* ---------------------------------------------------------------- forward outputs [§3.3] */
 
-typedef enum { FAM_LN, FAM_RMS } family;
-
 static double gam(const st_problem *p, size_t i) { return p->gamma ? p->gamma[i] : 1; }
 static double weight(const st_problem *p, size_t i)
 {
     return p->offset ? 1 + gam(p, i) : gam(p, i);
 }
 
+/* One pooled row of y [§3.3, §4]: the least-squares coefficient of the row's rstd error rho
+   (direction z = y - beta) and its proxy and floor (res[0..2]); 0 if the row says nothing.
+   buf: 2n, bb: n doubles of scratch. */
+static int forward_y_row(const st_problem *p, family f, size_t r, const double *got,
+                         const double *want, double *buf, double *bb, double *res)
+{
+    const double *x = p->x + r * p->n, *g = got + r * p->n, *w = want + r * p->n;
+    double u = p->u;
+    rowstat s = stat_of(p, f, r, buf);
+    if (!s.ok)
+        return 0;
+    for (size_t i = 0; i < p->n; i++) {
+        double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
+        double gi = gam(p, i), b;
+        if (f == FAM_LN)
+            /* [§3.3] (x - m)*r*gamma + beta: three products and an add, or the folded form
+               x*(r*gamma) + (beta - m*r*gamma); the rounded skip sum */
+            b = SAFETY * u * (3 * fabs(z) + fabs(w[i]) + s.r * fabs(gi) * (fabs(x[i]) + fabs(s.m)) +
+                              fabs(beta) + (p->sum_rounded ? s.r * fabs(gi) * xmag(p, x, i) : 0));
+        else
+            b = SAFETY * u * (3 * fabs(z) + (p->offset ? fabs(x[i]) * s.r * (1 + fabs(gi)) : 0) +
+                              (p->sum_rounded ? s.r * fabs(weight(p, i)) * xmag(p, x, i) : 0));
+        bb[i] = b + want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
+    }
+    /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
+       (direction r*gamma), by weighted least squares; rho is tested */
+    double bmin = row_min(bb, p->n), coef[3], own[3];
+    wls_t L = {f == FAM_LN ? 2 : 1, {{0}}, {0}};
+    for (size_t i = 0; i < p->n; i++) {
+        double beta = p->beta ? p->beta[i] : 0, X[2] = {w[i] - beta, s.r * gam(p, i)};
+        wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
+    }
+    if (!wls_solve(&L, bmin, coef, own))
+        return 0;
+    res[0] = coef[0], res[1] = s.sig_rho + own[0], res[2] = s.phi_rho;
+    return 1;
+}
+
+/* Rows in parallel (each row's result in its own slot), then pooled in row order: the same
+   statistics whatever the thread count. */
 static int forward_y(const st_problem *p, family f, const double *got, const double *want,
                      st_test *t)
 {
     acc_t a = {0};
-    seen_t seen;
-    double *buf = malloc((p->n + 1) * sizeof *buf);
-    if (!buf || seen_init(&seen, p->rows)) {
-        free(buf);
+    size_t R = p->rows, n = p->n;
+    unsigned char *keep = malloc(R + 1), *done = calloc(R + 1, 1);
+    double *res = malloc((3 * R + 1) * sizeof *res);
+    int ok = keep && done && res;
+    long NR = (long)R;
+    if (ok) {
+#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
+        for (long r = 0; r < NR; r++)
+            done[r] = (unsigned char)row_finite(got + (size_t)r * n, want + (size_t)r * n, n);
+        prepare_rows(p, f);
+        ok = pooled_rows(p, done, keep) == 0;
+        memset(done, 0, R + 1);
+    }
+    if (ok) {
+#pragma omp parallel num_threads(rn_threads_for(p->rows * p->n)) reduction(&& : ok)
+        {
+            double *buf = malloc((3 * n + 1) * sizeof *buf);
+            ok = buf != NULL;
+#pragma omp for schedule(dynamic, 4)
+            for (long r = 0; r < NR; r++)
+                if (buf && keep[r])
+                    done[r] = (unsigned char)forward_y_row(p, f, (size_t)r, got, want, buf,
+                                                           buf + 2 * n, res + 3 * r);
+            free(buf);
+        }
+    }
+    for (size_t r = 0; ok && r < R; r++)
+        if (done[r])
+            acc_group(&a, res[3 * r], 1, res[3 * r + 1], res[3 * r + 2], 1, r);
+    free(keep), free(done), free(res);
+    if (!ok)
         return 0;
-    }
-    double u = p->u, *bb = malloc((p->n + 1) * sizeof *bb);
-    for (size_t r = 0; bb && r < p->rows; r++) {
-        const double *x = p->x + r * p->n, *g = got + r * p->n, *w = want + r * p->n;
-        if (!row_finite(g, w, p->n) || seen_check(&seen, row_hash(x, NULL, p->n)))
-            continue;
-        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
-        if (!s.ok)
-            continue;
-        for (size_t i = 0; i < p->n; i++) {
-            double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
-            double gi = gam(p, i), b;
-            if (f == FAM_LN)
-                /* [§3.3] (x - m)*r*gamma + beta: three products and an add, or the folded form
-                   x*(r*gamma) + (beta - m*r*gamma); the rounded skip sum */
-                b = SAFETY * u * (3 * fabs(z) + fabs(w[i]) + s.r * fabs(gi) * (fabs(x[i]) + fabs(s.m)) +
-                                  fabs(beta) + (p->sum_rounded ? s.r * fabs(gi) * xmag(p, x, i) : 0));
-            else
-                b = SAFETY * u * (3 * fabs(z) + (p->offset ? fabs(x[i]) * s.r * (1 + fabs(gi)) : 0) +
-                                  (p->sum_rounded ? s.r * fabs(weight(p, i)) * xmag(p, x, i) : 0));
-            bb[i] = b + want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
-        }
-        /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
-           (direction r*gamma), by weighted least squares; rho is tested */
-        double bmin = row_min(bb, p->n), coef[3], own[3];
-        wls_t L = {f == FAM_LN ? 2 : 1, {{0}}, {0}};
-        for (size_t i = 0; i < p->n; i++) {
-            double beta = p->beta ? p->beta[i] : 0, X[2] = {w[i] - beta, s.r * gam(p, i)};
-            wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
-        }
-        if (wls_solve(&L, bmin, coef, own))
-            acc_group(&a, coef[0], 1, s.sig_rho + own[0], s.phi_rho, 1, r);
-    }
-    free(buf), free(bb), free(seen.slot);
-    acc_finish(&a, "scale", u, &t[0]);
+    acc_finish(&a, "scale", p->u, &t[0]);
     return 1;
 }
 
@@ -446,17 +627,21 @@ static int per_row(const st_problem *p, family f, int is_mean, const double *got
                    const double *want, st_test *t)
 {
     acc_t a = {0};
-    seen_t seen;
-    double *buf = malloc((p->n + 1) * sizeof *buf);
-    if (!buf || seen_init(&seen, p->rows)) {
-        free(buf);
+    size_t R = p->rows;
+    unsigned char *fin = calloc(R + 1, 1), *keep = calloc(R + 1, 1);
+    double *buf = malloc((2 * p->n + 1) * sizeof *buf);
+    if (!fin || !keep || !buf) {
+        free(fin), free(keep), free(buf);
         return 0;
     }
-    for (size_t r = 0; r < p->rows; r++) {
-        const double *x = p->x + r * p->n;
-        if (!isfinite(got[r]) || !isfinite(want[r]) || seen_check(&seen, row_hash(x, NULL, p->n)))
+    for (size_t r = 0; r < R; r++)
+        fin[r] = isfinite(got[r]) && isfinite(want[r]);
+    prepare_rows(p, f);
+    int ok = pooled_rows(p, fin, keep) == 0;
+    for (size_t r = 0; ok && r < R; r++) {
+        if (!keep[r])
             continue;
-        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+        rowstat s = stat_of(p, f, r, buf);
         if (!s.ok)
             continue;
         double e = got[r] - want[r], w = want[r];
@@ -466,7 +651,9 @@ static int per_row(const st_problem *p, family f, int is_mean, const double *got
             acc_group(&a, w * e, w * w, s.sig_rho * w * w + fabs(w) * want_noise(p, w),
                       s.phi_rho * w * w, 1, r);
     }
-    free(buf), free(seen.slot);
+    free(fin), free(keep), free(buf);
+    if (!ok)
+        return 0;
     acc_finish(&a, is_mean ? "bias" : "scale", p->u, &t[0]);
     return 1;
 }
@@ -507,7 +694,7 @@ static int dx_row_model(const st_problem *p, family f, size_t r, const double *w
     size_t n = p->n;
     double u = p->u, dn = (double)n;
     const double *x = p->x + r * n, *dy = p->dy + r * n;
-    rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+    rowstat s = stat_of(p, f, r, buf);
     if (!s.ok)
         return 0;
     long double sg = 0, sh = 0, sG = 0, sH = 0, sh2 = 0;
@@ -542,39 +729,73 @@ static int dx_row_model(const st_problem *p, family f, size_t r, const double *w
     return 1;
 }
 
+/* One pooled row of dx [§4]: the coefficients of D1 = dx, D2 = r*xhat (and D3 = r) by weighted
+   least squares: c1 = rho and c2 (the error of mean(g xhat), with 2 rho hbar - e r gbar) are
+   tested, c3 (gbar's) is a nuisance; res[0..5]: the two groups' (t, proxy, floor, ref) minus
+   the first's ref (1).  buf: 4n doubles.  0 if the row says nothing. */
+static int backward_dx_row(const st_problem *p, family f, size_t r, const double *got,
+                           const double *want, double *buf, double *res)
+{
+    size_t n = p->n;
+    const double *g = got + r * n, *w = want + r * n;
+    double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
+    dxrow_t d;
+    if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d))
+        return 0;
+    double bmin = row_min(bb, n), coef[3], own[3], rr = d.s.r;
+    wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
+    for (size_t i = 0; i < n; i++) {
+        double X[3] = {w[i], rr * xh[i], rr};
+        wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
+    }
+    if (!wls_solve(&L, bmin, coef, own))
+        return 0;
+    res[0] = coef[0], res[1] = d.sig[0] + own[0], res[2] = d.phi[0];
+    res[3] = coef[1], res[4] = d.sig[1] + own[1], res[5] = d.phi[1];
+    res[6] = fmax(d.H, fabs(d.hbar));
+    return 1;
+}
+
+/* Rows in parallel, pooled in row order (as forward_y). */
 static int backward_dx(const st_problem *p, family f, const double *got, const double *want,
                        st_test *t)
 {
     acc_t a1 = {0}, a2 = {0};
-    seen_t seen;
-    size_t n = p->n;
-    double *buf = malloc((4 * n + 1) * sizeof *buf);
-    if (!buf || seen_init(&seen, p->rows)) {
-        free(buf);
+    size_t R = p->rows, n = p->n;
+    unsigned char *keep = malloc(R + 1), *done = calloc(R + 1, 1);
+    double *res = malloc((7 * R + 1) * sizeof *res);
+    int ok = keep && done && res;
+    long NR = (long)R;
+    if (ok) {
+#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
+        for (long r = 0; r < NR; r++)
+            done[r] = (unsigned char)row_finite(got + (size_t)r * n, want + (size_t)r * n, n);
+        prepare_rows(p, f);
+        ok = pooled_rows(p, done, keep) == 0;
+        memset(done, 0, R + 1);
+    }
+    if (ok) {
+#pragma omp parallel num_threads(rn_threads_for(p->rows * p->n)) reduction(&& : ok)
+        {
+            double *buf = malloc((4 * n + 1) * sizeof *buf);
+            ok = buf != NULL;
+#pragma omp for schedule(dynamic, 4)
+            for (long r = 0; r < NR; r++)
+                if (buf && keep[r])
+                    done[r] = (unsigned char)backward_dx_row(p, f, (size_t)r, got, want, buf,
+                                                             res + 7 * r);
+            free(buf);
+        }
+    }
+    for (size_t r = 0; ok && r < R; r++)
+        if (done[r]) {
+            const double *q = res + 7 * r;
+            acc_group(&a1, q[0], 1, q[1], q[2], 1, r);
+            acc_group(&a2, q[3], 1, q[4], q[5], q[6], r);
+        }
+    free(keep), free(done), free(res);
+    if (!ok)
         return 0;
-    }
-    double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
-    for (size_t r = 0; r < p->rows; r++) {
-        const double *x = p->x + r * n, *g = got + r * n, *w = want + r * n;
-        dxrow_t d;
-        if (!row_finite(g, w, n) || seen_check(&seen, row_hash(x, NULL, n)) ||
-            !dx_row_model(p, f, r, w, buf, xh, gg, bb, &d))
-            continue;
-        /* [§4] the coefficients of D1 = dx, D2 = r*xhat (and D3 = r) by weighted least
-           squares: c1 = rho and c2 (the error of mean(g xhat), with 2 rho hbar - e r gbar) are
-           tested; c3 (gbar's) is a nuisance */
-        double bmin = row_min(bb, n), coef[3], own[3], rr = d.s.r;
-        wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
-        for (size_t i = 0; i < n; i++) {
-            double X[3] = {w[i], rr * xh[i], rr};
-            wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
-        }
-        if (wls_solve(&L, bmin, coef, own)) {
-            acc_group(&a1, coef[0], 1, d.sig[0] + own[0], d.phi[0], 1, r);
-            acc_group(&a2, coef[1], 1, d.sig[1] + own[1], d.phi[1], fmax(d.H, fabs(d.hbar)), r);
-        }
-    }
-    free(buf), free(seen.slot);
     acc_finish(&a1, "scale", p->u, &t[0]);
     acc_finish(&a2, "hbar", p->u, &t[1]);
     return 2;
@@ -611,7 +832,7 @@ static int backward_dbias(const st_problem *p, family f, const double *want_dx, 
         double cr = 0;
         for (int j = 0; j < 3; j++)
             cr += d.sig[j] * fabs(P[j]), floor += d.phi[j] * fabs(P[j]);
-        h[r] = row_hash(p->x + r * n, NULL, n);
+        h[r] = hash_of(p, r);
         size_t k = r;
         for (size_t q = 0; q < r; q++)
             if (h[q] == h[r]) {
@@ -667,7 +888,7 @@ static int backward_dgamma(const st_problem *p, family f, const double *got, con
     size_t n = p->n, R = p->rows;
     double u = p->u;
     acc_t a = {0};
-    double *buf = malloc((n + 1) * sizeof *buf), *S1 = calloc(n, sizeof *S1),
+    double *buf = malloc((2 * n + 1) * sizeof *buf), *S1 = calloc(n, sizeof *S1),
            *S2 = calloc(n, sizeof *S2);
     double *Pr = calloc(R + 1, sizeof *Pr), *Pm = calloc(R + 1, sizeof *Pm);
     double *sr = calloc(R + 1, sizeof *sr), *sm = calloc(R + 1, sizeof *sm);
@@ -676,7 +897,7 @@ static int backward_dgamma(const st_problem *p, family f, const double *got, con
     double floor = 0;
     for (size_t r = 0; ok && r < R; r++) {
         const double *x = p->x + r * n, *dy = p->dy + r * n;
-        rowstat s = f == FAM_LN ? ln_row(p, x, buf) : rms_row(p, x);
+        rowstat s = stat_of(p, f, r, buf);
         if (!s.ok) {
             ok = 0;
             break;
@@ -690,7 +911,7 @@ static int backward_dgamma(const st_problem *p, family f, const double *got, con
             pr += want[i] * q, pm += want[i] * dy[i];
         }
         /* merge identical rows: same x, same shared errors */
-        h[r] = row_hash(x, NULL, n);
+        h[r] = hash_of(p, r);
         size_t k = r;
         for (size_t j = 0; j < r; j++)
             if (h[j] == h[r]) {

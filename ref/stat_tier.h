@@ -37,6 +37,13 @@ typedef struct {
     int flag;                /* 1: some statistic beyond its threshold */
 } st_test;
 
+/* The per-row hashes and statistics of one problem, computed once and shared by the tests of
+   all its outputs (st_rows_new(rows); NULL in st_problem.cache: computed on demand, as before).
+   Valid for one problem only: the same x, n, rows, eps, u, eta, sum_rounded and xmag. */
+typedef struct st_rows st_rows;
+st_rows *st_rows_new(size_t rows);
+void st_rows_free(st_rows *c);
+
 /* One op instance as the statistical tier sees it.  Arrays are rows x n row-major (the row view of
    the op, cli/cli.h), gamma/beta/bias of length n; values exactly as the implementation received
    them (skip ops: x is the exact sum x + skip (+ bias) rounded to f64, and sum_rounded = 1: the
@@ -52,6 +59,7 @@ typedef struct {
     double u_out;            /* unit roundoff of the output dtype if it differs from the compute dtype, else 0 */
     double eta_out;          /* half the smallest subnormal of the output dtype */
     double eta;              /* half the smallest subnormal of the compute dtype */
+    st_rows *cache;          /* optional (see st_rows_new); the per-row work runs on rn_threads() */
 } st_problem;
 
 /* The outputs the tier knows how to test.  got/want: the implementation's values and the exact

@@ -46,6 +46,11 @@ def cell(t):
     return "%8.4f (%7.4f)" % t
 
 
+def ratio(a, b):
+    """a / b in wall time (and CPU time): how many times slower resnorm is than PyTorch."""
+    return "%6.1f (%6.1f)" % (a[0] / b[0], a[1] / max(b[1], 1e-9))
+
+
 def torch_fwd(op, x, g, b):
     if op == "layernorm":
         return torch.nn.functional.layer_norm(x, (x.shape[-1],), g, b, EPS)
@@ -77,10 +82,11 @@ def run(args, k):
 
 def main():
     print("load average at start: %.2f %.2f %.2f (2 cores)" % os.getloadavg())
-    print("seconds: wall (CPU of all threads); check MB/s: x's bytes / wall, / CPU")
-    print("%-9s %-10s %2s %18s %18s %18s %18s %18s %8s %8s" % (
+    print("seconds: wall (CPU of all threads); check MB/s: x's bytes / wall, / CPU;")
+    print("x torch: resnorm eval fwd / torch f64 fwd and eval bwd / torch f64 f+b, wall (CPU)")
+    print("%-9s %-10s %2s %18s %18s %18s %18s %18s %8s %8s %15s %15s" % (
         "op", "shape", "th", "torch f64 fwd", "torch f64 f+b", "resnorm eval fwd",
-        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu"))
+        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu", "fwd x torch", "bwd x torch"))
     with tempfile.TemporaryDirectory() as d:
         rng = np.random.default_rng(12)
         for rows, n in SIZES:
@@ -115,9 +121,9 @@ def main():
                                           ["--threads", str(th), "--out", d + "/ob"], k)
                     tc = run(["check", op] + ins + acts + ["--threads", str(th)], k)
                     mb = x.nbytes / 1e6 / tc[0]
-                    print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f" % (
+                    print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s" % (
                         op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
-                        cell(tc), mb, x.nbytes / 1e6 / tc[1]))
+                        cell(tc), mb, x.nbytes / 1e6 / tc[1], ratio(te, tf), ratio(tb, tfb)))
                     sys.stdout.flush()
     print("load average at end:   %.2f %.2f %.2f" % os.getloadavg())
 

@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bound_profile.h"
 #include "dtype.h"
+#include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
 #include "norm_fast.h"
 #include "residual_mpfr.h"
+#include "rmsnorm_bound.h"
 #include "rmsnorm_mpfr.h"
 #include "skip_layernorm_mpfr.h"
 #include "skip_rmsnorm_mpfr.h"
@@ -324,6 +327,129 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
     free(B.x), free(B.f), free(B.g), free(B.b), free(B.bias);
     for (int k = 0; k < 6; k++)
         free(o1[k]), free(o2[k]);
+}
+
+/* ---- the a-priori bounds' statistics in double-double (specs/fast-path.md §10) ----
+ * The bounds of LayerNorm and RMSNorm (forward and backward; the skip ops' bounds call LayerNorm's
+ * and RMSNorm's) computed with the fast statistics and with MPFR alone (rn_fast_set_enabled(0)):
+ * the statistics are certified to be the MPFR path's doubles, so every bound must be bit-identical
+ * (and in particular never below the MPFR one).  Also counts the rows whose statistics the fast
+ * path certified (the others run the MPFR path). */
+typedef struct {
+    unsigned long long elems, below, differ, errors, rows, rows_fast;
+} fd_bound_stats;
+
+static void fd_bound_cmp(const double *fast, const double *mp, size_t n, fd_bound_stats *s,
+                         const char *what, int verbose)
+{
+    for (size_t i = 0; i < n; i++) {
+        s->elems++;
+        if (!(fast[i] >= mp[i])) { /* (bounds are never NaN: finish() maps NaN to +Inf) */
+            if (verbose && s->below < 3)
+                fprintf(stderr, "BOUND BELOW MPFR %s [%zu]: %a < %a\n", what, i, fast[i], mp[i]);
+            s->below++;
+        }
+        s->differ += memcmp(&fast[i], &mp[i], sizeof *fast) != 0;
+    }
+}
+
+/* The bounds of family fam (FD_FAM_LAYERNORM or FD_FAM_RMSNORM) on batch B (dy = B->f) for output
+   dtype `out` under LayerNorm profile prof, fast statistics on and off; adds to s. */
+static void fd_bound_run(int fam, const fd_batch *B, rn_dtype out, rn_profile prof, double *o1[6],
+                         double *o2[6], fd_bound_stats *s, int verbose)
+{
+    size_t N = B->rows * B->n;
+    rn_dtype cd = rn_compute_dtype(out);
+    rn_profile saved = rn_bound_profile();
+    rn_bound_set_profile(prof);
+    int rc[2];
+    for (int pass = 0; pass < 2; pass++) {
+        double **o = pass ? o2 : o1;
+        rn_fast_set_enabled(pass == 0);
+        if (fam == FD_FAM_LAYERNORM) {
+            rc[pass] = layernorm_forward_bound(o[0], o[1], o[2], B->x, B->g, B->b, B->rows, B->n,
+                                               B->eps, cd, out);
+            rc[pass] |= layernorm_backward_bound(o[3], o[4], o[5], B->f, B->x, B->g, B->rows, B->n,
+                                                 B->eps, cd, out);
+        } else {
+            rc[pass] = rmsnorm_forward_bound(o[0], o[1], B->x, B->g, B->rows, B->n, B->eps,
+                                             B->offset, cd, out);
+            rc[pass] |= rmsnorm_backward_bound(o[2], o[3], B->f, B->x, B->g, B->rows, B->n, B->eps,
+                                               B->offset, cd, out);
+        }
+    }
+    rn_fast_set_enabled(1);
+    rn_bound_set_profile(saved);
+    double *dev = malloc((B->n + 1) * sizeof *dev);
+    for (size_t r = 0; dev && r < B->rows; r++) { /* how many rows the fast statistics certify */
+        const double *x = B->x + r * B->n;
+        double a, b, c, d;
+        s->rows++;
+        if (fam == FD_FAM_LAYERNORM)
+            s->rows_fast += (unsigned long long)layernorm_row_bound_stats_fast(&a, &b, &c, &d, dev,
+                                                                               x, B->n);
+        else
+            s->rows_fast += (unsigned long long)rmsnorm_row_bound_stats_fast(&a, &b, x, B->n,
+                                                                             B->eps);
+    }
+    free(dev);
+    if (rc[0] || rc[1]) {
+        s->errors++;
+        return;
+    }
+    unsigned long long below0 = s->below;
+    if (fam == FD_FAM_LAYERNORM) {
+        const size_t sz[6] = {N, B->rows, B->rows, N, B->n, B->n};
+        static const char *const nm[6] = {"y", "mean", "rstd", "dx", "dgamma", "dbeta"};
+        for (int k = 0; k < 6; k++)
+            fd_bound_cmp(o1[k], o2[k], sz[k], s, nm[k], verbose);
+    } else {
+        const size_t sz[4] = {N, B->rows, N, B->n};
+        static const char *const nm[4] = {"y", "rstd", "dx", "dgamma"};
+        for (int k = 0; k < 4; k++)
+            fd_bound_cmp(o1[k], o2[k], sz[k], s, nm[k], verbose);
+    }
+    if (verbose && s->below > below0)
+        fprintf(stderr, "  in %s: scenario %s, in %s, out %s, rows %zu, n %zu, eps %a, profile %s\n",
+                fd_fam_name[fam], fd_scen_name[B->scenario], rn_dtype_name(B->in),
+                rn_dtype_name(out), B->rows, B->n, B->eps, rn_profile_name(prof));
+}
+
+/* Random and adversarial batches (fd_draw) of LayerNorm and RMSNorm until `target` bound
+   elements were compared; every output dtype and profile in turn. */
+static void fd_bound_diff(unsigned long long target, uint64_t seed, fd_bound_stats *s, int verbose)
+{
+    enum { MAXE = 8 * 1024 };
+    fd_rng r = {seed * 104729 + 5};
+    fd_batch B;
+    B.x = malloc(MAXE * sizeof(double));
+    B.f = malloc(MAXE * sizeof(double));
+    B.g = malloc(1024 * sizeof(double));
+    B.b = malloc(1024 * sizeof(double));
+    B.bias = malloc(1024 * sizeof(double));
+    double *o1[6], *o2[6];
+    for (int k = 0; k < 6; k++) {
+        o1[k] = malloc(MAXE * sizeof(double));
+        o2[k] = malloc(MAXE * sizeof(double));
+    }
+    memset(s, 0, sizeof *s);
+    for (unsigned long long it = 0; s->elems < target; it++) {
+        int fam = it % 2 ? FD_FAM_RMSNORM : FD_FAM_LAYERNORM;
+        fd_draw(&r, &B, fam, MAXE);
+        fd_bound_run(fam, &B, B.out, (rn_profile)(it / 2 % 3), o1, o2, s, verbose);
+    }
+    free(B.x), free(B.f), free(B.g), free(B.b), free(B.bias);
+    for (int k = 0; k < 6; k++)
+        free(o1[k]), free(o2[k]);
+}
+
+static void fd_print_bound_stats(const char *what, const fd_bound_stats *s)
+{
+    printf("bound statistics %s: %llu bound elements compared (fast vs MPFR alone), %llu below "
+           "MPFR's, %llu differ in their bits, %llu calls failed; %llu of %llu rows' statistics "
+           "certified by the fast path (%.3g%% ran MPFR)\n",
+           what, s->elems, s->below, s->differ, s->errors, s->rows_fast, s->rows,
+           s->rows ? 100.0 * (double)(s->rows - s->rows_fast) / (double)s->rows : 0.0);
 }
 
 static void fd_print_stats(const char *fam, const fd_diff_stats *st)

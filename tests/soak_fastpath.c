@@ -1,6 +1,8 @@
 /* make fastpath-soak: the differential test of tests/fastpath_diff.h at scale (default 1.2e7
  * output elements over the families; SOAK_ELEMS sets the total, SOAK_SEED the seed).  Prints the
- * fraction that fell back to the twin, per family and per scenario; exits 1 on any mismatch. */
+ * fraction that fell back to the twin, per family and per scenario; then the a-priori bounds with
+ * the fast statistics against the MPFR path alone (SOAK_BOUND_ELEMS bound elements, default 2e6:
+ * they must be bit-identical).  Exits 1 on any mismatch. */
 #include "fastpath_diff.h"
 
 int main(void)
@@ -22,5 +24,9 @@ int main(void)
     printf("fastpath-soak: %llu elements compared with the MPFR twin alone, %llu mismatches; %llu "
            "batches where the twin alone could not certify (the fast path then returned the same "
            "status)\n", elems, bad, twin_err);
-    return bad ? 1 : 0;
+    const char *be = getenv("SOAK_BOUND_ELEMS");
+    fd_bound_stats bs;
+    fd_bound_diff(be ? strtoull(be, NULL, 10) : 2000000ull, seed, &bs, 1);
+    fd_print_bound_stats("(soak)", &bs);
+    return bad || bs.differ || bs.below || bs.errors ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "fast_dd.h"
 #include "fastpath_diff.h"
+#include "suite_runner.h"
 
 static double mpfr_round_dd(double h, double l, rn_dtype d)
 {
@@ -122,6 +123,81 @@ Test(fastpath, rmsnorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_RMSNORM
 Test(fastpath, skip_layernorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_SKIP_LN, 150000); }
 Test(fastpath, skip_rmsnorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_SKIP_RMS, 150000); }
 Test(fastpath, residual_equals_twin, .timeout = 120) { diff_family(FD_FAM_RESIDUAL, 300000); }
+
+/* The a-priori bounds with the double-double statistics (specs/fast-path.md §10) are bit-identical
+   to the MPFR path's (so never below it), on random and adversarial rows (every output dtype and
+   profile). */
+Test(fastpath, bounds_never_below_mpfr, .timeout = 120)
+{
+    fd_bound_stats s;
+    fd_bound_diff(300000, 1, &s, 1);
+    fd_print_bound_stats("(random, adversarial)", &s);
+    cr_assert_eq(s.below, 0, "%llu bound elements below the MPFR path's", s.below);
+    cr_assert_eq(s.differ, 0, "%llu bound elements differ from the MPFR path's", s.differ);
+    cr_assert_eq(s.errors, 0);
+    cr_assert(s.elems >= 300000);
+    cr_assert(s.rows_fast > s.rows / 2, "the fast statistics rarely certify");
+}
+
+/* The same on every LayerNorm / RMSNorm-family case of the golden suite (x, gamma, beta, dy of
+   the case; the skip ops' x alone), for the four output dtypes. */
+Test(fastpath, bounds_never_below_mpfr_golden, .timeout = 120)
+{
+    json_error_t e;
+    json_t *man = json_load_file("golden/manifest.json", 0, &e);
+    cr_assert_not_null(man, "golden/manifest.json: %s (run from the repository root)", e.text);
+    fd_bound_stats s = {0};
+    size_t i, ncases = 0;
+    json_t *c;
+    json_array_foreach(json_object_get(man, "cases"), i, c) {
+        const char *op = json_string_value(json_object_get(c, "op"));
+        int fam = !strncmp(op, "layernorm", 9) || !strncmp(op, "skip_layernorm", 14)
+                      ? FD_FAM_LAYERNORM
+                  : !strncmp(op, "rmsnorm", 7) || !strncmp(op, "skip_rmsnorm", 12)
+                      ? FD_FAM_RMSNORM
+                      : -1;
+        sr_case k;
+        if (fam < 0 || sr_load_case(c, ".", &k) != 0)
+            continue;
+        const double *x = sr_in(&k, "x");
+        if (!x) {
+            sr_free_case(&k);
+            continue;
+        }
+        size_t N = k.v.rows * k.v.n, n = k.v.n;
+        fd_batch B = {.eps = k.v.eps, .rows = k.v.rows, .n = n, .offset = k.v.offset};
+        B.x = (double *)x;
+        B.g = calloc(n + 1, sizeof(double));
+        B.b = calloc(n + 1, sizeof(double));
+        B.f = calloc(N + 1, sizeof(double));
+        const double *g = sr_in(&k, "gamma"), *b = sr_in(&k, "beta"), *dy = sr_in(&k, "dy");
+        for (size_t j = 0; j < n; j++) {
+            B.g[j] = g ? g[j] : 1.0;
+            B.b[j] = b ? b[j] : 0.0;
+        }
+        for (size_t j = 0; j < N; j++)
+            B.f[j] = dy ? dy[j] : x[(j * 7 + 3) % N]; /* some dy when the case has none */
+        double *o1[6], *o2[6];
+        for (int q = 0; q < 6; q++) {
+            o1[q] = malloc((N + 1) * sizeof(double));
+            o2[q] = malloc((N + 1) * sizeof(double));
+        }
+        for (int d = 0; d < RN_NDTYPES; d++)
+            fd_bound_run(fam, &B, (rn_dtype)d, (rn_profile)(ncases % 3), o1, o2, &s, 1);
+        for (int q = 0; q < 6; q++)
+            free(o1[q]), free(o2[q]);
+        free(B.g), free(B.b), free(B.f);
+        sr_free_case(&k);
+        ncases++;
+    }
+    json_decref(man);
+    printf("golden suite: %zu cases; ", ncases);
+    fd_print_bound_stats("(golden suite)", &s);
+    cr_assert(ncases > 20);
+    cr_assert_eq(s.below, 0, "%llu bound elements below the MPFR path's", s.below);
+    cr_assert_eq(s.differ, 0, "%llu bound elements differ from the MPFR path's", s.differ);
+    cr_assert_eq(s.errors, 0);
+}
 
 /* rn_round (ref/dtype.c) is fd_round_dd with a zero low part: every double class against MPFR. */
 Test(fast_dd, rn_round_matches_mpfr)
