@@ -45,6 +45,9 @@
  * the composed kernels (each call's postcondition: one dot product, one softmax row, one dropout
  * row in the real model); the attention-level formula above is not stated as one ACSL
  * postcondition (it needs the recursive sums across head slices, not attempted).
+ * STATUS: NOT fully proved (the target is not in `make prove`): the row forward helper's goals are
+ * all proved; the drivers' int-overflow goals of the index products, and part of the row backward's
+ * and helpers' goals, are not (proofs/results/attention-partial.txt).
  */
 #ifndef RESNORM_ATTENTION_H
 #define RESNORM_ATTENTION_H
