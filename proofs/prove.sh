@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make prove` (LayerNorm part): WP (real model) on the LayerNorm kernels, EVA on the float kernels,
-# Gappa (+SMT) on the float error bound of the mean's sum.  Exits non-zero on any unproved goal, failed
+# `make prove` (LayerNorm part): WP (real model) on the LayerNorm kernels, WP in the float model (Gappa +
+# SMT) on the f32 forward kernel's float postconditions, EVA on the float kernels, Gappa (+SMT) on the
+# float error bound of the f64 mean's sum (proof copy, proofs/sum_error.c).  Exits non-zero on any unproved goal, failed
 # smoke test, EVA alarm, or unsound ACSL literal.  Writes proofs/results/layernorm.json and prints a
 # per-kernel table.  Steps and environment (WP_CACHE, EVA_NMAX, WP_TIMEOUT): proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
@@ -12,6 +13,13 @@ proof_wp_real proofs/session ref/layernorm.c
 # The summation loop (proofs/sum_error.c): add_f32/add_f64's contracts by Gappa, the rest by SMT.
 GAPPA_FCT=add_f32,add_f64 proof_gappa proofs/sum_error.c proofs/session_gappa add_err,nov,res_fin \
   qed,z3nofp,cvc5,z3 -cpp-extra-args=-Ispecs
+# The float model on ref/layernorm.c itself (f32 forward: the mean's error bound E_m, rstd never NaN):
+# the helpers' rounding facts by Gappa, the loops and the kernel by SMT (proofs/README.md).
+proof_wp_float ref/layernorm.c proofs/session_float \
+  ln_add_f32,ln_div_f32,ln_sqdev_f32 \
+  add_err,add_nov,div_err,div_nov,div_nn,sub_nov,d_range,sq_nov,sq_range \
+  ln_add_f32,ln_div_f32,ln_sqdev_f32,ln_row_mean_f32,ln_row_rstd_f32,layernorm_row_forward_f32,ln_affine_f32 \
+  f32_is_f32
 proof_eva_wait
 proof_summary proofs/results/layernorm.json proofs/summary_layernorm.awk
 proof_finish "all goals proved, 0 EVA alarms"
