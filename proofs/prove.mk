@@ -8,7 +8,7 @@ prove:
 
 # Proof regression (issue 13): every mutant in proofs/mutants/ (wrong in float, exact over the reals)
 # must be REJECTED by the float-model WP run, and the unpatched control must pass.  Its own target,
-# not part of `make prove`: five uncached WP runs take ~10 minutes on 2 cores (more than the 4 minutes
+# not part of `make prove`: five WP runs (mutated goals uncached) take ~10 minutes on 2 cores (more than the 4 minutes
 # `make prove` may grow by).
 prove-mutants:
 	proofs/mutants.sh

@@ -1,6 +1,6 @@
 # LayerNorm's part of the proof summary (proofs/wp_summary.awk; used by proofs/prove.sh).
 function kernel(g,   fl) {
-  fl = (g ~ /^typed_fperr_(ln_|layernorm_|lemma_f32_is)/)   # the float-model run on ref/layernorm.c
+  fl = (FILENAME ~ /\/float_[a-z]*\.log$/)   # the float-model run on ref/layernorm.c (proof_wp_float's logs)
   sub(/^typed_(real_|fperr_)?/, "", g)
   if (fl) return "float_model_row_forward_f32"
   if (g ~ /^lemma_(err_sum|err_mean|per_|f32_is_f32|f64_is_f64)/) return "float_error_lemmas"

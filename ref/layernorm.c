@@ -22,7 +22,9 @@
      assigns \nothing;
      ensures row_start: 0 <= r * n;
      ensures row_end: r * n + n <= rows * n; @/
-  static void lemma_row_offset(int r, int rows, int n) {}
+  static void lemma_row_offset(int r, int rows, int n) {
+    /@ assert row_mono: (r + 1) * n <= rows * n; @/
+  }
 */
 
 /* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand). */
@@ -271,6 +273,9 @@ static float ln_row_rstd_f32(const float *x, float m, int n, float eps)
     //@ assert n_exact: LN_FLOAT(rnd32(n) == n && is_f32(ssd));
     float var = ln_div_f32(ssd, (float)n);
     //@ assert v_nn: LN_FLOAT(var >= 0 && \is_finite(var) && is_f32(var) && is_f32(eps));
+    //@ assert v_t: LN_FLOAT(\abs(ssd) <= ln_times(n, 0x1p85));
+    //@ assert v_p: LN_FLOAT(\abs(ln_per(ssd, n)) <= 0x1p85);
+    //@ assert v_div: LN_FLOAT(\abs(var - ln_per(ssd, n)) <= 0x1p-24 * \abs(ln_per(ssd, n)) + 0x1p-150);
     //@ assert v_le: LN_FLOAT(var <= 0x1p98);
     return 1.0f / sqrtf(ln_add_f32(var, eps));
 }
@@ -289,7 +294,8 @@ void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre);
+        /* (real model only: in the float model == is IEEE equality, and gamma, beta may hold NaN) */
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
         y[i] = ln_affine_f32(x[i], m, r, gamma[i], beta[i]);
     }
     *mean = m;
