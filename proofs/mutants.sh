@@ -2,17 +2,16 @@
 # `make prove-mutants`: proof regression.  Each proofs/mutants/*.patch is a wrong kernel that is exact
 # over the reals (so the real-model proofs accept it) but wrong in float.  For each, a copy of ref/,
 # specs/ and the prover settings is patched in a temporary folder and the float-model WP run
-# (proofs/prove.sh's proof_wp_float, here in one pass with every prover, replaying a copy of its cache
+# (proofs/layernorm_float.sh, the same three passes as in make prove, replaying a copy of its cache
 # proofs/session_float: a goal the mutation leaves unchanged is the same goal, anything else is proved
 # anew) is run on the
 # kernels' f32 forward functions.  The target fails unless the proof REJECTS every mutant (at least
 # one goal unproved), and unless the same run on the unpatched copy (the control) proves every goal:
 # so a rejection is the mutant's doing, not the runner's.  See proofs/mutants/README.md.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/layernorm_float.sh"
 proof_init prove-mutants build/proofs/mutants
-
-FCT=ln_add_f32,ln_div_f32,ln_sqdev_f32,ln_row_mean_f32,ln_row_rstd_f32,layernorm_row_forward_f32
-MUT_TIMEOUT=${MUT_TIMEOUT:-30}
+OUT=$PWD/$OUT   # absolute: each run is made in a temporary copy
 
 # run_copy NAME [PATCH]: prints the goals that are not Valid; exit 1 if there are any.
 run_copy() {
@@ -27,10 +26,10 @@ run_copy() {
     echo "$PROOF_NAME: $patch does not apply to ref/ (update the mutant)"; rm -rf "$tmp"; return 2
   fi
   log="$OUT/$name.log"
-  (cd "$tmp" && WHY3CONFIG="$tmp/proofs/why3.conf" frama-c -cpp-extra-args="$CPP -DRESNORM_WP_FLOAT" \
-     ref/layernorm.c -wp -wp-driver proofs/fperr.driver -wp-fct "$FCT" \
-     -wp-prover qed,gappa,z3nofp,cvc5,z3 -wp-par 2 -wp-timeout "$MUT_TIMEOUT" \
-     -wp-session proofs/session_float -wp-cache replay) > "$log" 2>&1
+  # the same run as make prove's (proofs/layernorm_float.sh), on the copy, replaying a copy of its cache
+  (cd "$tmp" && export WHY3CONFIG="$tmp/proofs/why3.conf" && OUT="$OUT/$name" && mkdir -p "$OUT" &&
+   WP_CACHE=replay && ln_float_run proofs/session_float)
+  cat "$OUT/$name"/float_*.log > "$log"
   rm -rf "$tmp"
   grep -E '^\[wp\] \[[^]]*\] Goal ' "$log" | grep -v ' : Valid' | sed 's/^\[wp\] \[[^]]*\] Goal /  unproved: /'
   grep -qE '^\[wp\] \[[^]]*\] Goal ' "$log" || { echo "  (no goal found: see $log)"; return 2; }

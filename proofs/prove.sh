@@ -5,6 +5,7 @@
 # smoke test, EVA alarm, or unsound ACSL literal.  Writes proofs/results/layernorm.json and prints a
 # per-kernel table.  Steps and environment (WP_CACHE, EVA_NMAX, WP_TIMEOUT): proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/layernorm_float.sh"
 proof_init prove build/proofs
 
 proof_soundness_greps specs/*.h ref/*.c ref/*.h proofs/*.c
@@ -15,11 +16,7 @@ GAPPA_FCT=add_f32,add_f64 proof_gappa proofs/sum_error.c proofs/session_gappa ad
   qed,z3nofp,cvc5,z3 -cpp-extra-args=-Ispecs
 # The float model on ref/layernorm.c itself (f32 forward: the mean's error bound E_m, rstd never NaN):
 # the helpers' rounding facts by Gappa, the loops and the kernel by SMT (proofs/README.md).
-proof_wp_float ref/layernorm.c proofs/session_float \
-  ln_add_f32,ln_div_f32,ln_sqdev_f32 \
-  add_err,add_nov,div_err,div_nov,div_nn,sub_nov,d_range,sq_nov,sq_range \
-  ln_add_f32,ln_div_f32,ln_sqdev_f32,ln_row_mean_f32,ln_row_rstd_f32,layernorm_row_forward_f32,ln_affine_f32 \
-  f32_is_f32
+ln_float_run proofs/session_float
 proof_eva_wait
 proof_summary proofs/results/layernorm.json proofs/summary_layernorm.awk
 proof_finish "all goals proved, 0 EVA alarms"
