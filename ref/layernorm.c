@@ -218,6 +218,9 @@ static float ln_row_mean_f32(const float *x, int n)
         //@ assert a_mono: LN_FLOAT(0 <= ln_sumabs(x, i) <= ln_sumabs(x, i + 1));
         /*@ assert step: LN_FLOAT(\abs(sum - ln_sum(x, i + 1))
                  <= ln_step32(ln_sumabs(x, i + 1), \abs(\at(sum, LoopCurrent) - ln_sum(x, i)))); */
+        //@ assert i_lt: LN_FLOAT(0 <= i < 4096 && 0 <= ln_sumabs(x, i) <= ln_sumabs(x, i + 1));
+        /*@ assert e_le: LN_FLOAT(0 <= \abs(\at(sum, LoopCurrent) - ln_sum(x, i))
+                                   <= ln_err_sum32(i, ln_sumabs(x, i))); */
         /*@ assert next: LN_FLOAT(\abs(sum - ln_sum(x, i + 1)) <= ln_err_sum32(i + 1, ln_sumabs(x, i + 1))); */
     }
     //@ assert n_rnd: LN_FLOAT((float)n == rnd32(n));
