@@ -2,7 +2,7 @@
 #   make          install missing Debian packages, build, regenerate golden/ and fail if it differs
 #   make check    the tests: unit + CLI (Criterion), PyTorch and ONNX Runtime clients, golden, proofs
 #                 (WP, EVA, Gappa), ASan+UBSan, fuzz smoke
-#   make prove | golden | bench | fuzz | report | clean
+#   make prove | prove-mutants | golden | bench | fuzz | report | clean
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
 
@@ -27,7 +27,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check \
+.PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove prove-mutants golden golden-check \
         bench bench-sublayers bench-block clean fastpath-soak
 
 all: deps

@@ -17,20 +17,8 @@
  */
 #include "layernorm_model.h"
 
-/* Symbols defined in proofs/fperr.mlw (Why3 definitions, no axioms), linked by proofs/fperr.driver:
- *   fp_err(c, e) = c - e,  u32 = 2^-24,  u64 = 2^-53,  rnd32/rnd64 = round to nearest even,
- *   is_f32(x) <=> rnd32(x) == x,  no_ovf32(x) <=> rnd32(x) is finite (ieee_float's no_overflow). */
-/*@ axiomatic FpErr {
-      logic real fp_err(real computed, real exact);
-      logic real u32;
-      logic real u64;
-      logic real rnd32(real x);
-      logic real rnd64(real x);
-      predicate is_f32(real x);
-      predicate is_f64(real x);
-      predicate no_ovf32(real x);
-      predicate no_ovf64(real x);
-    } */
+/* fp_err, u32/u64, rnd32/rnd64, is_f32/is_f64, no_ovf32/no_ovf64: specs/fperr.h (through
+ * layernorm_model.h), defined in proofs/fperr.mlw and linked by proofs/fperr.driver. */
 
 /* One step of the induction, over the reals: if the error so far is e <= c*i*u*a (a = sum of |x_k|
    so far, a1 = the same with the new term) and the new error d <= u*a1 + (1+u)*e, then

@@ -1,6 +1,11 @@
 # LayerNorm's part of the proof summary (proofs/wp_summary.awk; used by proofs/prove.sh).
-function kernel(g) {
+function kernel(g,   fl) {
+  fl = (FILENAME ~ /\/float_[a-z]*\.log$/)   # the float-model run on ref/layernorm.c (proof_wp_float's logs)
   sub(/^typed_(real_|fperr_)?/, "", g)
+  if (fl) return "float_model_row_forward_f32"
+  if (g ~ /^lemma_(err_sum|err_mean|per_|f32_is_f32|f64_is_f64)/) return "float_error_lemmas"
+  if (g ~ /^(ln_add|ln_sqdev|ln_row_mean|ln_row_rstd)_f32/) return "layernorm_row_forward_f32"
+  if (g ~ /^(ln_add|ln_sqdev|ln_row_mean|ln_row_rstd)_f64/) return "layernorm_row_forward_f64"
   if (g ~ /^lemma_(sum_err_step|errb|f32_is|f64_is)/) return "sum_error"
   if (g ~ /^(add_f32|add_f64|sum_f32|sum_f64)_/) return "sum_error"
   if (g ~ /^(layernorm_row_forward|ln_affine|lemma_sq_nonneg)_?f32/ || g ~ /^layernorm_row_forward_f32/) return "layernorm_row_forward_f32"
@@ -17,7 +22,7 @@ function kernel(g) {
   return "other"
 }
 function json_head() {
-  return "  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real; sum_error: IEEE float model), EVA, Gappa 1.4.1, cvc5 1.0.3, z3 4.8.12\",\n"
+  return "  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real; float_model_row_forward_f32 and sum_error: IEEE float model), EVA, Gappa 1.4.1, cvc5 1.0.3, z3 4.8.12\",\n"
 }
 function json_tail() {
   return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n", tp, tt) \

@@ -22,8 +22,74 @@
      assigns \nothing;
      ensures row_start: 0 <= r * n;
      ensures row_end: r * n + n <= rows * n; @/
-  static void lemma_row_offset(int r, int rows, int n) {}
+  static void lemma_row_offset(int r, int rows, int n) {
+    /@ assert row_mono: (r + 1) * n <= rows * n; @/
+  }
 */
+
+/* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand).
+   Read by the float-model run only (in the real run it would be \true, and a global lemma in every
+   goal's context). */
+#ifdef RESNORM_WP_FLOAT
+/*@ lemma f32_is_f32: \forall float f; \is_finite(f) ==> is_f32(f);
+    lemma f64_is_f64: \forall double f; \is_finite(f) ==> is_f64(f);
+*/
+#endif
+
+/* The arithmetic steps of the float error bounds, as lemmas (each a WP goal, proved alone).  In an
+   axiomatic block of their own, so that WP gives them only to the goals that use its symbol
+   (ln_err_sum32/64, the bound of the sum after i terms; ln_per, a division by a count): other
+   goals stay small. */
+/*@ axiomatic LnErrSteps {
+    // Error of the recursive sum after i terms whose magnitudes sum to a: c * i * u * a, c = 1.001
+    // (the induction needs 1 + c * i * u <= c, true for i <= 4096; c = 1.001 instead of 1/(1 - n*u)).
+    logic real ln_err_sum32(integer i, real a) = 1.001 * i * 0x1p-24 * a;
+    logic real ln_err_sum64(integer i, real a) = 1.001 * i * 0x1p-53 * a;
+    // The error after one more addition, from the error e so far (a1: the magnitudes with the new term).
+    logic real ln_step32(real a1, real e) = 0x1p-24 * a1 + (1 + 0x1p-24) * e;
+    logic real ln_step64(real a1, real e) = 0x1p-53 * a1 + (1 + 0x1p-53) * e;
+    // The sum's error stays small (for the range of the partial sums): c * i * u * a <= 2^-10 * a.
+    lemma err_sum32_small: \forall integer i, real a; 0 <= i <= 4096 ==> 0 <= a ==>
+                                      ln_err_sum32(i, a) <= 0x1p-10 * a;
+    lemma err_sum64_small: \forall integer i, real a; 0 <= i <= 4096 ==> 0 <= a ==>
+                                      ln_err_sum64(i, a) <= 0x1p-10 * a;
+    // One step of the sum's induction: with the error e <= c*i*u*a so far and the new error
+    // d <= u*a1 + (1 + u)*e (a1 >= a: the magnitudes with the new term), d <= c*(i+1)*u*a1.
+    lemma err_sum32_step: \forall integer i, j, real a, a1, e; 0 <= i < 4096 ==> j == i + 1 ==> 0 <= a <= a1 ==>
+      0 <= e <= ln_err_sum32(i, a) ==> ln_step32(a1, e) <= ln_err_sum32(j, a1);
+    lemma err_sum64_step: \forall integer i, j, real a, a1, e; 0 <= i < 4096 ==> j == i + 1 ==> 0 <= a <= a1 ==>
+      0 <= e <= ln_err_sum64(i, a) ==> ln_step64(a1, e) <= ln_err_sum64(j, a1);
+  } */
+
+/*@ axiomatic LnErrMean {
+    // x / n for a count n >= 1, named so that these lemmas reach only the goals that divide by n.
+    logic real ln_per(real x, integer n) = x / n;
+    logic real ln_times(integer n, real y) = n * y; // n * y, named for the same reason
+    // The mean's error: q = fl(sum)/n, t = the exact mean, abar = (1/n) sum |x_i|; with
+    // |q - t| <= c*u*n*abar (the sum's error over n) and |m - q| <= u*|q| + eta (the division):
+    // |m - t| <= u*abar + u*c*u*n*abar + eta + c*u*n*abar <= c*u*(n + 1)*abar + eta (1 + c*u*n <= c).
+    lemma err_mean32_cn: \forall integer n, real a; 1 <= n <= 4096 ==> 0 <= ln_per(a, n) ==>
+      0x1p-24 * ln_per(a, n) + 0x1p-24 * (1.001 * 0x1p-24 * (n * ln_per(a, n))) + 0x1p-150 + 1.001 * 0x1p-24 * (n * ln_per(a, n))
+        <= 1.001 * 0x1p-24 * (n + 1) * ln_per(a, n) + 0x1p-150;
+    lemma err_mean64_cn: \forall integer n, real a; 1 <= n <= 4096 ==> 0 <= ln_per(a, n) ==>
+      0x1p-53 * ln_per(a, n) + 0x1p-53 * (1.001 * 0x1p-53 * (n * ln_per(a, n))) + 0x1p-1075 + 1.001 * 0x1p-53 * (n * ln_per(a, n))
+        <= 1.001 * 0x1p-53 * (n + 1) * ln_per(a, n) + 0x1p-1075;
+    lemma per_nn: \forall integer n, real a; 1 <= n ==> 0 <= a ==> 0 <= ln_per(a, n);
+
+    lemma err_mean32_tri: \forall integer n, real q, t, abar, m; 1 <= n <= 4096 ==> 0 <= abar ==>
+      \abs(q - t) <= 1.001 * 0x1p-24 * (n * abar) ==> \abs(q) <= abar + 1.001 * 0x1p-24 * (n * abar) ==>
+      \abs(m - q) <= 0x1p-24 * \abs(q) + 0x1p-150 ==>
+      \abs(m - t) <= 0x1p-24 * abar + 0x1p-24 * (1.001 * 0x1p-24 * (n * abar)) + 0x1p-150 + 1.001 * 0x1p-24 * (n * abar);
+    lemma err_mean64_tri: \forall integer n, real q, t, abar, m; 1 <= n <= 4096 ==> 0 <= abar ==>
+      \abs(q - t) <= 1.001 * 0x1p-53 * (n * abar) ==> \abs(q) <= abar + 1.001 * 0x1p-53 * (n * abar) ==>
+      \abs(m - q) <= 0x1p-53 * \abs(q) + 0x1p-1075 ==>
+      \abs(m - t) <= 0x1p-53 * abar + 0x1p-53 * (1.001 * 0x1p-53 * (n * abar)) + 0x1p-1075 + 1.001 * 0x1p-53 * (n * abar);
+    // Division by a count: the steps from the sum's error to the mean's.
+    lemma per_le: \forall integer n, real x, y; 1 <= n ==> \abs(x) <= ln_times(n, y) ==> \abs(ln_per(x, n)) <= y;
+    lemma per_sub: \forall integer n, real s, t; 1 <= n ==> ln_per(s - t, n) == ln_per(s, n) - ln_per(t, n);
+    lemma per_mono: \forall integer n, real t, a; 1 <= n ==> \abs(t) <= a ==> \abs(ln_per(t, n)) <= ln_per(a, n);
+    lemma per_mul: \forall integer n, real a; 1 <= n ==> n * ln_per(a, n) == a;
+  } */
 
 /* ---- float ---- */
 
@@ -31,83 +97,212 @@
    and the loop proofs are about framing only.  Same operations, same order (static inline: the
    compiled code is the same). */
 /*@ assigns \nothing;
-    ensures affine: \result == ln_affine(xi, m, r, g, b); */
+    ensures affine: LN_EXACT(\result == ln_affine(xi, m, r, g, b)); */
 static inline float ln_affine_f32(float xi, float m, float r, float g, float b)
 {
     return (xi - m) * r * g + b;
 }
 
-/*@ assigns \nothing;
-    ensures div: \result == ln_div(a, b); */
+/* a / b.  Float model: b >= 1 (a count n, or the backward's n), so no overflow; the result may be
+   subnormal, hence the absolute term eta = 2^-150 beside the relative u. */
+/*@ requires div_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f32(a) && is_f32(b));
+    requires div_range: LN_FLOAT(\abs(a) <= 0x1p100 && 1 <= b <= 0x1p100);
+    assigns \nothing;
+    ensures div: LN_EXACT(\result == ln_div(a, b));
+    ensures div_fin: LN_FLOAT(\is_finite(\result));
+    ensures div_rnd: LN_FLOAT(\result == rnd32(a / b));
+    ensures div_err: LN_FLOAT(\abs(fp_err(rnd32(a / b), a / b)) <= u32 * \abs(a / b) + 0x1p-150);
+    ensures div_nn: LN_FLOAT(a >= 0 ==> rnd32(a / b) >= 0); */
 static inline float ln_div_f32(float a, float b)
 {
+    //@ assert div_nov: LN_FLOAT(no_ovf32(a / b));
     return a / b;
 }
 
+/* a + b (the running sums of the forward pass). */
+/*@ requires add_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f32(a) && is_f32(b));
+    requires add_range: LN_FLOAT(\abs(a) <= 0x1p100 && \abs(b) <= 0x1p100);
+    assigns \nothing;
+    ensures add: LN_EXACT(\result == a + b);
+    ensures add_fin: LN_FLOAT(\is_finite(\result));
+    ensures add_rnd: LN_FLOAT(\result == rnd32(a + b));
+    ensures add_err: LN_FLOAT(\abs(fp_err(rnd32(a + b), a + b)) <= u32 * \abs(a + b)); */
+static inline float ln_add_f32(float a, float b)
+{
+    //@ assert add_nov: LN_FLOAT(no_ovf32(a + b));
+    return a + b;
+}
+
+/* (xi - m)^2, the term of the two-pass sum of squared deviations: d = xi - m, then d * d. */
+/*@ requires sqdev_pre: LN_FLOAT(\is_finite(xi) && \is_finite(m) && is_f32(xi) && is_f32(m));
+    requires sqdev_in: LN_FLOAT(\abs(xi) <= 0x1p40 && \abs(m) <= 0x1p41);
+    assigns \nothing;
+    ensures sqdev: LN_EXACT(\result == (xi - m) * (xi - m));
+    ensures sqdev_nn: \result >= 0;
+    ensures sqdev_fin: LN_FLOAT(\is_finite(\result) && \result <= 0x1p84); */
+static inline float ln_sqdev_f32(float xi, float m)
+{
+    //@ assert sub_nov: LN_FLOAT(no_ovf32(xi - m));
+    float d = xi - m;
+    //@ assert d_fin: LN_FLOAT(\is_finite(d));
+    //@ assert d_rnd: LN_FLOAT(d == rnd32(xi - m));
+    //@ assert d_range: LN_FLOAT(\abs(d) <= 0x1p42 && is_f32(d));
+    //@ ghost lemma_sq_nonneg_f32(d);
+    //@ assert sq_nov: LN_FLOAT(no_ovf32(d * d));
+    float sq = d * d;
+    //@ assert sq_fin: LN_FLOAT(\is_finite(sq));
+    //@ assert sq_rnd: LN_FLOAT(sq == rnd32(d * d));
+    //@ assert sq_range: LN_FLOAT(0 <= rnd32(d * d) <= 0x1p84);
+    return sq;
+}
+
 /*@ assigns \nothing;
-    ensures mul: \result == ln_mul(a, b); */
+    ensures mul: LN_EXACT(\result == ln_mul(a, b)); */
 static inline float ln_mul_f32(float a, float b)
 {
     return a * b;
 }
 
 /*@ assigns \nothing;
-    ensures xhat: \result == ln_xhat_v(xi, m, r); */
+    ensures xhat: LN_EXACT(\result == ln_xhat_v(xi, m, r)); */
 static inline float ln_xhat_f32(float xi, float m, float r)
 {
     return (xi - m) * r;
 }
 
 /*@ assigns \nothing;
-    ensures acc_prod: \result == ln_acc_prod(acc, a, b); */
+    ensures acc_prod: LN_EXACT(\result == ln_acc_prod(acc, a, b)); */
 static inline float ln_acc_prod_f32(float acc, float a, float b)
 {
     return acc + a * b; /* dgamma[i] += dy[i] * xhat */
 }
 
 /*@ assigns \nothing;
-    ensures dx: \result == ln_dx_v(g, mean_g, xhat, mean_gx, r); */
+    ensures dx: LN_EXACT(\result == ln_dx_v(g, mean_g, xhat, mean_gx, r)); */
 static inline float ln_dx_f32(float g, float mean_g, float xhat, float mean_gx, float r)
 {
     return (g - mean_g - xhat * mean_gx) * r;
 }
 
 
-void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *x,
-                               const float *gamma, const float *beta, int n, float eps)
+/* The mean of a row, (1/n) sum_i x_i: the recursive sum, then one division by n. */
+/*@ requires n_pos: n >= 1;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(ln_in_range32(x, n) && n <= 4096);
+    assigns \nothing;
+    ensures mean: LN_EXACT(\result == ln_mean(x, n));
+    ensures mean_err: LN_FLOAT(\abs(\result - ln_mean(x, n)) <= ln_err_mean32(x, n));
+    ensures mean_range: LN_FLOAT(\is_finite(\result) && \abs(\result) <= 0x1p41); */
+static float ln_row_mean_f32(const float *x, int n)
 {
     float sum = 0.0f;
+    /* Float model: after i terms the error is at most 1.001 * i * u * sum_k<i |x_k|
+       (specs/error-analysis.md §2; lemma err_sum32_step). */
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant sum_def: sum == ln_sum(x, i);
+        loop invariant sum_def: LN_EXACT(sum == ln_sum(x, i));
+        loop invariant sum_fin: LN_FLOAT(\is_finite(sum));
+        loop invariant abs_bound: LN_FLOAT(0 <= ln_sumabs(x, i) <= i * 0x1p40 <= 0x1p52);
+        loop invariant sum_le: LN_FLOAT(\abs(ln_sum(x, i)) <= ln_sumabs(x, i));
+        loop invariant sum_err: LN_FLOAT(\abs(sum - ln_sum(x, i)) <= ln_err_sum32(i, ln_sumabs(x, i)));
         loop assigns i, sum;
         loop variant n - i; */
-    for (int i = 0; i < n; i++)
-        sum += x[i];
-    float m = sum / (float)n;
+    for (int i = 0; i < n; i++) {
+        //@ assert x_fin: LN_FLOAT(\is_finite(x[i]) && \abs(x[i]) <= 0x1p40);
+        //@ assert x_flt: LN_FLOAT(is_f32(x[i]) && is_f32(sum));
+        //@ assert e_small: LN_FLOAT(\abs(sum - ln_sum(x, i)) <= 0x1p-10 * ln_sumabs(x, i));
+        sum = ln_add_f32(sum, x[i]);
+        /*@ assert tri: LN_FLOAT(\abs(sum - ln_sum(x, i + 1))
+                 <= 0x1p-24 * \abs(\at(sum, LoopCurrent) + x[i]) + \abs(\at(sum, LoopCurrent) - ln_sum(x, i))); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(sum, LoopCurrent) + x[i])
+                 <= ln_sumabs(x, i + 1) + \abs(\at(sum, LoopCurrent) - ln_sum(x, i))); */
+        //@ assert a_mono: LN_FLOAT(0 <= ln_sumabs(x, i) <= ln_sumabs(x, i + 1));
+        /*@ assert step: LN_FLOAT(\abs(sum - ln_sum(x, i + 1))
+                 <= ln_step32(ln_sumabs(x, i + 1), \abs(\at(sum, LoopCurrent) - ln_sum(x, i)))); */
+        //@ assert i_lt: LN_FLOAT(0 <= i < 4096 && 0 <= ln_sumabs(x, i) <= ln_sumabs(x, i + 1));
+        /*@ assert e_le: LN_FLOAT(0 <= \abs(\at(sum, LoopCurrent) - ln_sum(x, i))
+                                   <= ln_err_sum32(i, ln_sumabs(x, i))); */
+        /*@ assert next: LN_FLOAT(\abs(sum - ln_sum(x, i + 1)) <= ln_err_sum32(i + 1, ln_sumabs(x, i + 1))); */
+    }
+    //@ assert n_rnd: LN_FLOAT((float)n == rnd32(n));
+    //@ assert n_exact: LN_FLOAT(rnd32(n) == n && is_f32(sum));
+    //@ assert s_err: LN_FLOAT(\abs(sum - ln_sum(x, n)) <= 0x1p-10 * ln_sumabs(x, n));
+    //@ assert s_range: LN_FLOAT(\abs(sum) <= 0x1p60);
+    float m = ln_div_f32(sum, (float)n);
+    /* Float model: |m - mean| <= u * |sum / n| + eta + |sum - sum_i x_i| / n, A = sum_i |x_i|
+       (specs/error-analysis.md §2; lemmas div_le, err_mean32_fin). */
+    //@ assert m_div: LN_FLOAT(\abs(m - ln_per(sum, n)) <= 0x1p-24 * \abs(ln_per(sum, n)) + 0x1p-150);
+    //@ assert d1: LN_FLOAT(\abs(sum - ln_sum(x, n)) <= ln_times(n, 1.001 * 0x1p-24 * ln_sumabs(x, n)));
+    //@ assert d2: LN_FLOAT(\abs(ln_per(sum - ln_sum(x, n), n)) <= 1.001 * 0x1p-24 * ln_sumabs(x, n));
+    //@ assert d3: LN_FLOAT(ln_per(sum - ln_sum(x, n), n) == ln_per(sum, n) - ln_per(ln_sum(x, n), n));
+    //@ assert d4: LN_FLOAT(\abs(ln_per(ln_sum(x, n), n)) <= ln_per(ln_sumabs(x, n), n));
+    //@ assert d5: LN_FLOAT(n * ln_per(ln_sumabs(x, n), n) == ln_sumabs(x, n));
+    //@ assert d6a: LN_FLOAT(\abs(ln_sumabs(x, n)) <= ln_times(n, 0x1p40));
+    //@ assert d6: LN_FLOAT(0 <= ln_per(ln_sumabs(x, n), n) <= 0x1p40);
+    //@ assert d7: LN_FLOAT(\abs(ln_per(sum, n) - ln_per(ln_sum(x, n), n)) <= 1.001 * 0x1p-24 * (n * ln_per(ln_sumabs(x, n), n)));
+    /*@ assert d8: LN_FLOAT(\abs(ln_per(sum, n))
+                            <= ln_per(ln_sumabs(x, n), n) + 1.001 * 0x1p-24 * (n * ln_per(ln_sumabs(x, n), n))); */
+    /*@ assert m_tri: LN_FLOAT(\abs(m - ln_per(ln_sum(x, n), n))
+          <= 0x1p-24 * ln_per(ln_sumabs(x, n), n) + 0x1p-24 * (1.001 * 0x1p-24 * (n * ln_per(ln_sumabs(x, n), n)))
+             + 0x1p-150 + 1.001 * 0x1p-24 * (n * ln_per(ln_sumabs(x, n), n))); */
+    /*@ assert m_err0: LN_FLOAT(\abs(m - ln_per(ln_sum(x, n), n))
+          <= 1.001 * 0x1p-24 * (n + 1) * ln_per(ln_sumabs(x, n), n) + 0x1p-150); */
+    //@ assert m_err: LN_FLOAT(\abs(m - ln_mean(x, n)) <= ln_err_mean32(x, n));
+    return m;
+}
 
-    /* Two-pass variance: deviations from the computed mean, never E[x^2] - E[x]^2, which
-       cancels catastrophically when |mean| >> std. */
+/* rstd = 1 / sqrt(v + eps), v = (1/n) sum_i (x_i - m)^2: the two-pass variance about the computed
+   mean m, never E[x^2] - E[x]^2, which cancels catastrophically when |mean| >> std.  Float model:
+   every term and partial sum is >= 0 and finite, so v >= 0 and sqrtf never sees a negative argument
+   (for any eps > 0): rstd is never NaN. */
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(ln_in_range32(x, n) && \is_finite(m) && \abs(m) <= 0x1p41 &&
+                                \is_finite(eps) && eps <= 1);
+    assigns \nothing;
+    ensures rstd: LN_EXACT(\result == 1.0 / \sqrt(ln_ssd(x, m, n) / n + eps));
+    ensures rstd_not_nan: LN_FLOAT(!\is_NaN(\result)); */
+static float ln_row_rstd_f32(const float *x, float m, int n, float eps)
+{
     float ssd = 0.0f;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant ssd_def: ssd == ln_ssd(x, m, i);
+        loop invariant ssd_def: LN_EXACT(ssd == ln_ssd(x, m, i));
         loop invariant ssd_nonneg: ssd >= 0;
+        loop invariant ssd_fin: LN_FLOAT(\is_finite(ssd) && ssd <= i * 0x1p85);
         loop assigns i, ssd;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        float d = x[i] - m;
-        //@ ghost lemma_sq_nonneg_f32(d);
-        ssd += d * d;
+        //@ assert x_fin: LN_FLOAT(\is_finite(x[i]) && \abs(x[i]) <= 0x1p40);
+        //@ assert x_flt: LN_FLOAT(is_f32(x[i]) && is_f32(ssd) && is_f32(m));
+        ssd = ln_add_f32(ssd, ln_sqdev_f32(x[i], m));
     }
-    float var = ssd / (float)n;
-    float r = 1.0f / sqrtf(var + eps);
+    //@ assert n_rnd: LN_FLOAT((float)n == rnd32(n));
+    //@ assert n_exact: LN_FLOAT(rnd32(n) == n && is_f32(ssd));
+    float var = ln_div_f32(ssd, (float)n);
+    //@ assert v_nn: LN_FLOAT(var >= 0 && \is_finite(var) && is_f32(var) && is_f32(eps));
+    //@ assert v_t: LN_FLOAT(\abs(ssd) <= ln_times(n, 0x1p85));
+    //@ assert v_p: LN_FLOAT(\abs(ln_per(ssd, n)) <= 0x1p85);
+    //@ assert v_div: LN_FLOAT(\abs(var - ln_per(ssd, n)) <= 0x1p-24 * \abs(ln_per(ssd, n)) + 0x1p-150);
+    //@ assert v_le: LN_FLOAT(var <= 0x1p98);
+    return 1.0f / sqrtf(ln_add_f32(var, eps));
+}
+
+void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *x,
+                               const float *gamma, const float *beta, int n, float eps)
+{
+    float m = ln_row_mean_f32(x, n);
+    float r = ln_row_rstd_f32(x, m, n, eps);
+    //@ assert m_def: LN_EXACT(m == ln_mean{Pre}(x, n));
+    //@ assert r_def: LN_EXACT(r == ln_rstd{Pre}(x, n, eps));
 
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant y_def: \forall integer k; 0 <= k < i ==>
-          y[k] == ln_affine(\at(x[k], Pre), m, r, \at(gamma[k], Pre), \at(beta[k], Pre));
+        loop invariant y_def: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          y[k] == ln_affine(\at(x[k], Pre), m, r, \at(gamma[k], Pre), \at(beta[k], Pre)));
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre);
+        /* (real model only: in the float model == is IEEE equality, and gamma, beta may hold NaN) */
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
         y[i] = ln_affine_f32(x[i], m, r, gamma[i], beta[i]);
     }
     *mean = m;

@@ -33,9 +33,13 @@
  * No NaN, no infinity, no overflow anywhere in the four kernels for these inputs.  Outside these
  * ranges (e.g. |x| near FLT_MAX, or eps -> 0 on a constant row) intermediate values may overflow.
  *
- * Machine-checked float error of the mean's sum (proofs/sum_error.c, Gappa + SMT, on a proof copy
- * of the first loop): |fl(sum) - sum_i x_i| <= 1.001 * n * u * sum_i |x_i|, u = 2^-24 (float),
- * 2^-53 (double), for 1 <= n <= 4096 and |x_i| <= 2^80.
+ * Two WP runs read these contracts (specs/fperr.h, proofs/README.md "Two runs"): LN_EXACT(p) is
+ * proved in the real model, LN_FLOAT(p) in the IEEE float model (requires fl_range: 1 <= n <= 4096,
+ * finite |x[i]| <= 2^40, finite eps <= 1).  layernorm_row_forward_f32's float postconditions:
+ *   mean_err:     |*mean - mean(x)| <= E_m = 1.001 (n + 1) u (1/n) sum_i |x_i| + 2^-150, u = 2^-24
+ *   rstd_not_nan: the two-pass variance is >= 0, so rstd is never NaN.
+ * For double, the float error of the mean's sum is proved on a proof copy of the first loop only
+ * (proofs/sum_error.c): |fl(sum) - sum_i x_i| <= 1.001 * n * 2^-53 * sum_i |x_i|, 1 <= n <= 4096.
  */
 
 /*@ requires n_pos: n >= 1;
@@ -50,10 +54,13 @@
     requires sep_x: \separated(y + (0 .. n - 1), mean, rstd, x + (0 .. n - 1));
     requires sep_gamma: \separated(y + (0 .. n - 1), mean, rstd, gamma + (0 .. n - 1));
     requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(ln_in_range32(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *mean, *rstd;
-    ensures mean_def: *mean == ln_mean{Pre}(x, n);
-    ensures rstd_def: *rstd == ln_rstd{Pre}(x, n, eps);
-    ensures y_def: \forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i);
+    ensures mean_def: LN_EXACT(*mean == ln_mean{Pre}(x, n));
+    ensures rstd_def: LN_EXACT(*rstd == ln_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
+    ensures mean_err: LN_FLOAT(\abs(*mean - ln_mean{Pre}(x, n)) <= ln_err_mean32{Pre}(x, n));
+    ensures rstd_not_nan: LN_FLOAT(!\is_NaN(*rstd));
 */
 void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *x,
                                const float *gamma, const float *beta, int n, float eps);
@@ -70,9 +77,9 @@ void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *
     requires sep_gamma: \separated(y + (0 .. n - 1), mean, rstd, gamma + (0 .. n - 1));
     requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
     assigns y[0 .. n - 1], *mean, *rstd;
-    ensures mean_def: *mean == ln_mean{Pre}(x, n);
-    ensures rstd_def: *rstd == ln_rstd{Pre}(x, n, eps);
-    ensures y_def: \forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i);
+    ensures mean_def: LN_EXACT(*mean == ln_mean{Pre}(x, n));
+    ensures rstd_def: LN_EXACT(*rstd == ln_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
 */
 void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const double *x,
                                const double *gamma, const double *beta, int n, double eps);

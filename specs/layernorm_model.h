@@ -27,6 +27,8 @@
 #ifndef RESNORM_LAYERNORM_MODEL_H
 #define RESNORM_LAYERNORM_MODEL_H
 
+#include "fperr.h" /* rnd32/rnd64, u32/u64, LN_EXACT/LN_FLOAT: the float-model vocabulary */
+
 /*@
   // ---- per-element formulas (one per helper function in ref/layernorm.c) ----
   logic real ln_affine(real xi, real m, real r, real g, real b) = (xi - m) * r * g + b;
@@ -66,6 +68,22 @@
     ln_affine(x[i], ln_mean(x, n), ln_rstd(x, n, eps), g[i], b[i]);
   logic real ln_y{L}(double *x, double *g, double *b, integer n, real eps, integer i) =
     ln_affine(x[i], ln_mean(x, n), ln_rstd(x, n, eps), g[i], b[i]);
+
+  // ---- float error bounds (specs/error-analysis.md §2), for the float-model postconditions ----
+  // Inputs the float-model contracts cover: 1 <= n <= 4096, every x[k] finite with |x[k]| <= 2^40
+  // (so no partial sum, square or sum of squares overflows).
+  predicate ln_in_range32{L}(float *x, integer n) =
+    1 <= n <= 4096 && \forall integer k; 0 <= k < n ==> \is_finite(x[k]) && \abs(x[k]) <= 0x1p40;
+  predicate ln_in_range64{L}(double *x, integer n) =
+    1 <= n <= 4096 && \forall integer k; 0 <= k < n ==> \is_finite(x[k]) && \abs(x[k]) <= 0x1p40;
+  // (The sum's error after i terms, ln_err_sum32/64(i, a) = 1.001 * i * u * a, is defined with the
+  //  lemmas of its induction in ref/layernorm.c.)
+  // E_m: |fl(fl(sum)/n) - mean| <= 1.001 * (n + 1) * u * A + eta, A = (1/n) sum |x_i|, eta = half the
+  // smallest subnormal (the division may underflow); §2's E_sum = gamma_{n+1} A + 2 eta up to c = 1.001.
+  logic real ln_err_mean32{L}(float *x, integer n) =
+    1.001 * 0x1p-24 * (n + 1) * (ln_sumabs(x, n) / n) + 0x1p-150;
+  logic real ln_err_mean64{L}(double *x, integer n) =
+    1.001 * 0x1p-53 * (n + 1) * (ln_sumabs(x, n) / n) + 0x1p-1075;
 
   // ---- backward (mean and rstd are the cached values passed in) ----
   logic real ln_xhat{L}(float *x, real m, real r, integer i) = ln_xhat_v(x[i], m, r);

@@ -1,0 +1,12 @@
+# The float-model WP run on ref/layernorm.c (f32 forward), shared by proofs/prove.sh and
+# proofs/mutants.sh (which runs it on patched copies).  Sourced after proofs/lib.sh.
+#   ln_float_run SESSION: proof_wp_float with the helpers' rounding facts by Gappa (pass A), every
+#   other goal of the f32 forward functions by SMT (pass B), the float lemma f32_is_f32 (pass C).
+LN_FLOAT_GAPPA_FCT=ln_add_f32,ln_div_f32,ln_sqdev_f32
+LN_FLOAT_GAPPA_PROPS=add_err,add_nov,div_err,div_nov,div_nn,sub_nov,d_range,sq_nov,sq_range
+LN_FLOAT_FCT=ln_add_f32,ln_div_f32,ln_sqdev_f32,ln_row_mean_f32,ln_row_rstd_f32,layernorm_row_forward_f32,ln_affine_f32
+LN_FLOAT_LEMMAS=f32_is_f32
+ln_float_run() {
+  proof_wp_float ref/layernorm.c "$1" "$LN_FLOAT_GAPPA_FCT" "$LN_FLOAT_GAPPA_PROPS" "$LN_FLOAT_FCT" \
+    "$LN_FLOAT_LEMMAS"
+}

@@ -1,0 +1,41 @@
+/* Rounding vocabulary of the float-model proofs (ACSL only; nothing here is compiled), and the switch
+ * between the two WP runs that read the same annotations (proofs/README.md, "Two runs").
+ *
+ * The symbols are declared here without a body and defined in proofs/fperr.mlw (Why3 definitions,
+ * nothing assumed), linked by proofs/fperr.driver, which only the float-model run loads:
+ *   fp_err(c, e) = c - e,  u32 = 2^-24,  u64 = 2^-53  (unit roundoffs),
+ *   rnd32 / rnd64 = rounding to nearest-even binary32 / binary64 (no overflow check),
+ *   is_f32(x) <=> rnd32(x) == x,  no_ovf32(x) <=> rounding x to nearest does not overflow.
+ * They stay named symbols in the WP goals so that WP's simplifier does not rewrite |rnd(a + b) - (a + b)|
+ * out of the shape Gappa recognises as a relative error.
+ *
+ * LN_EXACT(p) (variadic: p may contain commas): a statement about the real model (every float operation exact): p in the real-model
+ * run (`-wp-model real`), \true in the float-model run (where it is false: floats round).
+ * LN_FLOAT(p): a statement about the IEEE float model (rounding, finiteness, error bounds): p in the
+ * float-model run (-DRESNORM_WP_FLOAT), \true in the real-model run (whose floats are reals).
+ * Each run proves every annotation it reads, so neither run uses a statement of the other model.
+ */
+#ifndef RESNORM_FPERR_H
+#define RESNORM_FPERR_H
+
+#ifdef RESNORM_WP_FLOAT
+#define LN_EXACT(...) \true
+#define LN_FLOAT(...) (__VA_ARGS__)
+#else
+#define LN_EXACT(...) (__VA_ARGS__)
+#define LN_FLOAT(...) \true
+#endif
+
+/*@ axiomatic FpErr {
+      logic real fp_err(real computed, real exact);
+      logic real u32;
+      logic real u64;
+      logic real rnd32(real x);
+      logic real rnd64(real x);
+      predicate is_f32(real x);
+      predicate is_f64(real x);
+      predicate no_ovf32(real x);
+      predicate no_ovf64(real x);
+    } */
+
+#endif
