@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arb_round.h"
 #include "exact_mpfr.h"
 
 /* ------------------------------------------------------------------------------------------------
@@ -389,18 +390,7 @@ static int certify_ball(double *res, const arb_t v, slong prec, rn_dtype out)
         *res = NAN;
         return 1;
     }
-    arf_t l, u;
-    mpfr_t lo, hi;
-    arf_init(l), arf_init(u);
-    mpfr_inits2(prec + 64, lo, hi, (mpfr_ptr)0);
-    arb_get_lbound_arf(l, v, prec + 64);
-    arb_get_ubound_arf(u, v, prec + 64);
-    arf_get_mpfr(lo, l, MPFR_RNDD);
-    arf_get_mpfr(hi, u, MPFR_RNDU);
-    int ok = mpfr_number_p(lo) && mpfr_number_p(hi) && certify(res, lo, hi, out);
-    mpfr_clears(lo, hi, (mpfr_ptr)0);
-    arf_clear(l), arf_clear(u);
-    return ok;
+    return arb_round_once(res, v, prec, out);
 }
 
 /* outs: ngroups arrays of balls (sizes n[k]); dst[t][k]: the rounded array of group k for format

@@ -12,6 +12,7 @@
 #include <arb_hypgeom.h>
 #include <arb_mat.h>
 
+#include "arb_round.h"
 #include "exact_mpfr.h"
 
 /* ---------------------------------------------------------------- matrices */
@@ -366,18 +367,7 @@ static int certify_ball(double *res, const arb_t v, slong prec, rn_dtype out)
 {
     if (!arb_is_finite(v))
         return 0;
-    arf_t l, u;
-    mpfr_t lo, hi;
-    arf_init(l), arf_init(u);
-    mpfr_inits2(prec + 64, lo, hi, (mpfr_ptr)0);
-    arb_get_lbound_arf(l, v, prec + 64);
-    arb_get_ubound_arf(u, v, prec + 64);
-    arf_get_mpfr(lo, l, MPFR_RNDD);
-    arf_get_mpfr(hi, u, MPFR_RNDU);
-    int ok = mpfr_number_p(lo) && mpfr_number_p(hi) && certify(res, lo, hi, out);
-    mpfr_clears(lo, hi, (mpfr_ptr)0);
-    arf_clear(l), arf_clear(u);
-    return ok;
+    return arb_round_once(res, v, prec, out);
 }
 
 static int all_finite(const double *v, size_t n)

@@ -7,6 +7,7 @@
 
 #include <arb.h>
 
+#include "arb_round.h"
 #include "exact_mpfr.h"
 
 /* One row's exact data: z (exact MPFR), which elements are live, m = max live z. */
@@ -65,23 +66,6 @@ static void row_load(row_t *R, const double *x, const double *mask)
         if (R->alive[k] && !mpfr_equal_p(R->z[k], R->z[R->imax]))
             R->all_equal = 0;
     mpfr_clears(a, b, (mpfr_ptr)0);
-}
-
-/* Certify an Arb ball: both ends (outward to MPFR) round to the same value of out. */
-static int certify_ball(double *res, const arb_t v, slong prec, rn_dtype out)
-{
-    arf_t l, u;
-    mpfr_t lo, hi;
-    arf_init(l), arf_init(u);
-    mpfr_inits2(prec + 64, lo, hi, (mpfr_ptr)0);
-    arb_get_lbound_arf(l, v, prec + 64);
-    arb_get_ubound_arf(u, v, prec + 64);
-    arf_get_mpfr(lo, l, MPFR_RNDD);
-    arf_get_mpfr(hi, u, MPFR_RNDU);
-    int ok = mpfr_number_p(lo) && mpfr_number_p(hi) && certify(res, lo, hi, out);
-    mpfr_clears(lo, hi, (mpfr_ptr)0);
-    arf_clear(l), arf_clear(u);
-    return ok;
 }
 
 /* num/den certified (both exact). */
@@ -146,7 +130,7 @@ static int forward_row(double *yo, const row_t *R, arb_ptr y, rn_dtype out)
         for (size_t k = 0; k < R->n; k++)
             if (!R->alive[k])
                 yo[k] = 0.0;
-            else if (!certify_ball(&yo[k], y + k, prec, out))
+            else if (!arb_round_once(&yo[k], y + k, prec, out))
                 all = 0;
         if (all)
             return RN_TWIN_OK;
@@ -245,7 +229,7 @@ static int backward_row(double *dxo, const row_t *R, const double *dy, arb_ptr y
             arb_set_d(d, dy[k]);
             arb_sub(t, d, g, prec);
             arb_mul(t, t, y + k, prec);
-            if (certify_ball(&dxo[k], t, prec, out))
+            if (arb_round_once(&dxo[k], t, prec, out))
                 done[k] = 1;
             else if (prec >= 1024 && arb_contains_zero(t) && dx_is_zero(R, dy, k))
                 dxo[k] = 0.0, done[k] = 1;
