@@ -570,6 +570,22 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     return 1;
 }
 
+/* The rows the pooled tests use (keep[r]): finite in both got and want, then pooled_rows' choice;
+   done is left zeroed for the caller's per-row results.  0 on failure. */
+static int select_rows(const st_problem *p, family f, const double *got, const double *want,
+                       unsigned char *done, unsigned char *keep)
+{
+    size_t n = p->n;
+    long NR = (long)p->rows;
+#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
+    for (long r = 0; r < NR; r++)
+        done[r] = (unsigned char)row_finite(got + (size_t)r * n, want + (size_t)r * n, n);
+    prepare_rows(p, f);
+    int ok = pooled_rows(p, done, keep) == 0;
+    memset(done, 0, p->rows + 1);
+    return ok;
+}
+
 /* Rows in parallel (each row's result in its own slot), then pooled in row order: the same
    statistics whatever the thread count. */
 static int forward_y(const st_problem *p, family f, const double *got, const double *want,
@@ -581,14 +597,7 @@ static int forward_y(const st_problem *p, family f, const double *got, const dou
     double *res = malloc((3 * R + 1) * sizeof *res);
     int ok = keep && done && res;
     long NR = (long)R;
-    if (ok) {
-#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
-        for (long r = 0; r < NR; r++)
-            done[r] = (unsigned char)row_finite(got + (size_t)r * n, want + (size_t)r * n, n);
-        prepare_rows(p, f);
-        ok = pooled_rows(p, done, keep) == 0;
-        memset(done, 0, R + 1);
-    }
+    ok = ok && select_rows(p, f, got, want, done, keep);
     if (ok) {
 #pragma omp parallel num_threads(rn_threads_for(p->rows * p->n)) reduction(&& : ok)
         {
@@ -766,14 +775,7 @@ static int backward_dx(const st_problem *p, family f, const double *got, const d
     double *res = malloc((7 * R + 1) * sizeof *res);
     int ok = keep && done && res;
     long NR = (long)R;
-    if (ok) {
-#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
-        for (long r = 0; r < NR; r++)
-            done[r] = (unsigned char)row_finite(got + (size_t)r * n, want + (size_t)r * n, n);
-        prepare_rows(p, f);
-        ok = pooled_rows(p, done, keep) == 0;
-        memset(done, 0, R + 1);
-    }
+    ok = ok && select_rows(p, f, got, want, done, keep);
     if (ok) {
 #pragma omp parallel num_threads(rn_threads_for(p->rows * p->n)) reduction(&& : ok)
         {
