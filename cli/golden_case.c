@@ -1,7 +1,9 @@
-/* gc_case_write (cli/golden_case.h): one case of a sublayer family, files and manifest entries. */
+/* gc_case_write (cli/golden_case.h): a sublayer family's case, described as data, written by the
+ * one case writer of the project, golden_case_write (cli/golden.c), which the norm families call
+ * directly.  This file only translates: the case's arrays are golden_case_write's inputs (written in
+ * this order), each op is one manifest entry, and the per-dtype twin asks each op's twin in turn. */
 #include "golden_case.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,119 +18,96 @@ static size_t count_of(const gc_array *a)
     return n;
 }
 
-static const gc_array *find_array(const gc_case *c, const char *name)
+static int has_array(const gc_case *c, const char *name)
 {
     for (int i = 0; i < c->narrays; i++)
         if (!strcmp(c->arrays[i].name, name))
-            return &c->arrays[i];
-    return NULL;
+            return 1;
+    return 0;
 }
 
-/* The outputs of op k at every dtype: files under <dir>/<dtype>/, paths into `expected`. */
-static int write_outputs(golden_ctx *G, const char *dir, const gc_op *op, void *ctx,
-                         json_t *expected, json_t *res, json_t *sha)
+/* What golden_case_write's twin needs: the family's twins and context, and where op k's outputs
+   start among the case's output buffers (outputs are laid out op after op). */
+typedef struct {
+    const gc_case *c;
+    void *ctx;
+    double *bufs[GOLDEN_MAX_ARRAYS];
+    int first[3];
+} gc_adapter;
+
+static int gc_twin(const golden_case *g, rn_dtype dt)
 {
-    double *outs[GC_MAX_ARR] = {0};
-    int rc = -1;
-    for (int k = 0; k < op->noutputs; k++) {
-        size_t n = count_of(&op->outputs[k]);
-        if (!(outs[k] = malloc((n ? n : 1) * sizeof(double)))) {
-            fprintf(stderr, "resnorm golden: out of memory\n");
-            goto out;
-        }
+    const gc_adapter *A = g->arg;
+    for (int k = 0; k < A->c->nops; k++) {
+        int t = A->c->ops[k].twin(A->ctx, dt, A->bufs + A->first[k]);
+        if (t != RN_TWIN_OK)
+            return t;
     }
-    for (int d = 0; d < RN_NDTYPES; d++) {
-        rn_dtype dt = (rn_dtype)d;
-        char sub[16], path[4096];
-        snprintf(sub, sizeof sub, "%s/", rn_dtype_name(dt));
-        snprintf(path, sizeof path, "%s/%s/%s", G->out, dir, rn_dtype_name(dt));
-        if (golden_mkdirs(path) != 0) {
-            fprintf(stderr, "resnorm golden: cannot create %s\n", path);
-            goto out;
-        }
-        int t = op->twin(ctx, dt, outs);
-        if (t != RN_TWIN_OK) {
-            fprintf(stderr, "resnorm golden: %s %s/%s: the twin could not certify an output\n",
-                    op->op, dir, rn_dtype_name(dt));
-            goto out;
-        }
-        json_t *p = json_object();
-        json_object_set_new(expected, rn_dtype_name(dt), p);
-        json_object_set_new(res, rn_dtype_name(dt), json_string("valid"));
-        for (int k = 0; k < op->noutputs; k++) {
-            const gc_array *o = &op->outputs[k];
-            if (golden_put(G->out, dir, sub, o->name, dt, o->ndim, o->shape, outs[k], p, sha, NULL))
-                goto out;
-        }
+    return RN_TWIN_OK;
+}
+
+/* The golden_case of c: inputs, outputs (buffers allocated here, NULL-checked by the caller) and
+   entries.  0, or -1 after a message (an op names an array the case does not have, too many). */
+static int translate(const gc_case *c, gc_adapter *A, golden_case *g, json_t *attrs)
+{
+    *g = (golden_case){.family = c->family, .name = c->name, .comment = c->comment,
+                       .flags = c->flags, .in = c->in, .ndim = c->ndim, .shape = c->shape,
+                       .attrs = attrs, .ninputs = c->narrays, .nentries = c->nops,
+                       .twin = gc_twin, .arg = A};
+    for (int i = 0; i < c->narrays; i++) {
+        const gc_array *a = &c->arrays[i];
+        g->inputs[i] = golden_arr(a->name, a->ndim, a->shape, (double *)a->v);
     }
-    rc = 0;
-out:
-    for (int k = 0; k < op->noutputs; k++)
-        free(outs[k]);
-    return rc;
+    for (int k = 0; k < c->nops; k++) {
+        const gc_op *op = &c->ops[k];
+        golden_entry *e = &g->entries[k];
+        e->op = op->op;
+        A->first[k] = g->noutputs;
+        if (op->ninputs >= GOLDEN_MAX_ARRAYS || g->noutputs + op->noutputs > GOLDEN_MAX_ARRAYS) {
+            fprintf(stderr, "resnorm golden: %s/%s: too many arrays\n", c->family, c->name);
+            return -1;
+        }
+        for (int j = 0; j < op->ninputs; j++) {
+            if (!has_array(c, op->inputs[j])) {
+                fprintf(stderr, "resnorm golden: %s/%s: no input %s\n", c->family, c->name,
+                        op->inputs[j]);
+                return -1;
+            }
+            e->inputs[j] = op->inputs[j];
+        }
+        e->inputs[op->ninputs] = NULL;
+        for (int j = 0; j < op->noutputs; j++) {
+            const gc_array *o = &op->outputs[j];
+            size_t n = count_of(o);
+            A->bufs[g->noutputs] = malloc((n ? n : 1) * sizeof(double));
+            g->outputs[g->noutputs] = golden_arr(o->name, o->ndim, o->shape, A->bufs[g->noutputs]);
+            g->noutputs++;
+            e->outputs[j] = o->name;
+            if (!A->bufs[g->noutputs - 1]) {
+                fprintf(stderr, "resnorm golden: out of memory\n");
+                return -1;
+            }
+        }
+        e->outputs[op->noutputs] = NULL;
+    }
+    return 0;
 }
 
 int gc_case_write(golden_ctx *G, const gc_case *c, void *ctx)
 {
-    char dir[512], path[4096];
+    gc_adapter A = {.c = c, .ctx = ctx};
+    golden_case *g = malloc(sizeof *g); /* ~20 kB: keep it off the stack */
+    json_t *attrs = c->attrs ? c->attrs : json_object();
     int rc = -1;
-    json_t *files = json_object(), *hashes = json_object(); /* every input: name -> path, path -> sha */
-    json_t *entries[3] = {0};
-    snprintf(dir, sizeof dir, "%s/%s", c->family, c->name);
-    snprintf(path, sizeof path, "%s/%s", G->out, dir);
-    if (golden_mkdirs(path) != 0) {
-        fprintf(stderr, "resnorm golden: cannot create %s: %s\n", path, strerror(errno));
-        goto out;
+    if (!g)
+        fprintf(stderr, "resnorm golden: out of memory\n");
+    else if (translate(c, &A, g, attrs) == 0 && golden_case_write(G, g) == 0) {
+        fprintf(stderr, "golden: %s/%s  input %s: ok\n", c->family, c->name, rn_dtype_name(c->in));
+        rc = 0;
     }
-    for (int i = 0; i < c->narrays; i++) {
-        const gc_array *a = &c->arrays[i];
-        if (golden_put(G->out, dir, "", a->name, c->in, a->ndim, a->shape, a->v, files, hashes, NULL))
-            goto out;
-    }
-    for (int k = 0; k < c->nops; k++) {
-        const gc_op *op = &c->ops[k];
-        json_t *e = entries[k] = json_object();
-        json_t *in = json_object(), *ex = json_object(), *res = json_object(), *sha = json_object();
-        char id[512];
-        for (int j = 0; j < op->ninputs; j++) {
-            json_t *p = json_object_get(files, op->inputs[j]);
-            if (!p || !find_array(c, op->inputs[j])) {
-                fprintf(stderr, "resnorm golden: %s: no input %s\n", dir, op->inputs[j]);
-                json_decref(in), json_decref(ex), json_decref(res), json_decref(sha);
-                goto out;
-            }
-            json_object_set(in, op->inputs[j], p);
-            json_object_set(sha, json_string_value(p),
-                            json_object_get(hashes, json_string_value(p)));
-        }
-        snprintf(id, sizeof id, "%s/%s", op->op, c->name);
-        json_object_set_new(e, "id", json_string(id));
-        json_object_set_new(e, "op", json_string(op->op));
-        json_object_set_new(e, "comment", json_string(c->comment));
-        json_object_set_new(e, "flags", golden_flags_json(c->flags));
-        if (c->attrs)
-            json_object_set(e, "attrs", c->attrs); /* c->attrs is released below */
-        else
-            json_object_set_new(e, "attrs", json_object());
-        json_object_set_new(e, "shape", golden_shape_json(c->ndim, c->shape));
-        json_object_set_new(e, "input_dtype", json_string(rn_dtype_name(c->in)));
-        json_object_set_new(e, "inputs", in);
-        json_object_set_new(e, "expected", ex);
-        json_object_set_new(e, "result", res);
-        json_object_set_new(e, "sha256", sha);
-        if (write_outputs(G, dir, op, ctx, ex, res, sha) != 0)
-            goto out;
-    }
-    for (int k = 0; k < c->nops; k++)
-        json_array_append(G->cases, entries[k]);
-    G->ncases++;
-    fprintf(stderr, "golden: %s/%s  input %s: ok\n", c->family, c->name, rn_dtype_name(c->in));
-    rc = 0;
-out:
-    for (int k = 0; k < c->nops; k++)
-        json_decref(entries[k]);
-    json_decref(files), json_decref(hashes);
-    if (c->attrs)
-        json_decref(c->attrs);
+    for (int k = 0; g && k < g->noutputs; k++)
+        free(A.bufs[k]);
+    free(g);
+    json_decref(attrs); /* c->attrs is stolen */
     return rc;
 }

@@ -1,8 +1,9 @@
 /* One golden case of a sublayer family (linear, dropout, softmax, ...): its input files, written
  * once and shared by the case's ops (forward and backward), and for each op its outputs at every
  * output dtype from the family's twin, with the manifest entries (specs/golden-format.md).
- * The families of cli/op_<family>.c describe a case as data and call gc_case_write; the
- * residual and norm families predate this helper and write their entries themselves. */
+ * The families of cli/op_<family>.c describe a case as data and call gc_case_write, which hands it
+ * to golden_case_write (cli/golden.h), the one writer the norm and residual families call directly
+ * (their twins compute every output of a dtype at once; a sublayer's twin is one per op). */
 #ifndef RESNORM_GOLDEN_CASE_H
 #define RESNORM_GOLDEN_CASE_H
 
@@ -13,7 +14,9 @@
 #include "dtype.h"
 #include "golden.h"
 
-#define GC_MAX_ARR 72 /* a stack of 4 blocks: x, dy, 4 × 12 parameters, the final norm */
+#define GC_MAX_ARR 72 /* a stack of 4 blocks: x, dy, 4 × 12 parameters, the final norm; < GOLDEN_MAX_ARRAYS */
+
+_Static_assert(GC_MAX_ARR < GOLDEN_MAX_ARRAYS, "an op's list of names must fit golden_entry's");
 
 typedef struct {
     const char *name;     /* file name (without .npy) and manifest key: "x", "d.weight" */

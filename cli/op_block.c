@@ -489,7 +489,8 @@ typedef struct {
     char names[BLOCK_MAX_LAYERS][PER_LAYER][64], dnames[BLOCK_MAX_LAYERS][NPARAM][72];
     block_layer layers[BLOCK_MAX_LAYERS];
     block_args B;
-    double *outs[RN_NDTYPES][1 + NPARAM * BLOCK_MAX_LAYERS + 2]; /* the certified outputs */
+    double *ys[RN_NDTYPES];      /* the certified forward output y, each dtype */
+    double *outs[RN_NDTYPES][1 + NPARAM * BLOCK_MAX_LAYERS + 2]; /* the backward's: dx, d.<param> */
     int have_fwd, have_bwd;
 } bcase_data;
 
@@ -549,9 +550,11 @@ static void bd_free(bcase_data *D)
         for (int m = 0; m < NMASK; m++)
             free(D->m[l][m]);
     }
-    for (int t = 0; t < RN_NDTYPES; t++)
+    for (int t = 0; t < RN_NDTYPES; t++) {
+        free(D->ys[t]);
         for (size_t k = 0; k < 1 + NPARAM * BLOCK_MAX_LAYERS + 2; k++)
             free(D->outs[t][k]);
+    }
 }
 
 /* Draw the case's inputs (deterministic: golden_prng seeded by the case name). */
@@ -633,15 +636,21 @@ static int bd_fill(bcase_data *D, const bcase *c)
     return 0;
 }
 
-/* gc_case_write asks for one dtype at a time; the twin certifies all four in one computation
-   the first time (the block's Ziv loop is the expensive part) and serves the others from it. */
+/* gc_case_write asks for one dtype at a time (forward and backward in turn); the twin certifies
+   all four dtypes of an op in one computation the first time (the block's Ziv loop is the
+   expensive part) and serves the others from it. */
 static int bd_compute(bcase_data *D, int backward)
 {
     const bcase *c = D->c;
-    size_t nout = backward ? 1 + NPARAM * c->L + (c->final ? 2 : 0) : 1;
+    size_t nout = backward ? 1 + NPARAM * c->L + (c->final ? 2 : 0) : 0;
     rn_dtype dts[RN_NDTYPES];
     for (int t = 0; t < RN_NDTYPES; t++) {
         dts[t] = (rn_dtype)t;
+        if (!backward) {
+            free(D->ys[t]);
+            if (!(D->ys[t] = malloc(D->N * sizeof(double))))
+                return RN_TWIN_NOMEM;
+        }
         for (size_t k = 0; k < nout; k++) {
             size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, (int)((k - 1) % NPARAM))
                                                           : c->d;
@@ -650,12 +659,8 @@ static int bd_compute(bcase_data *D, int backward)
                 return RN_TWIN_NOMEM;
         }
     }
-    if (!backward) {
-        double *ys[RN_NDTYPES];
-        for (int t = 0; t < RN_NDTYPES; t++)
-            ys[t] = D->outs[t][0];
-        return block_forward_mpfr(ys, dts, RN_NDTYPES, &D->B);
-    }
+    if (!backward)
+        return block_forward_mpfr(D->ys, dts, RN_NDTYPES, &D->B);
     block_layer_grad lg[RN_NDTYPES][BLOCK_MAX_LAYERS];
     block_grads g[RN_NDTYPES];
     for (int t = 0; t < RN_NDTYPES; t++) {
@@ -673,9 +678,9 @@ static int gc_fwd(void *ctx, rn_dtype d, double *const *o)
         int rc = bd_compute(D, 0);
         if (rc)
             return rc;
-        D->have_fwd = 1, D->have_bwd = 0;
+        D->have_fwd = 1;
     }
-    memcpy(o[0], D->outs[d][0], D->N * sizeof(double));
+    memcpy(o[0], D->ys[d], D->N * sizeof(double));
     return RN_TWIN_OK;
 }
 
@@ -687,7 +692,7 @@ static int gc_bwd(void *ctx, rn_dtype d, double *const *o)
         int rc = bd_compute(D, 1);
         if (rc)
             return rc;
-        D->have_bwd = 1, D->have_fwd = 0;
+        D->have_bwd = 1;
     }
     size_t nout = 1 + NPARAM * c->L + (c->final ? 2 : 0);
     for (size_t k = 0; k < nout; k++) {
