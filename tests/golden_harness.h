@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "npy.h"
@@ -25,6 +26,31 @@ static inline void rows_n(const rn_array *x, long axis, size_t *rows, size_t *n)
     *rows = 1, *n = 1;
     for (int k = 0; k < x->ndim; k++)
         *(k < axis ? rows : n) *= x->shape[k];
+}
+
+/* A kernel's outputs against the golden ones, element by element: |got - want| <= bound, the
+   bound of the family's written error analysis.  Returns the worst |got - want| / bound.  A
+   non-finite want demands the same class (NaN, or the same infinity); a +Inf bound (the analysis
+   is void there) is skipped. */
+static inline double golden_compare(const char *id, const char *what, const double *got,
+                                    const double *want, const double *bound, size_t count)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(want[i])) {
+            cr_assert(isnan(want[i]) ? isnan(got[i]) : got[i] == want[i],
+                      "%s %s[%zu]: got %a, want %a", id, what, i, got[i], want[i]);
+            continue;
+        }
+        if (isinf(bound[i]))
+            continue;
+        double err = fabs(got[i] - want[i]);
+        cr_assert(err <= bound[i], "%s %s[%zu]: got %.17g want %.17g err %.3g > bound %.3g", id,
+                  what, i, got[i], want[i], err, bound[i]);
+        if (bound[i] > 0 && err / bound[i] > worst)
+            worst = err / bound[i];
+    }
+    return worst;
 }
 
 /* The string o[k] (a manifest path), or NULL. */

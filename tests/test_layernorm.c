@@ -17,27 +17,6 @@
 
 #define MANIFEST "golden/manifest.json"
 
-/* Worst |got - want| / bound over an output; fails the test on any element beyond its bound.
-   NaN/Inf wants (bound 0) demand the same class. */
-static double compare(const char *id, const char *what, const double *got, const double *want,
-                      const double *bound, size_t count)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < count; i++) {
-        if (!isfinite(want[i])) {
-            cr_assert(isnan(want[i]) ? isnan(got[i]) : got[i] == want[i],
-                      "%s %s[%zu]: got %a, want %a", id, what, i, got[i], want[i]);
-            continue;
-        }
-        double err = fabs(got[i] - want[i]);
-        cr_assert(err <= bound[i], "%s %s[%zu]: got %.17g want %.17g err %.3g > bound %.3g", id,
-                  what, i, got[i], want[i], err, bound[i]);
-        if (bound[i] > 0 && isfinite(bound[i]) && err / bound[i] > worst)
-            worst = err / bound[i];
-    }
-    return worst;
-}
-
 /* Run one precision's kernel on the case and compare with the f64 golden values. */
 typedef struct {
     double worst[2]; /* by input dtype: 0 = f64, 1 = f32 */
@@ -85,9 +64,9 @@ static void forward_case(json_t *c, tally *t)
     } else {
         layernorm_forward_f64(gy, gm, gr, x.data, g.data, b.data, (int)rows, (int)n, eps);
     }
-    double w = compare(id, "y", gy, y.data, by, x.count);
-    w = fmax(w, compare(id, "mean", gm, mean.data, bm, rows));
-    w = fmax(w, compare(id, "rstd", gr, rstd.data, br, rows));
+    double w = golden_compare(id, "y", gy, y.data, by, x.count);
+    w = fmax(w, golden_compare(id, "mean", gm, mean.data, bm, rows));
+    w = fmax(w, golden_compare(id, "rstd", gr, rstd.data, br, rows));
     t->worst[f32] = fmax(t->worst[f32], w);
     t->cases[f32]++;
     free(by), free(bm), free(br), free(gy), free(gm), free(gr);
@@ -144,9 +123,9 @@ static void backward_case(json_t *c, tally *t)
         layernorm_forward_f64(y, m, r, x.data, g.data, zero, (int)rows, (int)n, eps);
         layernorm_backward_f64(gdx, gdg, gdb, dy.data, x.data, g.data, m, r, (int)rows, (int)n);
     }
-    double w = compare(id, "dx", gdx, dx.data, bdx, x.count);
-    w = fmax(w, compare(id, "dgamma", gdg, dg.data, bdg, n));
-    w = fmax(w, compare(id, "dbeta", gdb, db.data, bdb, n));
+    double w = golden_compare(id, "dx", gdx, dx.data, bdx, x.count);
+    w = fmax(w, golden_compare(id, "dgamma", gdg, dg.data, bdg, n));
+    w = fmax(w, golden_compare(id, "dbeta", gdb, db.data, bdb, n));
     t->worst[f32] = fmax(t->worst[f32], w);
     t->cases[f32]++;
     free(bdx), free(bdg), free(bdb), free(gdx), free(gdg), free(gdb);

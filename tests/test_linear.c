@@ -26,27 +26,6 @@
 
 /* ================================================================ kernels vs golden */
 
-static double compare(const char *id, const char *what, const double *got, const double *want,
-                      const double *bound, size_t count)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < count; i++) {
-        if (!isfinite(want[i])) {
-            cr_assert(isnan(want[i]) ? isnan(got[i]) : got[i] == want[i],
-                      "%s %s[%zu]: got %a, want %a", id, what, i, got[i], want[i]);
-            continue;
-        }
-        if (isinf(bound[i]))
-            continue;
-        double err = fabs(got[i] - want[i]);
-        cr_assert(err <= bound[i], "%s %s[%zu]: got %.17g want %.17g err %.3g > bound %.3g", id,
-                  what, i, got[i], want[i], err, bound[i]);
-        if (bound[i] > 0 && err / bound[i] > worst)
-            worst = err / bound[i];
-    }
-    return worst;
-}
-
 typedef struct {
     rn_array x, w, b, dy;
     int have_b;
@@ -113,7 +92,7 @@ static void check_case(json_t *c, double *worst64, double *worst32)
                 linear_forward_f64(y, L.x.data, L.w.data, b, (int)L.rows, (int)L.in, (int)L.out);
             }
             cr_assert_eq(linear_forward_bound(by, L.x.data, L.w.data, b, L.rows, L.in, L.out, cd, cd), 0);
-            double r = compare(id, "y", y, want.data, by, ny);
+            double r = golden_compare(id, "y", y, want.data, by, ny);
             if (getenv("LINEAR_VERBOSE"))
                 printf("%s p%d y %.3g\n", id, p, r);
             if (r > *worst)
@@ -141,9 +120,9 @@ static void check_case(json_t *c, double *worst64, double *worst32)
                    *bdb = calloc(L.out, sizeof *bdb);
             cr_assert_eq(linear_backward_bound(bdx, bdw, bdb, L.dy.data, L.x.data, L.w.data, L.rows,
                                                L.in, L.out, cd, cd), 0);
-            double r = fmax(compare(id, "dx", dx, wdx.data, bdx, nx),
-                            fmax(compare(id, "d.weight", dw, wdw.data, bdw, nw),
-                                 compare(id, "d.bias", db, wdb.data, bdb, L.out)));
+            double r = fmax(golden_compare(id, "dx", dx, wdx.data, bdx, nx),
+                            fmax(golden_compare(id, "d.weight", dw, wdw.data, bdw, nw),
+                                 golden_compare(id, "d.bias", db, wdb.data, bdb, L.out)));
             if (getenv("LINEAR_VERBOSE"))
                 printf("%s p%d grads %.3g\n", id, p, r);
             if (r > *worst)

@@ -40,29 +40,6 @@ static int same(double a, double b)
 
 /* ================================================================ kernels vs golden */
 
-/* Worst |got - want| / bound; fails beyond the bound.  Non-finite wants demand the class (an
-   infinity or, as for LayerNorm, a NaN); +Inf bounds (void) are skipped. */
-static double compare(const char *id, const char *what, const double *got, const double *want,
-                      const double *bound, size_t count)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < count; i++) {
-        if (!isfinite(want[i])) {
-            cr_assert(isnan(got[i]) || got[i] == want[i], "%s %s[%zu]: got %a, want %a", id, what,
-                      i, got[i], want[i]);
-            continue;
-        }
-        if (isinf(bound[i]))
-            continue;
-        double err = fabs(got[i] - want[i]);
-        cr_assert(err <= bound[i], "%s %s[%zu]: got %.17g want %.17g err %.3g > bound %.3g", id,
-                  what, i, got[i], want[i], err, bound[i]);
-        if (bound[i] > 0 && err / bound[i] > worst)
-            worst = err / bound[i];
-    }
-    return worst;
-}
-
 static void run_case(json_t *c, double worst[2][2], int cases[2])
 {
     const char *id = json_string_value(json_object_get(c, "id"));
@@ -110,10 +87,10 @@ static void run_case(json_t *c, double worst[2][2], int cases[2])
                  0);
     rn_array wy = load(get_path(exp, "y")), wm = load(get_path(exp, "mean")),
              wr = load(get_path(exp, "rstd")), ws = load(get_path(exp, "sum"));
-    double w = compare(id, "y", gy, wy.data, by, N);
-    w = fmax(w, compare(id, "mean", gm, wm.data, bm, rows));
-    w = fmax(w, compare(id, "rstd", gr, wr.data, br, rows));
-    double wsum = compare(id, "sum", gs, ws.data, bs, N);
+    double w = golden_compare(id, "y", gy, wy.data, by, N);
+    w = fmax(w, golden_compare(id, "mean", gm, wm.data, bm, rows));
+    w = fmax(w, golden_compare(id, "rstd", gr, wr.data, br, rows));
+    double wsum = golden_compare(id, "sum", gs, ws.data, bs, N);
     worst[f32][0] = fmax(worst[f32][0], w);
     worst[f32][1] = fmax(worst[f32][1], wsum);
     cases[f32]++;
@@ -205,11 +182,11 @@ static double run_bwd_case(json_t *c, int *f32out)
     rn_array wdx = load(get_path(exp, "dx")), wds = load(get_path(exp, "dskip")),
              wdb = load(get_path(exp, "dbias")), wdg = load(get_path(exp, "dgamma")),
              wdbe = load(get_path(exp, "dbeta"));
-    double w = compare(id, "dx", gdx, wdx.data, bdx, N);
-    w = fmax(w, compare(id, "dskip", gdx, wds.data, bdx, N));
-    w = fmax(w, compare(id, "dbias", gdb, wdb.data, bdb, n));
-    w = fmax(w, compare(id, "dgamma", gdg, wdg.data, bdg, n));
-    w = fmax(w, compare(id, "dbeta", gdbe, wdbe.data, bdbe, n));
+    double w = golden_compare(id, "dx", gdx, wdx.data, bdx, N);
+    w = fmax(w, golden_compare(id, "dskip", gdx, wds.data, bdx, N));
+    w = fmax(w, golden_compare(id, "dbias", gdb, wdb.data, bdb, n));
+    w = fmax(w, golden_compare(id, "dgamma", gdg, wdg.data, bdg, n));
+    w = fmax(w, golden_compare(id, "dbeta", gdbe, wdbe.data, bdbe, n));
     *f32out = f32;
     free(gdx), free(gdb), free(gdg), free(gdbe), free(bdx), free(bdb), free(bdg), free(bdbe);
     free(zb);
