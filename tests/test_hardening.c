@@ -208,28 +208,24 @@ Test(hardening, item05_run_check_json_reports_the_files_it_checked)
 
 Test(hardening, item06_verify_catches_a_changed_eps_a_moved_input_and_a_deleted_case)
 {
+    /* The three corruptions in one tree, so that one verify (it regenerates the whole suite: the
+       costly part under the sanitizers) must name each case; the pristine tree's exit 0 is
+       item06_verify_prints_one_digest_of_the_manifest_and_every_file's. */
     copy_golden();
-    cr_assert_eq(sh("$R golden verify --root $T/root"), 0, "%s%s", out_text, err_text);
     edit_manifest("layernorm/onnx_2345_axis1_f32", "c['attrs']['eps'] = '10'");
-    cr_assert_eq(sh("$R golden verify --root $T/root"), 1, "%s", out_text);
-    cr_assert(has(out_text, "layernorm/onnx_2345_axis1_f32"), "%s", out_text);
-
-    cr_assert_eq(sh("rm -rf $T/root/golden && cp -r golden $T/root/golden"), 0);
     /* an input pointed at a copy of the same file elsewhere (under golden/: same hash) */
     cr_assert_eq(sh("cp golden/layernorm/n1_f32/x.npy $T/root/golden/x_copy.npy"), 0);
     edit_manifest("layernorm/n1_f32", "c['inputs']['x'] = 'golden/x_copy.npy'; "
                   "c['sha256']['golden/x_copy.npy'] = c['sha256'].pop('golden/layernorm/n1_f32/x.npy')");
-    cr_assert_eq(sh("$R golden verify --root $T/root"), 1, "%s", out_text);
-    cr_assert(has(out_text, "layernorm/n1_f32"), "%s", out_text);
-
     /* a case deleted with its files */
-    cr_assert_eq(sh("rm -rf $T/root/golden && cp -r golden $T/root/golden"), 0);
     edit_manifest("residual/random_f32", "m['cases'].remove(c)");
     cr_assert_eq(sh("/usr/bin/python3 -c \"import json; c = [k for k in json.load(open("
                     "'golden/manifest.json'))['cases'] if k['id'] == 'residual/random_f32'][0]; "
                     "print(' '.join(c['sha256']))\" | tr ' ' '\\n' | sed 's|^|$T/root/|' | "
                     "xargs rm -f"), 0);
     cr_assert_eq(sh("$R golden verify --root $T/root"), 1, "%s", out_text);
+    cr_assert(has(out_text, "layernorm/onnx_2345_axis1_f32"), "%s", out_text);
+    cr_assert(has(out_text, "layernorm/n1_f32"), "%s", out_text);
     cr_assert(has(out_text, "residual/random_f32"), "%s", out_text);
 }
 
