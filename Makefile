@@ -73,10 +73,12 @@ check: deps
 
 # Each Criterion binary prints its own synthesis line; RESNORM tells the CLI tests which binary to run.
 # UNIT_JOBS: Criterion's workers; `make asan` runs them one at a time, because Criterion's runner
-# itself leaks 48 bytes (LeakSanitizer, inside criterion_run_all_tests) when two workers finish together.
+# itself leaks 48 bytes (LeakSanitizer, inside criterion_run_all_tests) when two workers finish together,
+# and so runs UNIT_PAR = 2 binaries side by side instead (tests/run_units.sh) to keep both cores busy.
 UNIT_JOBS ?= 2
+UNIT_PAR ?= 1
 unit: $(TESTS)
-	@set -e; for t in $(TESTS); do echo "== $$t"; RESNORM=$(RESNORM) $$t --jobs $(UNIT_JOBS); done
+	@RESNORM=$(RESNORM) UNIT_JOBS=$(UNIT_JOBS) tests/run_units.sh $(UNIT_PAR) $(TESTS)
 
 # PyTorch (Debian's python3-torch) as a real client of 'resnorm check' and, over the whole suite, of
 # 'resnorm golden run-check' (f32 and bf16); prints SKIPPED if absent.
@@ -119,7 +121,7 @@ ASAN_MAKE := $(MAKE) B=build/asan CC=gcc \
   EXTRA_LDFLAGS="-fsanitize=address,undefined"
 CLANG_ASAN := build/clang-asan/resnorm
 asan:
-	ZOO_QUICK=1 $(ASAN_ENV) $(ASAN_MAKE) UNIT_JOBS=1 unit
+	ZOO_QUICK=1 $(ASAN_ENV) $(ASAN_MAKE) UNIT_JOBS=1 UNIT_PAR=2 unit
 	$(MAKE) asan-clients
 
 $(CLANG_ASAN): cli/main.c $(LIB_SRC) $(wildcard ref/*.h specs/*.h cli/*.h)
