@@ -2,9 +2,12 @@
  *
  * Everything between the exact inputs and the rounded outputs is an Arb ball: LayerNorm forward and
  * backward on balls (below), the residual add (arb_add), dropout (a ball times mask·1/(1 - p), the
- * REAL scale), and the sublayers' ball-level entry points attention_arb_forward/backward and
- * ffn_arb_forward/backward.  One pass computes every output's ball at precision prec; the outputs
- * are certified together and the whole pass is repeated at twice the precision if any is not.
+ * REAL scale), and the sublayers' ball-level entry points (attention_arb_trace /
+ * attention_arb_backward_from, ffn_arb_forward_keep / ffn_arb_backward_from when a backward follows:
+ * the backward starts from the forward's kept balls instead of evaluating each sublayer's forward a
+ * second time; attention_arb_forward and ffn_arb_forward for a forward alone).  One pass computes
+ * every output's ball at precision prec; the outputs are certified together and the whole pass is
+ * repeated at twice the precision if any is not.
  *
  * Exact zeros (a ball around an exact 0 never rounds to one value, so these are decided here):
  *  - d.self_attn.in_proj_bias[d .. 2d) (the key bias) is exactly 0: adding a constant to every

@@ -1,7 +1,8 @@
 /* Certified twin of ref/ffn.c (contract and method: ref/ffn_mpfr.h).
  *
- * The matrix products are ballmat_mul (ref/arb_matmul.h) on views of the callers' arrays (exact float inputs make them
- * exact integer products, rounded once to prec); the activations are Arb's rigorous erf, tanh, exp.
+ * The matrix products are ballmat_mul (ref/arb_matmul.h: Arb's block algorithm) on views of the
+ * callers' arrays (exact float inputs make them exact integer products, rounded once to prec);
+ * the activations are Arb's rigorous erf, tanh, exp.
  * Shapes (row-major): X [rows, d], W1 [ff, d], Z = H = DZ [rows, ff], W2 [d, ff], Y = DY [rows, d]. */
 #include "ffn_mpfr.h"
 
@@ -162,7 +163,7 @@ static void fwd_run(fwd_state *S, arb_srcptr x, const ffn_args *F, slong prec, i
     slong R = (slong)F->rows, D = (slong)F->d, FF = (slong)F->ff;
     arb_mat_t X, W1T;
     ballmat_view(X, x, R, D);
-    ballmat_from_d(W1T, F->w1, FF, D, 1);           /* [d, ff] */
+    ballmat_from_d(W1T, F->w1, FF, D, 1);       /* [d, ff] */
     arb_mat_init(S->Z, R, FF);
     ballmat_mul(S->Z, X, W1T, prec);            /* z = x·w1ᵀ */
     arb_mat_clear(W1T);

@@ -54,7 +54,8 @@ typedef struct {
    Returns 0, or -1 on allocation failure. */
 int ffn_arb_forward(arb_ptr y, arb_srcptr x, const ffn_args *F, slong prec);
 /* Gradients (overwritten, not accumulated) of sum(dy ⊙ y): dx [rows, d], dw1 [ff, d], db1 [ff],
-   dw2 [d, ff], db2 [d]; any of dw1, db1, dw2, db2 may be NULL (not wanted).  Recomputes the forward. */
+   dw2 [d, ff], db2 [d]; any of dw1, db1, dw2, db2 may be NULL (not wanted).  Recomputes the forward
+   (ffn_arb_backward_from below starts from a kept one). */
 int ffn_arb_backward(arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2, arb_ptr db2,
                      arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec);
 
