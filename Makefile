@@ -198,16 +198,19 @@ prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-dropout prove-so
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
+# bench_block.py: the certified block at GPT-2 width beside PyTorch float64 (issue 9; ~25 s of CPU).
 bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_fastpath.py
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_block.py
 
 # Certified linear and ffn (64, 768, 3072) beside torch float64: minutes today (per-product MPFR; issue 8),
 # so apart from `make bench`.
 bench-sublayers: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py
 
-# The certified block at GPT-2-small width (seq 64) beside PyTorch float64 (minutes).
+# The certified block at GPT-2-small width (seq 64) beside PyTorch float64 alone (also in `make bench`;
+# THREADS=n for both sides, default every core).
 bench-block: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_block.py
 

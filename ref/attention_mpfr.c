@@ -1,6 +1,7 @@
 /* Certified twin of ref/attention.c (contract and method: ref/attention_mpfr.h).
  *
- * Ball evaluation: the parameters (exact doubles) become exact balls once; every dot product is one
+ * Ball evaluation: the linear layers (in_proj, out_proj and their gradients) are ball matrix
+ * products with the exact double parameters (ref/arb_matmul.h); every per-head dot product is one
  * arb_dot (its result encloses the exact sum of the enclosed terms); 1/sqrt(dh), exp and the
  * softmax quotient, and the dropout scale 1/(1 - p) are Arb's enclosures.  Nothing is rounded to a
  * float before the end: the rounded twin certifies every output ball (certify_ball) or raises the
@@ -11,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arb_matmul.h"
 #include "arb_round.h"
 #include "exact_mpfr.h"
 
 /* ------------------------------------------------------------------------------------------------
- * Shapes and the exact parameter balls.
+ * Shapes.
  */
 typedef struct {
     size_t B, T, d, H, dh, rows;
-    arb_ptr in_w, in_b, out_w, out_b; /* exact balls of the parameters (b: NULL when absent) */
 } dims;
 
 static arb_ptr vec_from_d(const double *a, size_t n)
@@ -36,37 +37,12 @@ static void dims_init(dims *D, const attn_args *A)
 {
     D->B = A->batch, D->T = A->seq, D->d = A->d, D->H = A->heads;
     D->dh = A->d / A->heads, D->rows = A->batch * A->seq;
-    D->in_w = vec_from_d(A->in_w, 3 * D->d * D->d);
-    D->in_b = vec_from_d(A->in_b, 3 * D->d);
-    D->out_w = vec_from_d(A->out_w, D->d * D->d);
-    D->out_b = vec_from_d(A->out_b, D->d);
-}
-
-static void dims_clear(dims *D)
-{
-    if (D->in_w)
-        _arb_vec_clear(D->in_w, (slong)(3 * D->d * D->d));
-    if (D->in_b)
-        _arb_vec_clear(D->in_b, (slong)(3 * D->d));
-    if (D->out_w)
-        _arb_vec_clear(D->out_w, (slong)(D->d * D->d));
-    if (D->out_b)
-        _arb_vec_clear(D->out_b, (slong)D->d);
 }
 
 /* Key j is dead for query i of batch b: causal and j > i, or kpm[b, j] != 0. */
 static int dead(const attn_args *A, size_t b, size_t i, size_t j)
 {
     return (A->causal && j > i) || (A->kpm && A->kpm[b * A->seq + j] != 0.0);
-}
-
-/* y[r, j] = b[j] + sum_k x[r, k]·w[j, k]: x [rows, in], w [out, in] (a linear layer in balls). */
-static void lin_balls(arb_ptr y, arb_srcptr x, arb_srcptr w, arb_srcptr b, size_t rows, size_t in,
-                      size_t out, slong prec)
-{
-    for (size_t r = 0; r < rows; r++)
-        for (size_t j = 0; j < out; j++)
-            arb_dot(y + r * out + j, b ? b + j : NULL, 0, x + r * in, 1, w + j * in, 1, (slong)in, prec);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -155,7 +131,7 @@ int attention_arb_trace(attn_trace *t, arb_srcptr x, const attn_args *A, slong p
     arb_ptr raw = _arb_vec_init((slong)T), s = _arb_vec_init((slong)T);
     arb_t sq, scale;
     arb_init(sq), arb_init(scale);
-    lin_balls(t->qkv, x, D.in_w, D.in_b, D.rows, d, d3, prec);
+    ballmat_linear(t->qkv, x, A->in_w, A->in_b, (slong)D.rows, (slong)d, (slong)d3, prec);
     arb_sqrt_ui(sq, (ulong)dh, prec);
     arb_one(scale);
     if (A->amask) { /* 1/(1 - p): 1 - p exact (both dyadic) */
@@ -218,10 +194,9 @@ int attention_arb_trace(attn_trace *t, arb_srcptr x, const attn_args *A, slong p
                     arb_dot(t->ctx + (b * T + i) * d + h * dh + c, NULL, 0, t->A + row * T, 1,
                             t->qkv + b * T * d3 + 2 * d + h * dh + c, (slong)d3, (slong)T, prec);
             }
-    lin_balls(t->y, t->ctx, D.out_w, D.out_b, D.rows, d, d, prec);
+    ballmat_linear(t->y, t->ctx, A->out_w, A->out_b, (slong)D.rows, (slong)d, (slong)d, prec);
     arb_clear(sq), arb_clear(scale);
     _arb_vec_clear(raw, (slong)T), _arb_vec_clear(s, (slong)T);
-    dims_clear(&D);
     return 0;
 }
 
@@ -250,6 +225,16 @@ int attention_arb_backward(arb_ptr dx, arb_ptr din_w, arb_ptr din_b, arb_ptr dou
         return -1;
     }
     attention_arb_trace(&t, x, A, prec);
+    int rc = attention_arb_backward_from(&t, dx, din_w, din_b, dout_w, dout_b, x, dy, A, prec);
+    attn_trace_clear(&t, A);
+    return rc;
+}
+
+int attention_arb_backward_from(const attn_trace *tp, arb_ptr dx, arb_ptr din_w, arb_ptr din_b,
+                                arb_ptr dout_w, arb_ptr dout_b, arb_srcptr x, arb_srcptr dy,
+                                const attn_args *A, slong prec)
+{
+    const attn_trace t = *tp; /* the forward's balls, read only */
     dims D;
     dims_init(&D, A);
     size_t T = D.T, d = D.d, dh = D.dh, d3 = 3 * d, rows = D.rows, natt = D.B * D.H * T * T;
@@ -259,13 +244,9 @@ int attention_arb_backward(arb_ptr dx, arb_ptr din_w, arb_ptr din_b, arb_ptr dou
     arb_init(g), arb_init(sq), arb_init(scale), arb_init(tmp);
     arb_sqrt_ui(sq, (ulong)dh, prec);
     /* out_proj: dctx = dy·out_w, d.out_proj.weight = dyᵀ·ctx, d.out_proj.bias = sum_rows dy */
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < d; c++)
-            arb_dot(dctx + r * d + c, NULL, 0, dy + r * d, 1, D.out_w + c, (slong)d, (slong)d, prec);
+    ballmat_mul_d(dctx, dy, A->out_w, (slong)rows, (slong)d, (slong)d, prec);
     if (dout_w)
-        for (size_t j = 0; j < d; j++)
-            for (size_t c = 0; c < d; c++)
-                arb_dot(dout_w + j * d + c, NULL, 0, dy + j, (slong)d, t.ctx + c, (slong)d, (slong)rows, prec);
+        ballmat_tmul(dout_w, dy, t.ctx, (slong)rows, (slong)d, (slong)d, prec);
     if (dout_b)
         for (size_t j = 0; j < d; j++) {
             arb_zero(dout_b + j);
@@ -344,13 +325,9 @@ int attention_arb_backward(arb_ptr dx, arb_ptr din_w, arb_ptr din_b, arb_ptr dou
                 }
         }
     /* in_proj: dx = dqkv·in_w, d.in_proj_weight = dqkvᵀ·x, d.in_proj_bias = sum_rows dqkv */
-    for (size_t r = 0; r < rows; r++)
-        for (size_t k = 0; k < d; k++)
-            arb_dot(dx + r * d + k, NULL, 0, dqkv + r * d3, 1, D.in_w + k, (slong)d, (slong)d3, prec);
+    ballmat_mul_d(dx, dqkv, A->in_w, (slong)rows, (slong)d3, (slong)d, prec);
     if (din_w)
-        for (size_t c = 0; c < d3; c++)
-            for (size_t k = 0; k < d; k++)
-                arb_dot(din_w + c * d + k, NULL, 0, dqkv + c, (slong)d3, x + k, (slong)d, (slong)rows, prec);
+        ballmat_tmul(din_w, dqkv, x, (slong)rows, (slong)d3, (slong)d, prec);
     if (din_b)
         for (size_t c = 0; c < d3; c++) {
             arb_zero(din_b + c);
@@ -373,8 +350,6 @@ int attention_arb_backward(arb_ptr dx, arb_ptr din_w, arb_ptr din_b, arb_ptr dou
     arb_clear(g), arb_clear(sq), arb_clear(scale), arb_clear(tmp);
     _arb_vec_clear(dctx, (slong)(rows * d)), _arb_vec_clear(dqkv, (slong)(rows * d3));
     _arb_vec_clear(dS, (slong)natt), _arb_vec_clear(dP, (slong)T);
-    dims_clear(&D);
-    attn_trace_clear(&t, A);
     return 0;
 }
 

@@ -46,7 +46,8 @@ typedef struct {
 /* y [batch, seq, d] = MultiheadAttention(x, x, x) (batch_first, need_weights=False), balls at prec. */
 int attention_arb_forward(arb_ptr y, arb_srcptr x, const attn_args *A, slong prec);
 /* Gradients (overwritten) of sum(dy ⊙ y): dx [batch, seq, d], din_w [3d, d], din_b [3d], dout_w [d, d],
-   dout_b [d]; parameter gradients may be NULL.  Recomputes the forward. */
+   dout_b [d]; parameter gradients may be NULL.  Recomputes the forward (see also
+   attention_arb_backward_from below). */
 int attention_arb_backward(arb_ptr dx, arb_ptr din_w, arb_ptr din_b, arb_ptr dout_w, arb_ptr dout_b,
                            arb_srcptr x, arb_srcptr dy, const attn_args *A, slong prec);
 
@@ -77,5 +78,12 @@ typedef struct {
 int attn_trace_init(attn_trace *t, const attn_args *A);
 void attn_trace_clear(attn_trace *t, const attn_args *A);
 int attention_arb_trace(attn_trace *t, arb_srcptr x, const attn_args *A, slong prec);
+
+/* attention_arb_backward from a trace that attention_arb_trace filled with the same x, A and prec
+   (instead of recomputing the forward): a caller that runs the forward and the backward at one
+   precision (the block twin) evaluates the forward once. */
+int attention_arb_backward_from(const attn_trace *t, arb_ptr dx, arb_ptr din_w, arb_ptr din_b,
+                                arb_ptr dout_w, arb_ptr dout_b, arb_srcptr x, arb_srcptr dy,
+                                const attn_args *A, slong prec);
 
 #endif

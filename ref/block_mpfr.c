@@ -2,9 +2,12 @@
  *
  * Everything between the exact inputs and the rounded outputs is an Arb ball: LayerNorm forward and
  * backward on balls (below), the residual add (arb_add), dropout (a ball times mask·1/(1 - p), the
- * REAL scale), and the sublayers' ball-level entry points attention_arb_forward/backward and
- * ffn_arb_forward/backward.  One pass computes every output's ball at precision prec; the outputs
- * are certified together and the whole pass is repeated at twice the precision if any is not.
+ * REAL scale), and the sublayers' ball-level entry points (attention_arb_trace /
+ * attention_arb_backward_from, ffn_arb_forward_keep / ffn_arb_backward_from when a backward follows:
+ * the backward starts from the forward's kept balls instead of evaluating each sublayer's forward a
+ * second time; attention_arb_forward and ffn_arb_forward for a forward alone).  One pass computes
+ * every output's ball at precision prec; the outputs are certified together and the whole pass is
+ * repeated at twice the precision if any is not.
  *
  * Exact zeros (a ball around an exact 0 never rounds to one value, so these are decided here):
  *  - d.self_attn.in_proj_bias[d .. 2d) (the key bias) is exactly 0: adding a constant to every
@@ -135,9 +138,13 @@ static void vec_add(arb_ptr y, arb_srcptr a, arb_srcptr b, size_t count, slong p
    fin = norm2(h) (the FFN's input).  post-LN: the attention's input is `in` itself, fin = h =
    norm1(s1).  xh1, r1 / xh2, r2: the norms' normalized rows and rstd at their own inputs (pre: in
    and h; post: the sums s1 and s2 -- the wrong input here is bug class "LN backward at the wrong
-   input"). */
+   input").  at, ff: the sublayers' forward state, kept only when a backward follows (it then
+   starts from them instead of recomputing each sublayer's forward). */
 typedef struct {
     arb_ptr in, n1, fin, xh1, r1, xh2, r2;
+    attn_trace at;
+    int have_at;
+    ffn_fwd *ff;
 } layer_cache;
 
 /* The ball versions of every gradient of one pass; b2num / obnum: the exact numerators S when
@@ -172,6 +179,28 @@ static void ffn_of(ffn_args *F, const pass *P, const block_layer *L)
     *F = (ffn_args){L->w1, L->b1, L->w2, L->b2, L->dmask, B->p, B->act, P->R, B->d, B->ff};
 }
 
+/* out [R·d] = attn(in); before a backward, through the layer's kept trace. */
+static int attn_forward(const pass *P, layer_cache *c, arb_ptr out, arb_srcptr in,
+                        const attn_args *A, slong prec)
+{
+    if (!P->gb)
+        return attention_arb_forward(out, in, A, prec);
+    attention_arb_trace(&c->at, in, A, prec);
+    _arb_vec_set(out, c->at.y, (slong)(P->R * P->d));
+    return 0;
+}
+
+/* out [R·d] = ffn(in); before a backward, the FFN's forward state is kept (this pass's). */
+static int ffn_forward(const pass *P, layer_cache *c, arb_ptr out, arb_srcptr in,
+                       const ffn_args *F, slong prec)
+{
+    if (!P->gb)
+        return ffn_arb_forward(out, in, F, prec);
+    ffn_fwd_free(c->ff);
+    c->ff = ffn_arb_forward_keep(out, in, F, prec);
+    return c->ff ? 0 : -1;
+}
+
 /* out [R·d] = layer(in); fills the cache (c->in is a copy of in).  out may alias nothing else. */
 static int layer_forward(pass *P, size_t l, arb_ptr out, arb_srcptr in, slong prec)
 {
@@ -184,22 +213,22 @@ static int layer_forward(pass *P, size_t l, arb_ptr out, arb_srcptr in, slong pr
     _arb_vec_set(c->in, in, (slong)N);
     if (!P->B->post) {
         block_ln_arb_forward(c->n1, c->xh1, c->r1, in, L->g1, L->b1n, P->R, P->d, P->eps, prec);
-        if (attention_arb_forward(P->t1, c->n1, &A, prec) != 0)
+        if (attn_forward(P, c, P->t1, c->n1, &A, prec) != 0)
             return -1;
         drop(P->t1, P->t1, L->d1mask, P->scale, N, prec);
         vec_add(P->t2, in, P->t1, N, prec);                       /* h */
         block_ln_arb_forward(c->fin, c->xh2, c->r2, P->t2, L->g2, L->b2n, P->R, P->d, P->eps, prec);
-        if (ffn_arb_forward(P->t1, c->fin, &F, prec) != 0)
+        if (ffn_forward(P, c, P->t1, c->fin, &F, prec) != 0)
             return -1;
         drop(P->t1, P->t1, L->d2mask, P->scale, N, prec);
         vec_add(out, P->t2, P->t1, N, prec);                      /* h + drop2(ffn(norm2(h))) */
     } else {
-        if (attention_arb_forward(P->t1, in, &A, prec) != 0)
+        if (attn_forward(P, c, P->t1, in, &A, prec) != 0)
             return -1;
         drop(P->t1, P->t1, L->d1mask, P->scale, N, prec);
         vec_add(P->t2, in, P->t1, N, prec);                       /* s1 */
         block_ln_arb_forward(c->fin, c->xh1, c->r1, P->t2, L->g1, L->b1n, P->R, P->d, P->eps, prec); /* h */
-        if (ffn_arb_forward(P->t1, c->fin, &F, prec) != 0)
+        if (ffn_forward(P, c, P->t1, c->fin, &F, prec) != 0)
             return -1;
         drop(P->t1, P->t1, L->d2mask, P->scale, N, prec);
         vec_add(P->t2, c->fin, P->t1, N, prec);                   /* s2 */
@@ -246,7 +275,8 @@ static int layer_backward(pass *P, size_t l, arb_ptr din, arb_ptr g, slong prec)
         if ((G->rat_b2 = L->d2mask && P->B->p != 0.0 && vec_exact(g, N)))
             masked_colsum_exact(G->b2num, g, L->d2mask, P->R, d);
         drop(P->t1, g, L->d2mask, P->scale, N, prec);
-        if (ffn_arb_backward(P->t2, G->w1, G->b1, G->w2, G->b2, c->fin, P->t1, &F, prec) != 0)
+        if (ffn_arb_backward_from(c->ff, P->t2, G->w1, G->b1, G->w2, G->b2, c->fin, P->t1, &F,
+                                  prec) != 0)
             return -1;
         block_ln_arb_backward(P->t3, G->g2, G->b2n, P->t2, c->xh2, c->r2, L->g2, P->R, d, P->gv, prec);
         vec_add(g, g, P->t3, N, prec);                            /* dh */
@@ -254,8 +284,8 @@ static int layer_backward(pass *P, size_t l, arb_ptr din, arb_ptr g, slong prec)
         if ((G->rat_ob = L->d1mask && P->B->p != 0.0 && vec_exact(g, N)))
             masked_colsum_exact(G->obnum, g, L->d1mask, P->R, d);
         drop(P->t1, g, L->d1mask, P->scale, N, prec);
-        if (attention_arb_backward(P->t2, G->in_w, G->in_b, G->out_w, G->out_b, c->n1, P->t1, &A,
-                                   prec) != 0)
+        if (attention_arb_backward_from(&c->at, P->t2, G->in_w, G->in_b, G->out_w, G->out_b, c->n1,
+                                        P->t1, &A, prec) != 0)
             return -1;
         block_ln_arb_backward(P->t3, G->g1, G->b1n, P->t2, c->xh1, c->r1, L->g1, P->R, d, P->gv, prec);
         vec_add(din, g, P->t3, N, prec);
@@ -264,15 +294,16 @@ static int layer_backward(pass *P, size_t l, arb_ptr din, arb_ptr g, slong prec)
            dh = ds2 + ffn'(drop2(ds2)) */
         block_ln_arb_backward(P->t3, G->g2, G->b2n, g, c->xh2, c->r2, L->g2, P->R, d, P->gv, prec); /* ds2 */
         drop(P->t1, P->t3, L->d2mask, P->scale, N, prec);
-        if (ffn_arb_backward(P->t2, G->w1, G->b1, G->w2, G->b2, c->fin, P->t1, &F, prec) != 0)
+        if (ffn_arb_backward_from(c->ff, P->t2, G->w1, G->b1, G->w2, G->b2, c->fin, P->t1, &F,
+                                  prec) != 0)
             return -1;
         vec_add(g, P->t3, P->t2, N, prec);                        /* dh */
         /* h = norm1(s1), s1 = x + drop1(attn(x)):  ds1 = norm1'(dh) at s1;
            dx = ds1 + attn'(drop1(ds1)) */
         block_ln_arb_backward(P->t3, G->g1, G->b1n, g, c->xh1, c->r1, L->g1, P->R, d, P->gv, prec); /* ds1 */
         drop(P->t1, P->t3, L->d1mask, P->scale, N, prec);
-        if (attention_arb_backward(P->t2, G->in_w, G->in_b, G->out_w, G->out_b, c->in, P->t1, &A,
-                                   prec) != 0)
+        if (attention_arb_backward_from(&c->at, P->t2, G->in_w, G->in_b, G->out_w, G->out_b, c->in,
+                                        P->t1, &A, prec) != 0)
             return -1;
         vec_add(din, P->t3, P->t2, N, prec);
     }
@@ -332,6 +363,12 @@ static void pass_clear(pass *P)
             _arb_vec_clear(c->fin, (slong)N), _arb_vec_clear(c->xh1, (slong)N);
             _arb_vec_clear(c->xh2, (slong)N);
             _arb_vec_clear(c->r1, (slong)P->R), _arb_vec_clear(c->r2, (slong)P->R);
+            if (c->have_at) {
+                attn_args A;
+                attn_of(&A, P, &B->layers[l]);
+                attn_trace_clear(&c->at, &A);
+            }
+            ffn_fwd_free(c->ff);
         }
     if (P->gb)
         for (size_t l = 0; l < B->nlayers; l++) {
@@ -365,6 +402,7 @@ static int pass_init(pass *P, const block_args *B, int backward)
     P->gb = backward ? calloc(B->nlayers ? B->nlayers : 1, sizeof *P->gb) : NULL;
     if (!P->c || (backward && !P->gb)) {
         free(P->c), free(P->gb);
+        P->c = NULL, P->gb = NULL;
         arb_clear(P->eps), arb_clear(P->scale);
         return -1;
     }
@@ -374,6 +412,14 @@ static int pass_init(pass *P, const block_args *B, int backward)
         c->fin = _arb_vec_init((slong)N), c->xh1 = _arb_vec_init((slong)N);
         c->xh2 = _arb_vec_init((slong)N);
         c->r1 = _arb_vec_init((slong)P->R), c->r2 = _arb_vec_init((slong)P->R);
+    }
+    int bad = 0; /* a trace's small table; the trace stays clearable either way */
+    for (size_t l = 0; backward && l < B->nlayers; l++) {
+        layer_cache *c = &P->c[l];
+        attn_args A;
+        attn_of(&A, P, &B->layers[l]);
+        c->have_at = 1;
+        bad |= attn_trace_init(&c->at, &A) != 0;
     }
     if (backward)
         for (size_t l = 0; l < B->nlayers; l++) {
@@ -392,7 +438,7 @@ static int pass_init(pass *P, const block_args *B, int backward)
     P->t1 = _arb_vec_init((slong)N), P->t2 = _arb_vec_init((slong)N);
     P->t3 = _arb_vec_init((slong)N), P->gv = _arb_vec_init((slong)d);
     P->dfg = _arb_vec_init((slong)d), P->dfb = _arb_vec_init((slong)d);
-    return 0;
+    return bad ? -1 : 0;
 }
 
 static void pass_set_prec(pass *P, slong prec)
@@ -422,10 +468,13 @@ static int certify_ball(double *res, const arb_t v, slong prec, rn_dtype out)
     return arb_round_once(res, v, prec, out);
 }
 
-/* Certify count balls into res; returns the number that failed. */
+/* Certify count balls into res; returns the number that failed.  The elements are independent
+   (each rounding reads its ball alone; MPFR's state is per thread), so the big parameter gradients
+   are shared among the OpenMP threads: the result does not depend on the thread count. */
 static size_t certify_vec(double *res, arb_srcptr v, size_t count, slong prec, rn_dtype out)
 {
     size_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (count >= 65536)
     for (size_t i = 0; i < count; i++)
         bad += !certify_ball(res + i, v + i, prec, out);
     return bad;
@@ -527,8 +576,11 @@ static int run(double *const *y, const block_grads *g, const double *dy, const r
 {
     pass P;
     int backward = dy != NULL;
-    if (pass_init(&P, B, backward) != 0)
+    if (pass_init(&P, B, backward) != 0) {
+        if (P.c) /* past the first tables: everything is initialized */
+            pass_clear(&P);
         return RN_TWIN_NOMEM;
+    }
     size_t N = P.R * P.d;
     arb_ptr v = _arb_vec_init((slong)N), w = _arb_vec_init((slong)N);
     int rc = RN_TWIN_UNCERTIFIED;

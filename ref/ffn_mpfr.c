@@ -1,7 +1,8 @@
 /* Certified twin of ref/ffn.c (contract and method: ref/ffn_mpfr.h).
  *
- * The matrix products are arb_mat_mul on views of the callers' arrays (exact float inputs make them
- * exact integer products, rounded once to prec); the activations are Arb's rigorous erf, tanh, exp.
+ * The matrix products are ballmat_mul (ref/arb_matmul.h: Arb's block algorithm) on views of the
+ * callers' arrays (exact float inputs make them exact integer products, rounded once to prec);
+ * the activations are Arb's rigorous erf, tanh, exp.
  * Shapes (row-major): X [rows, d], W1 [ff, d], Z = H = DZ [rows, ff], W2 [d, ff], Y = DY [rows, d]. */
 #include "ffn_mpfr.h"
 
@@ -12,33 +13,9 @@
 #include <arb_hypgeom.h>
 #include <arb_mat.h>
 
+#include "arb_matmul.h"
 #include "arb_round.h"
 #include "exact_mpfr.h"
-
-/* ---------------------------------------------------------------- matrices */
-
-/* m views p as an r × c row-major matrix (no copy); release with view_clear. */
-static int view_init(arb_mat_t m, arb_srcptr p, slong r, slong c)
-{
-    m->entries = (arb_ptr)p;
-    m->r = r;
-    m->c = c;
-    m->rows = flint_malloc((size_t)(r > 0 ? r : 1) * sizeof(arb_ptr));
-    for (slong i = 0; i < r; i++)
-        m->rows[i] = (arb_ptr)p + i * c;
-    return 0;
-}
-
-static void view_clear(arb_mat_t m) { flint_free(m->rows); }
-
-/* m = the r × c matrix v (row-major doubles), or its transpose (then m is c × r); exact. */
-static void mat_from_d(arb_mat_t m, const double *v, slong r, slong c, int transpose)
-{
-    arb_mat_init(m, transpose ? c : r, transpose ? r : c);
-    for (slong i = 0; i < r; i++)
-        for (slong j = 0; j < c; j++)
-            arb_set_d(transpose ? arb_mat_entry(m, j, i) : arb_mat_entry(m, i, j), v[i * c + j]);
-}
 
 /* ---------------------------------------------------------------- activations */
 
@@ -148,12 +125,14 @@ static void act_eval(arb_t a, arb_t da, const arb_t z, rn_activation act, const 
 
 /* ---------------------------------------------------------------- the forward half */
 
-/* What the backward needs of the forward: Z (after exact-zero repair), H = act(Z)·mask·s, DA = act'(Z). */
-typedef struct {
+/* What the backward needs of the forward: Z (after exact-zero repair), H = act(Z)·mask·s, DA = act'(Z).
+   (ffn_mpfr.h's opaque ffn_fwd: the block keeps it from its forward for its backward.) */
+struct ffn_fwd {
     arb_mat_t Z, H, DA;
     arb_t s;   /* 1/(1 - p) */
     int have_da;
-} fwd_state;
+};
+typedef struct ffn_fwd fwd_state;
 
 static int row_is_exact(arb_srcptr x, size_t n)
 {
@@ -183,12 +162,12 @@ static void fwd_run(fwd_state *S, arb_srcptr x, const ffn_args *F, slong prec, i
 {
     slong R = (slong)F->rows, D = (slong)F->d, FF = (slong)F->ff;
     arb_mat_t X, W1T;
-    view_init(X, x, R, D);
-    mat_from_d(W1T, F->w1, FF, D, 1);           /* [d, ff] */
+    ballmat_view(X, x, R, D);
+    ballmat_from_d(W1T, F->w1, FF, D, 1);       /* [d, ff] */
     arb_mat_init(S->Z, R, FF);
-    arb_mat_mul(S->Z, X, W1T, prec);            /* z = x·w1ᵀ */
+    ballmat_mul(S->Z, X, W1T, prec);            /* z = x·w1ᵀ */
     arb_mat_clear(W1T);
-    view_clear(X);
+    ballmat_view_clear(X);
     arb_t t;
     arb_init(t);
     for (slong r = 0; r < R; r++) {
@@ -271,59 +250,87 @@ static void col_sums(arb_ptr col, arb_srcptr m, slong R, slong n, slong prec)
     }
 }
 
-int ffn_arb_forward(arb_ptr y, arb_srcptr x, const ffn_args *F, slong prec)
+/* y [rows, d] = H·w2ᵀ + b2: the forward's output from its state. */
+static void fwd_output(arb_ptr y, const fwd_state *S, const ffn_args *F, slong prec)
 {
     slong R = (slong)F->rows, D = (slong)F->d, FF = (slong)F->ff;
-    if (R == 0)
+    arb_mat_t Y, W2T;
+    ballmat_view(Y, y, R, D);
+    ballmat_from_d(W2T, F->w2, D, FF, 1);       /* [ff, d] */
+    ballmat_mul(Y, S->H, W2T, prec);            /* y = h·w2ᵀ */
+    add_bias(y, F->b2, R, D, prec);
+    arb_mat_clear(W2T);
+    ballmat_view_clear(Y);
+}
+
+int ffn_arb_forward(arb_ptr y, arb_srcptr x, const ffn_args *F, slong prec)
+{
+    if (F->rows == 0)
         return 0;
     fwd_state S;
     fwd_run(&S, x, F, prec, 0);
-    arb_mat_t Y, W2T;
-    view_init(Y, y, R, D);
-    mat_from_d(W2T, F->w2, D, FF, 1);           /* [ff, d] */
-    arb_mat_mul(Y, S.H, W2T, prec);             /* y = h·w2ᵀ */
-    add_bias(y, F->b2, R, D, prec);
-    arb_mat_clear(W2T);
-    view_clear(Y);
+    fwd_output(y, &S, F, prec);
     fwd_clear(&S);
     return 0;
 }
 
-int ffn_arb_backward(arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2, arb_ptr db2,
-                     arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec)
+ffn_fwd *ffn_arb_forward_keep(arb_ptr y, arb_srcptr x, const ffn_args *F, slong prec)
+{
+    fwd_state *S = malloc(sizeof *S);
+    if (!S)
+        return NULL;
+    S->have_da = -1; /* no rows: nothing computed, nothing to clear */
+    if (F->rows == 0)
+        return S;
+    fwd_run(S, x, F, prec, 1);
+    fwd_output(y, S, F, prec);
+    return S;
+}
+
+void ffn_fwd_free(ffn_fwd *S)
+{
+    if (S && S->have_da >= 0)
+        fwd_clear(S);
+    free(S);
+}
+
+/* No rows: every gradient is an empty sum. */
+static void zero_grads(arb_ptr dw1, arb_ptr db1, arb_ptr dw2, arb_ptr db2, const ffn_args *F)
+{
+    slong D = (slong)F->d, FF = (slong)F->ff;
+    if (dw1)
+        _arb_vec_zero(dw1, FF * D);
+    if (db1)
+        _arb_vec_zero(db1, FF);
+    if (dw2)
+        _arb_vec_zero(dw2, D * FF);
+    if (db2)
+        _arb_vec_zero(db2, D);
+}
+
+/* The backward from the forward's state S (with DA): shapes as ffn_arb_backward's. */
+static void backward_from(const fwd_state *S, arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2,
+                          arb_ptr db2, arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec)
 {
     slong R = (slong)F->rows, D = (slong)F->d, FF = (slong)F->ff;
-    if (R == 0) { /* no rows: every gradient is an empty sum */
-        if (dw1)
-            _arb_vec_zero(dw1, FF * D);
-        if (db1)
-            _arb_vec_zero(db1, FF);
-        if (dw2)
-            _arb_vec_zero(dw2, D * FF);
-        if (db2)
-            _arb_vec_zero(db2, D);
-        return 0;
-    }
-    fwd_state S;
-    fwd_run(&S, x, F, prec, 1);
     arb_mat_t DY, W, DZ, V, T;
-    view_init(DY, dy, R, D);
+    ballmat_view(DY, dy, R, D);
     /* second layer: dh = dy·w2 [rows, ff]; dw2 = dyᵀ·h [d, ff]; db2 = Σ dy */
-    mat_from_d(W, F->w2, D, FF, 0);
+    ballmat_from_d(W, F->w2, D, FF, 0);
     arb_mat_init(DZ, R, FF);
-    arb_mat_mul(DZ, DY, W, prec);
+    ballmat_mul(DZ, DY, W, prec);
     arb_mat_clear(W);
     if (dw2) {
         arb_mat_init(T, D, R);
         arb_mat_transpose(T, DY);
-        view_init(V, dw2, D, FF);
-        arb_mat_mul(V, T, S.H, prec);
-        view_clear(V);
+        ballmat_view(V, dw2, D, FF);
+        ballmat_mul(V, T, S->H, prec);
+        ballmat_view_clear(V);
         arb_mat_clear(T);
     }
     if (db2)
         col_sums(db2, dy, R, D, prec);
-    view_clear(DY);
+    ballmat_view_clear(DY);
     /* dropout and activation: dz = act'(z)·dh·mask·s */
     for (slong r = 0; r < R; r++)
         for (slong j = 0; j < FF; j++) {
@@ -332,31 +339,54 @@ int ffn_arb_backward(arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2, arb_ptr 
                 if (F->mask[r * FF + j] == 0.0)
                     arb_zero(g);
                 else
-                    arb_mul(g, g, S.s, prec);
+                    arb_mul(g, g, S->s, prec);
             }
-            arb_mul(g, g, arb_mat_entry(S.DA, r, j), prec);
+            arb_mul(g, g, arb_mat_entry(S->DA, r, j), prec);
         }
     /* first layer: dx = dz·w1 [rows, d]; dw1 = dzᵀ·x [ff, d]; db1 = Σ dz */
-    mat_from_d(W, F->w1, FF, D, 0);
-    view_init(V, dx, R, D);
-    arb_mat_mul(V, DZ, W, prec);
-    view_clear(V);
+    ballmat_from_d(W, F->w1, FF, D, 0);
+    ballmat_view(V, dx, R, D);
+    ballmat_mul(V, DZ, W, prec);
+    ballmat_view_clear(V);
     arb_mat_clear(W);
     if (dw1) {
         arb_mat_t X;
-        view_init(X, x, R, D);
+        ballmat_view(X, x, R, D);
         arb_mat_init(T, FF, R);
         arb_mat_transpose(T, DZ);
-        view_init(V, dw1, FF, D);
-        arb_mat_mul(V, T, X, prec);
-        view_clear(V);
+        ballmat_view(V, dw1, FF, D);
+        ballmat_mul(V, T, X, prec);
+        ballmat_view_clear(V);
         arb_mat_clear(T);
-        view_clear(X);
+        ballmat_view_clear(X);
     }
     if (db1)
         col_sums(db1, DZ->entries, R, FF, prec);
     arb_mat_clear(DZ);
+}
+
+int ffn_arb_backward(arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2, arb_ptr db2,
+                     arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec)
+{
+    if (F->rows == 0) {
+        zero_grads(dw1, db1, dw2, db2, F);
+        return 0;
+    }
+    fwd_state S;
+    fwd_run(&S, x, F, prec, 1);
+    backward_from(&S, dx, dw1, db1, dw2, db2, x, dy, F, prec);
     fwd_clear(&S);
+    return 0;
+}
+
+int ffn_arb_backward_from(const ffn_fwd *S, arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2,
+                          arb_ptr db2, arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec)
+{
+    if (F->rows == 0) {
+        zero_grads(dw1, db1, dw2, db2, F);
+        return 0;
+    }
+    backward_from(S, dx, dw1, db1, dw2, db2, x, dy, F, prec);
     return 0;
 }
 

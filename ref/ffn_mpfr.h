@@ -54,9 +54,20 @@ typedef struct {
    Returns 0, or -1 on allocation failure. */
 int ffn_arb_forward(arb_ptr y, arb_srcptr x, const ffn_args *F, slong prec);
 /* Gradients (overwritten, not accumulated) of sum(dy ⊙ y): dx [rows, d], dw1 [ff, d], db1 [ff],
-   dw2 [d, ff], db2 [d]; any of dw1, db1, dw2, db2 may be NULL (not wanted).  Recomputes the forward. */
+   dw2 [d, ff], db2 [d]; any of dw1, db1, dw2, db2 may be NULL (not wanted).  Recomputes the forward
+   (ffn_arb_backward_from below starts from a kept one). */
 int ffn_arb_backward(arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2, arb_ptr db2,
                      arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec);
+
+/* The same forward, keeping what the backward needs (z, act(z)·mask·s, act'(z)) so that a caller
+   running both at one precision (the block twin) evaluates the forward once: returns the state
+   (NULL on allocation failure), which ffn_arb_backward_from(S, ...) then uses in place of
+   recomputing it; same x, F and prec.  Release with ffn_fwd_free. */
+typedef struct ffn_fwd ffn_fwd;
+ffn_fwd *ffn_arb_forward_keep(arb_ptr y, arb_srcptr x, const ffn_args *F, slong prec);
+int ffn_arb_backward_from(const ffn_fwd *S, arb_ptr dx, arb_ptr dw1, arb_ptr db1, arb_ptr dw2,
+                          arb_ptr db2, arb_srcptr x, arb_srcptr dy, const ffn_args *F, slong prec);
+void ffn_fwd_free(ffn_fwd *S);
 
 /* The rounded entry points: x [rows, d], dy [rows, d] doubles; outputs rounded once to `out`.
    db1, db2 may be NULL (not wanted). */
