@@ -33,7 +33,11 @@ run_copy() {
   rm -rf "$tmp"
   grep -E '^\[wp\] \[[^]]*\] Goal ' "$log" | grep -v ' : Valid' | sed 's/^\[wp\] \[[^]]*\] Goal /  unproved: /'
   grep -qE '^\[wp\] \[[^]]*\] Goal ' "$log" || { echo "  (no goal found: see $log)"; return 2; }
-  ! grep -E '^\[wp\] \[[^]]*\] Goal ' "$log" | grep -qv ' : Valid'
+  # count, not grep -q: under pipefail an early-exiting grep -q can make the first grep die of SIGPIPE,
+  # and the pipeline's status would then say "no unproved goal" (a rejected mutant read as accepted)
+  local unproved
+  unproved=$(grep -E '^\[wp\] \[[^]]*\] Goal ' "$log" | grep -vc ' : Valid')
+  [ "$unproved" -eq 0 ]
 }
 
 echo "control (ref/ unpatched): every goal must be proved"

@@ -20,7 +20,7 @@ function kernel(g,   fl) {
   if (g ~ /^layernorm_forward_f64/) return "layernorm_forward_f64"
   if (g ~ /^layernorm_backward_f32/) return "layernorm_backward_f32"
   if (g ~ /^layernorm_backward_f64/) return "layernorm_backward_f64"
-  if (g ~ /^lemma_row_offset/) return "drivers_lemma_row_offset"
+  if (g ~ /^lemma_row(s_before|_offset)/) return "drivers_lemma_row_offset"
   if (g ~ /^sqrtf_/) return "layernorm_row_forward_f32"   # smoke test of the call to sqrtf
   if (g ~ /^sqrt_/) return "layernorm_row_forward_f64"
   return "other"
