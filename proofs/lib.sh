@@ -68,6 +68,7 @@ proof_soundness_greps() {
 }
 
 # ---- 1. EVA, in the background (float and double in parallel) ----------------------------------
+# EVA_CPP_EXTRA, if set, is added to the preprocessor options (LayerNorm: -DRESNORM_EVA, specs/fperr.h).
 # FILE.c...: the kernels and the harness (EVA_UNROLL, if set, overrides the unrolling EVA_NMAX + 4); the harness selects the precision with -DEVA_ONLY_F32 /
 # -DEVA_ONLY_F64 and the size with EVA_NMAX.
 proof_eva_start() {
@@ -79,7 +80,7 @@ proof_eva_start() {
     -eva-subdivide-non-linear 16 -eva-msg-key=-loop-unroll"
   for p in F32 F64; do
     # shellcheck disable=SC2086
-    frama-c -cpp-extra-args="$CPP -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$@" \
+    frama-c -cpp-extra-args="$CPP ${EVA_CPP_EXTRA:-} -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$@" \
       $opts > "$OUT/eva_$p.log" 2>&1 &
     eval "eva_pid_$p=$!"
   done
@@ -162,6 +163,8 @@ proof_summary() {
   local logs=("$OUT/wp.log")
   [ "$PROOF_GAPPA" -eq 1 ] && logs+=("$OUT/gappa.log" "$OUT/gappa_smt.log")
   [ "$PROOF_FLOAT" -eq 1 ] && logs+=("$OUT/float_gappa.log" "$OUT/float_smt.log" "$OUT/float_lemmas.log")
+  # further WP logs of the family's own runs (e.g. LayerNorm's rows run: $OUT/rows.log)
+  [ -n "${PROOF_EXTRA_LOGS:-}" ] && logs+=(${PROOF_EXTRA_LOGS})
   t1=$(date +%s)
   awk -v eva32="$eva_f32" -v eva64="$eva_f64" -v evanmax="$EVA_NMAX" -v secs=$((t1 - t0)) \
       -v json="$json" "$@" -f "$family" -f proofs/wp_summary.awk "${logs[@]}" || status=1

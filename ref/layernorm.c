@@ -10,11 +10,11 @@
    one point, proved once here with no other context, and called where they are used. */
 /*@ ghost
   /@ assigns \nothing;
-     ensures sq_nonneg: a * a >= 0; @/
+     ensures sq_nonneg: LN_NOT_EVA(a * a >= 0); @/
   static void lemma_sq_nonneg_f32(float a) {}
 
   /@ assigns \nothing;
-     ensures sq_nonneg: a * a >= 0; @/
+     ensures sq_nonneg: LN_EXACT(a * a >= 0); @/
   static void lemma_sq_nonneg_f64(double a) {}
 
   /@ requires r_range: 0 <= r < rows;
@@ -25,6 +25,14 @@
   static void lemma_row_offset(int r, int rows, int n) {
     /@ assert row_mono: (r + 1) * n <= rows * n; @/
   }
+
+  // Every row q before row r ends at or before row r starts: q*n + n <= r*n ((r - q - 1) * n >= 0).
+  /@ requires r_nonneg: 0 <= r;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures rows_before: \forall integer q; 0 <= q < r ==>
+       0 <= ln_row_start(q, n) && ln_row_start(q, n) + n <= ln_row_start(r, n); @/
+  static void lemma_rows_before(int r, int n) {}
 */
 
 /* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand).
@@ -321,28 +329,28 @@ void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
-    ensures dx_def: \forall integer k; 0 <= k < n ==>
-      dx[k] == ln_dx_v(ln_mul(\old(dy[k]), \old(gamma[k])), mean_g, ln_xhat_v(\old(x[k]), mean, rstd), mean_gx, rstd);
-    ensures dgamma_acc: \forall integer k; 0 <= k < n ==>
-      dgamma[k] == ln_acc_prod(\old(dgamma[k]), \old(dy[k]), ln_xhat_v(\old(x[k]), mean, rstd));
-    ensures dbeta_acc: \forall integer k; 0 <= k < n ==> dbeta[k] == \old(dbeta[k]) + \old(dy[k]);
+    ensures dx_def: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dx[k] == ln_dx_v(ln_mul(\old(dy[k]), \old(gamma[k])), mean_g, ln_xhat_v(\old(x[k]), mean, rstd), mean_gx, rstd));
+    ensures dgamma_acc: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dgamma[k] == ln_acc_prod(\old(dgamma[k]), \old(dy[k]), ln_xhat_v(\old(x[k]), mean, rstd)));
+    ensures dbeta_acc: LN_EXACT(\forall integer k; 0 <= k < n ==> dbeta[k] == \old(dbeta[k]) + \old(dy[k]));
 */
 static void ln_backward_apply_f32(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
                                  const float *gamma, float mean, float rstd, float mean_g, float mean_gx, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant dbeta_done: \forall integer k; 0 <= k < i ==> dbeta[k] == \at(dbeta[k], Pre) + \at(dy[k], Pre);
-        loop invariant dbeta_todo: \forall integer k; i <= k < n ==> dbeta[k] == \at(dbeta[k], Pre);
-        loop invariant dgamma_done: \forall integer k; 0 <= k < i ==>
-          dgamma[k] == ln_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), ln_xhat_v(\at(x[k], Pre), mean, rstd));
-        loop invariant dgamma_todo: \forall integer k; i <= k < n ==> dgamma[k] == \at(dgamma[k], Pre);
-        loop invariant dx_done: \forall integer k; 0 <= k < i ==>
-          dx[k] == ln_dx_v(ln_mul(\at(dy[k], Pre), \at(gamma[k], Pre)), mean_g, ln_xhat_v(\at(x[k], Pre), mean, rstd), mean_gx, rstd);
+        loop invariant dbeta_done: LN_EXACT(\forall integer k; 0 <= k < i ==> dbeta[k] == \at(dbeta[k], Pre) + \at(dy[k], Pre));
+        loop invariant dbeta_todo: LN_EXACT(\forall integer k; i <= k < n ==> dbeta[k] == \at(dbeta[k], Pre));
+        loop invariant dgamma_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dgamma[k] == ln_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), ln_xhat_v(\at(x[k], Pre), mean, rstd)));
+        loop invariant dgamma_todo: LN_EXACT(\forall integer k; i <= k < n ==> dgamma[k] == \at(dgamma[k], Pre));
+        loop invariant dx_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dx[k] == ln_dx_v(ln_mul(\at(dy[k], Pre), \at(gamma[k], Pre)), mean_g, ln_xhat_v(\at(x[k], Pre), mean, rstd), mean_gx, rstd));
         loop assigns i, dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre);
-        //@ assert frame_acc: \forall integer k; k == i ==> dgamma[k] == \at(dgamma[k], Pre) && dbeta[k] == \at(dbeta[k], Pre);
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre));
+        //@ assert frame_acc: LN_EXACT(\forall integer k; k == i ==> dgamma[k] == \at(dgamma[k], Pre) && dbeta[k] == \at(dbeta[k], Pre));
         float xhat = ln_xhat_f32(x[i], mean, rstd);
         float g = ln_mul_f32(dy[i], gamma[i]);
         dbeta[i] += dy[i];
@@ -357,8 +365,8 @@ void layernorm_row_backward_f32(float *dx, float *dgamma, float *dbeta, const fl
     /* First pass: the two row reductions, mean(g) and mean(g * xhat). */
     float sum_g = 0.0f, sum_gx = 0.0f;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant sum_g_def: sum_g == ln_sum_g(dy, gamma, i);
-        loop invariant sum_gx_def: sum_gx == ln_sum_gx(dy, gamma, x, mean, rstd, i);
+        loop invariant sum_g_def: LN_EXACT(sum_g == ln_sum_g(dy, gamma, i));
+        loop invariant sum_gx_def: LN_EXACT(sum_gx == ln_sum_gx(dy, gamma, x, mean, rstd, i));
         loop assigns i, sum_g, sum_gx;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
@@ -377,12 +385,39 @@ void layernorm_row_backward_f32(float *dx, float *dgamma, float *dbeta, const fl
 void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, const float *gamma,
                            const float *beta, int rows, int n, float eps)
 {
+    /* Rows 0 .. r-1 are done (rows run only, LN_ROWS): y of row q is the affine map of x's row q
+       (as at entry) with that row's own statistics mean[q], rstd[q]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        loop invariant x_same: LN_ROWS(\forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre));
+        loop invariant gb_same: LN_ROWS(\forall integer k; 0 <= k < n ==>
+          gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
+        loop invariant y_done: LN_ROWS(\forall integer q; 0 <= q < r ==>
+          ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n));
         loop assigns r, y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_row_offset(r, rows, n);
+        //@ ghost lemma_rows_before(r, n);
+        //@ assert row_at: LN_ROWS(r * n == ln_row_start(r, n));
         layernorm_row_forward_f32(y + r * n, mean + r, rstd + r, x + r * n, gamma, beta, n, eps);
+        /* The call wrote row r only: the rows before it, and their statistics, are unchanged. */
+        /*@ assert frame_stats: LN_ROWS(\forall integer q; 0 <= q < r ==>
+              mean[q] == \at(mean[q], LoopCurrent) && rstd[q] == \at(rstd[q], LoopCurrent)); */
+        /*@ assert frame_y: LN_ROWS(\forall integer k; 0 <= k < ln_row_start(r, n) ==>
+              y[k] == \at(y[k], LoopCurrent)); */
+        /* Row r is done (the call's y_stats, with x_same; q is bound since r, a C local, cannot
+           appear under \at(..., Pre)), in the shape of y_done. */
+        /*@ assert row_r: LN_ROWS(\forall integer q, i; q == r && 0 <= i < n ==>
+              y[ln_row_start(q, n) + i] == ln_affine(\at(x[ln_row_start(q, n) + i], Pre), mean[q], rstd[q],
+                                                     \at(gamma[i], Pre), \at(beta[i], Pre))); */
+        /*@ assert idx_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= ln_row_start(q, n) + i < ln_row_start(r, n)); */
+        /*@ assert y_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              y[ln_row_start(q, n) + i] == \at(y[ln_row_start(q, n) + i], LoopCurrent)); */
+        /*@ assert rows_old: LN_ROWS(\forall integer q; 0 <= q < r ==>
+              ln_row_affine{Pre, LoopCurrent}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n) &&
+              ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n)); */
+        //@ assert row_new: LN_ROWS(ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, r, r * n, n));
     }
 }
 
@@ -406,42 +441,42 @@ void layernorm_backward_f32(float *dx, float *dgamma, float *dbeta, const float 
    and the loop proofs are about framing only.  Same operations, same order (static inline: the
    compiled code is the same). */
 /*@ assigns \nothing;
-    ensures affine: \result == ln_affine(xi, m, r, g, b); */
+    ensures affine: LN_EXACT(\result == ln_affine(xi, m, r, g, b)); */
 static inline double ln_affine_f64(double xi, double m, double r, double g, double b)
 {
     return (xi - m) * r * g + b;
 }
 
 /*@ assigns \nothing;
-    ensures div: \result == ln_div(a, b); */
+    ensures div: LN_EXACT(\result == ln_div(a, b)); */
 static inline double ln_div_f64(double a, double b)
 {
     return a / b;
 }
 
 /*@ assigns \nothing;
-    ensures mul: \result == ln_mul(a, b); */
+    ensures mul: LN_EXACT(\result == ln_mul(a, b)); */
 static inline double ln_mul_f64(double a, double b)
 {
     return a * b;
 }
 
 /*@ assigns \nothing;
-    ensures xhat: \result == ln_xhat_v(xi, m, r); */
+    ensures xhat: LN_EXACT(\result == ln_xhat_v(xi, m, r)); */
 static inline double ln_xhat_f64(double xi, double m, double r)
 {
     return (xi - m) * r;
 }
 
 /*@ assigns \nothing;
-    ensures acc_prod: \result == ln_acc_prod(acc, a, b); */
+    ensures acc_prod: LN_EXACT(\result == ln_acc_prod(acc, a, b)); */
 static inline double ln_acc_prod_f64(double acc, double a, double b)
 {
     return acc + a * b; /* dgamma[i] += dy[i] * xhat */
 }
 
 /*@ assigns \nothing;
-    ensures dx: \result == ln_dx_v(g, mean_g, xhat, mean_gx, r); */
+    ensures dx: LN_EXACT(\result == ln_dx_v(g, mean_g, xhat, mean_gx, r)); */
 static inline double ln_dx_f64(double g, double mean_g, double xhat, double mean_gx, double r)
 {
     return (g - mean_g - xhat * mean_gx) * r;
@@ -453,7 +488,7 @@ void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const doub
 {
     double sum = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant sum_def: sum == ln_sum(x, i);
+        loop invariant sum_def: LN_EXACT(sum == ln_sum(x, i));
         loop assigns i, sum;
         loop variant n - i; */
     for (int i = 0; i < n; i++)
@@ -462,8 +497,8 @@ void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const doub
 
     double ssd = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant ssd_def: ssd == ln_ssd(x, m, i);
-        loop invariant ssd_nonneg: ssd >= 0;
+        loop invariant ssd_def: LN_EXACT(ssd == ln_ssd(x, m, i));
+        loop invariant ssd_nonneg: LN_EXACT(ssd >= 0);
         loop assigns i, ssd;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
@@ -475,12 +510,12 @@ void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const doub
     double r = 1.0 / sqrt(var + eps);
 
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant y_def: \forall integer k; 0 <= k < i ==>
-          y[k] == ln_affine(\at(x[k], Pre), m, r, \at(gamma[k], Pre), \at(beta[k], Pre));
+        loop invariant y_def: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          y[k] == ln_affine(\at(x[k], Pre), m, r, \at(gamma[k], Pre), \at(beta[k], Pre)));
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre);
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
         y[i] = ln_affine_f64(x[i], m, r, gamma[i], beta[i]);
     }
     *mean = m;
@@ -499,28 +534,28 @@ void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const doub
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
-    ensures dx_def: \forall integer k; 0 <= k < n ==>
-      dx[k] == ln_dx_v(ln_mul(\old(dy[k]), \old(gamma[k])), mean_g, ln_xhat_v(\old(x[k]), mean, rstd), mean_gx, rstd);
-    ensures dgamma_acc: \forall integer k; 0 <= k < n ==>
-      dgamma[k] == ln_acc_prod(\old(dgamma[k]), \old(dy[k]), ln_xhat_v(\old(x[k]), mean, rstd));
-    ensures dbeta_acc: \forall integer k; 0 <= k < n ==> dbeta[k] == \old(dbeta[k]) + \old(dy[k]);
+    ensures dx_def: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dx[k] == ln_dx_v(ln_mul(\old(dy[k]), \old(gamma[k])), mean_g, ln_xhat_v(\old(x[k]), mean, rstd), mean_gx, rstd));
+    ensures dgamma_acc: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dgamma[k] == ln_acc_prod(\old(dgamma[k]), \old(dy[k]), ln_xhat_v(\old(x[k]), mean, rstd)));
+    ensures dbeta_acc: LN_EXACT(\forall integer k; 0 <= k < n ==> dbeta[k] == \old(dbeta[k]) + \old(dy[k]));
 */
 static void ln_backward_apply_f64(double *dx, double *dgamma, double *dbeta, const double *dy, const double *x,
                                  const double *gamma, double mean, double rstd, double mean_g, double mean_gx, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant dbeta_done: \forall integer k; 0 <= k < i ==> dbeta[k] == \at(dbeta[k], Pre) + \at(dy[k], Pre);
-        loop invariant dbeta_todo: \forall integer k; i <= k < n ==> dbeta[k] == \at(dbeta[k], Pre);
-        loop invariant dgamma_done: \forall integer k; 0 <= k < i ==>
-          dgamma[k] == ln_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), ln_xhat_v(\at(x[k], Pre), mean, rstd));
-        loop invariant dgamma_todo: \forall integer k; i <= k < n ==> dgamma[k] == \at(dgamma[k], Pre);
-        loop invariant dx_done: \forall integer k; 0 <= k < i ==>
-          dx[k] == ln_dx_v(ln_mul(\at(dy[k], Pre), \at(gamma[k], Pre)), mean_g, ln_xhat_v(\at(x[k], Pre), mean, rstd), mean_gx, rstd);
+        loop invariant dbeta_done: LN_EXACT(\forall integer k; 0 <= k < i ==> dbeta[k] == \at(dbeta[k], Pre) + \at(dy[k], Pre));
+        loop invariant dbeta_todo: LN_EXACT(\forall integer k; i <= k < n ==> dbeta[k] == \at(dbeta[k], Pre));
+        loop invariant dgamma_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dgamma[k] == ln_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), ln_xhat_v(\at(x[k], Pre), mean, rstd)));
+        loop invariant dgamma_todo: LN_EXACT(\forall integer k; i <= k < n ==> dgamma[k] == \at(dgamma[k], Pre));
+        loop invariant dx_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dx[k] == ln_dx_v(ln_mul(\at(dy[k], Pre), \at(gamma[k], Pre)), mean_g, ln_xhat_v(\at(x[k], Pre), mean, rstd), mean_gx, rstd));
         loop assigns i, dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre);
-        //@ assert frame_acc: \forall integer k; k == i ==> dgamma[k] == \at(dgamma[k], Pre) && dbeta[k] == \at(dbeta[k], Pre);
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre));
+        //@ assert frame_acc: LN_EXACT(\forall integer k; k == i ==> dgamma[k] == \at(dgamma[k], Pre) && dbeta[k] == \at(dbeta[k], Pre));
         double xhat = ln_xhat_f64(x[i], mean, rstd);
         double g = ln_mul_f64(dy[i], gamma[i]);
         dbeta[i] += dy[i];
@@ -535,8 +570,8 @@ void layernorm_row_backward_f64(double *dx, double *dgamma, double *dbeta, const
 {
     double sum_g = 0.0, sum_gx = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant sum_g_def: sum_g == ln_sum_g(dy, gamma, i);
-        loop invariant sum_gx_def: sum_gx == ln_sum_gx(dy, gamma, x, mean, rstd, i);
+        loop invariant sum_g_def: LN_EXACT(sum_g == ln_sum_g(dy, gamma, i));
+        loop invariant sum_gx_def: LN_EXACT(sum_gx == ln_sum_gx(dy, gamma, x, mean, rstd, i));
         loop assigns i, sum_g, sum_gx;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
@@ -555,12 +590,39 @@ void layernorm_row_backward_f64(double *dx, double *dgamma, double *dbeta, const
 void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *x,
                            const double *gamma, const double *beta, int rows, int n, double eps)
 {
+    /* Rows 0 .. r-1 are done (rows run only, LN_ROWS): y of row q is the affine map of x's row q
+       (as at entry) with that row's own statistics mean[q], rstd[q]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        loop invariant x_same: LN_ROWS(\forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre));
+        loop invariant gb_same: LN_ROWS(\forall integer k; 0 <= k < n ==>
+          gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
+        loop invariant y_done: LN_ROWS(\forall integer q; 0 <= q < r ==>
+          ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n));
         loop assigns r, y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_row_offset(r, rows, n);
+        //@ ghost lemma_rows_before(r, n);
+        //@ assert row_at: LN_ROWS(r * n == ln_row_start(r, n));
         layernorm_row_forward_f64(y + r * n, mean + r, rstd + r, x + r * n, gamma, beta, n, eps);
+        /* The call wrote row r only: the rows before it, and their statistics, are unchanged. */
+        /*@ assert frame_stats: LN_ROWS(\forall integer q; 0 <= q < r ==>
+              mean[q] == \at(mean[q], LoopCurrent) && rstd[q] == \at(rstd[q], LoopCurrent)); */
+        /*@ assert frame_y: LN_ROWS(\forall integer k; 0 <= k < ln_row_start(r, n) ==>
+              y[k] == \at(y[k], LoopCurrent)); */
+        /* Row r is done (the call's y_stats, with x_same; q is bound since r, a C local, cannot
+           appear under \at(..., Pre)), in the shape of y_done. */
+        /*@ assert row_r: LN_ROWS(\forall integer q, i; q == r && 0 <= i < n ==>
+              y[ln_row_start(q, n) + i] == ln_affine(\at(x[ln_row_start(q, n) + i], Pre), mean[q], rstd[q],
+                                                     \at(gamma[i], Pre), \at(beta[i], Pre))); */
+        /*@ assert idx_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= ln_row_start(q, n) + i < ln_row_start(r, n)); */
+        /*@ assert y_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              y[ln_row_start(q, n) + i] == \at(y[ln_row_start(q, n) + i], LoopCurrent)); */
+        /*@ assert rows_old: LN_ROWS(\forall integer q; 0 <= q < r ==>
+              ln_row_affine{Pre, LoopCurrent}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n) &&
+              ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n)); */
+        //@ assert row_new: LN_ROWS(ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, r, r * n, n));
     }
 }
 

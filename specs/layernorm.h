@@ -38,6 +38,9 @@
  * finite |x[i]| <= 2^40, finite eps <= 1).  layernorm_row_forward_f32's float postconditions:
  *   mean_err:     |*mean - mean(x)| <= E_m = 1.001 (n + 1) u (1/n) sum_i |x_i| + 2^-150, u = 2^-24
  *   rstd_not_nan: the two-pass variance is >= 0, so rstd is never NaN.
+ * The rows x n forward drivers (rows run, -DRESNORM_WP_ROWS: LN_ROWS in specs/fperr.h):
+ *   y_rows: every row r of y is ln_affine of row r of x with the stored mean[r], rstd[r]
+ *   (ln_row_affine, specs/layernorm_model.h); from the row kernel's pointwise postcondition y_stats.
  * For double, the float error of the mean's sum is proved on a proof copy of the first loop only
  * (proofs/sum_error.c): |fl(sum) - sum_i x_i| <= 1.001 * n * 2^-53 * sum_i |x_i|, 1 <= n <= 4096.
  */
@@ -56,9 +59,11 @@
     requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
     requires fl_range: LN_FLOAT(ln_in_range32(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *mean, *rstd;
-    ensures mean_def: LN_EXACT(*mean == ln_mean{Pre}(x, n));
-    ensures rstd_def: LN_EXACT(*rstd == ln_rstd{Pre}(x, n, eps));
-    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
+    ensures mean_def: LN_ROWMODEL(*mean == ln_mean{Pre}(x, n));
+    ensures rstd_def: LN_ROWMODEL(*rstd == ln_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
+    ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      y[i] == ln_affine(\old(x[i]), *mean, *rstd, \old(gamma[i]), \old(beta[i])));
     ensures mean_err: LN_FLOAT(\abs(*mean - ln_mean{Pre}(x, n)) <= ln_err_mean32{Pre}(x, n));
     ensures rstd_not_nan: LN_FLOAT(!\is_NaN(*rstd));
 */
@@ -77,9 +82,11 @@ void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *
     requires sep_gamma: \separated(y + (0 .. n - 1), mean, rstd, gamma + (0 .. n - 1));
     requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
     assigns y[0 .. n - 1], *mean, *rstd;
-    ensures mean_def: LN_EXACT(*mean == ln_mean{Pre}(x, n));
-    ensures rstd_def: LN_EXACT(*rstd == ln_rstd{Pre}(x, n, eps));
-    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
+    ensures mean_def: LN_ROWMODEL(*mean == ln_mean{Pre}(x, n));
+    ensures rstd_def: LN_ROWMODEL(*rstd == ln_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
+    ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      y[i] == ln_affine(\old(x[i]), *mean, *rstd, \old(gamma[i]), \old(beta[i])));
 */
 void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const double *x,
                                const double *gamma, const double *beta, int n, double eps);
@@ -95,11 +102,11 @@ void layernorm_row_forward_f64(double *y, double *mean, double *rstd, const doub
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
-    ensures dx_def: \forall integer i; 0 <= i < n ==>
-      dx[i] == ln_dx{Pre}(dy, gamma, x, mean, rstd, n, i);
-    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
-      dgamma[i] == ln_acc_prod(\old(dgamma[i]), \old(dy[i]), ln_xhat{Pre}(x, mean, rstd, i));
-    ensures dbeta_acc: \forall integer i; 0 <= i < n ==> dbeta[i] == \old(dbeta[i]) + \old(dy[i]);
+    ensures dx_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dx[i] == ln_dx{Pre}(dy, gamma, x, mean, rstd, n, i));
+    ensures dgamma_acc: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dgamma[i] == ln_acc_prod(\old(dgamma[i]), \old(dy[i]), ln_xhat{Pre}(x, mean, rstd, i)));
+    ensures dbeta_acc: LN_EXACT(\forall integer i; 0 <= i < n ==> dbeta[i] == \old(dbeta[i]) + \old(dy[i]));
 */
 void layernorm_row_backward_f32(float *dx, float *dgamma, float *dbeta, const float *dy,
                                 const float *x, const float *gamma, float mean, float rstd, int n);
@@ -114,11 +121,11 @@ void layernorm_row_backward_f32(float *dx, float *dgamma, float *dbeta, const fl
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), dbeta + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
-    ensures dx_def: \forall integer i; 0 <= i < n ==>
-      dx[i] == ln_dx{Pre}(dy, gamma, x, mean, rstd, n, i);
-    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
-      dgamma[i] == ln_acc_prod(\old(dgamma[i]), \old(dy[i]), ln_xhat{Pre}(x, mean, rstd, i));
-    ensures dbeta_acc: \forall integer i; 0 <= i < n ==> dbeta[i] == \old(dbeta[i]) + \old(dy[i]);
+    ensures dx_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dx[i] == ln_dx{Pre}(dy, gamma, x, mean, rstd, n, i));
+    ensures dgamma_acc: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dgamma[i] == ln_acc_prod(\old(dgamma[i]), \old(dy[i]), ln_xhat{Pre}(x, mean, rstd, i)));
+    ensures dbeta_acc: LN_EXACT(\forall integer i; 0 <= i < n ==> dbeta[i] == \old(dbeta[i]) + \old(dy[i]));
 */
 void layernorm_row_backward_f64(double *dx, double *dgamma, double *dbeta, const double *dy,
                                 const double *x, const double *gamma, double mean, double rstd,
@@ -143,6 +150,8 @@ void layernorm_row_backward_f64(double *dx, double *dgamma, double *dbeta, const
     requires sep_beta: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
                                    beta + (0 .. n - 1));
     assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
+    ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
+      ln_row_affine{Pre, Post}(y, mean, rstd, x, gamma, beta, r, ln_row_start(r, n), n));
 */
 void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, const float *gamma,
                            const float *beta, int rows, int n, float eps);
@@ -164,6 +173,8 @@ void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, c
     requires sep_beta: \separated(y + (0 .. rows * n - 1), mean + (0 .. rows - 1), rstd + (0 .. rows - 1),
                                    beta + (0 .. n - 1));
     assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
+    ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
+      ln_row_affine{Pre, Post}(y, mean, rstd, x, gamma, beta, r, ln_row_start(r, n), n));
 */
 void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *x,
                            const double *gamma, const double *beta, int rows, int n, double eps);

@@ -39,6 +39,29 @@
   logic real ln_mul(real a, real b) = a * b;
   logic real ln_div(real a, real b) = a / b;
 
+  // First index of row r in row-major [rows x n] data.  A named function rather than r * n in the
+  // drivers' quantified statements, so that the provers' instantiation sees one term shape (WP's
+  // simplifier orders the factors of q * n differently in different goals).  The guard 0 <= r (rows
+  // are never negative) keeps the body from being "trivial": Why3 inlines a trivial definition such
+  // as r * n, and the quantified lemmas then have no trigger the solvers can match.
+  logic integer ln_row_start(integer r, integer n) = 0 <= r ? r * n : 0;
+
+  // Row q of the drivers' output, starting at index s (= ln_row_start(q, n)), is done: y's row (at L2)
+  // is the affine map of x's row (at L1) with the row's own statistics mean[q], rstd[q] (at L2).  A
+  // predicate, so that the drivers' loop step "rows < r done and row r done ==> rows <= r done" is one
+  // case split on q; the start s is a parameter so that WP's simplifier sees r * n and
+  // ln_row_start(r, n) (equal, assertion row_at) as one term.
+  predicate ln_row_affine{L1, L2}(float *y, float *mean, float *rstd, float *x, float *gamma,
+                                  float *beta, integer q, integer s, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(y[s + i], L2) == ln_affine(\at(x[s + i], L1), \at(mean[q], L2), \at(rstd[q], L2),
+                                     \at(gamma[i], L1), \at(beta[i], L1));
+  predicate ln_row_affine{L1, L2}(double *y, double *mean, double *rstd, double *x, double *gamma,
+                                  double *beta, integer q, integer s, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(y[s + i], L2) == ln_affine(\at(x[s + i], L1), \at(mean[q], L2), \at(rstd[q], L2),
+                                     \at(gamma[i], L1), \at(beta[i], L1));
+
   // ---- forward ----
   logic real ln_sum{L}(float *x, integer n) =
     n <= 0 ? 0.0 : ln_sum(x, n - 1) + x[n - 1];
