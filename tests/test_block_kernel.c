@@ -89,57 +89,39 @@ static block_args args_of(const bdata *D, block_layer *L)
     static TY *zeros_##sfx(size_t n) { return calloc(n ? n : 1, sizeof(TY)); }                     \
     static void run_##sfx(const bdata *D, double **out)                                            \
     {                                                                                              \
-        size_t N = nrd(D), R = (size_t)D->B * (size_t)D->T, F = R * (size_t)D->ff,                 \
-               A = R * (size_t)D->H * (size_t)D->T, R3 = 3 * N, T2 = 2 * (size_t)D->T;          \
+        size_t N = nrd(D), NP_ALL = (size_t)block_params_size(D->d, D->ff);                        \
         TY *x = conv_##sfx(D->x, N), *kpm = conv_##sfx(D->kpm, (size_t)D->B * (size_t)D->T);        \
-        TY *par[NP], *mask[NM];                                                                    \
-        for (int j = 0; j < NP; j++)                                                               \
-            par[j] = conv_##sfx(D->par[j], pcount(D, j));                                          \
+        TY *params = zeros_##sfx(NP_ALL), *mask[NM];                                               \
+        for (int j = 0, o = 0; j < NP; o += (int)pcount(D, j), j++) /* specs/block.h's layout */  \
+            for (size_t i = 0; i < pcount(D, j); i++)                                              \
+                params[(size_t)o + i] = (TY)D->par[j][i];                                          \
         for (int k = 0; k < NM; k++)                                                               \
             mask[k] = conv_##sfx(D->mask[k], mcount(D, k));                                        \
-        block_params_##sfx P = {par[0], par[1], par[2],  par[3],  par[4],  par[5],  par[6],        \
-                                par[7], par[8], par[9], par[10], par[11], mask[0], mask[1],        \
-                                mask[2], mask[3]};                                                 \
-        block_cache_##sfx C = {zeros_##sfx(N),  zeros_##sfx(R),  zeros_##sfx(R), zeros_##sfx(R3),  \
-                               zeros_##sfx(A),  zeros_##sfx(N),  zeros_##sfx(T2), zeros_##sfx(N),  \
-                               zeros_##sfx(N),  zeros_##sfx(N),  zeros_##sfx(R), zeros_##sfx(R),   \
-                               zeros_##sfx(F),  zeros_##sfx(F),  zeros_##sfx(N), zeros_##sfx(N)};  \
+        TY *acts = zeros_##sfx((size_t)block_acts_size(D->B, D->T, D->d, D->H, D->ff));            \
         TY *y = zeros_##sfx(N);                                                                    \
-        block_forward_##sfx(y, &C, x, &P, kpm, (TY)D->p, (TY)D->eps, D->post, D->act, D->causal,   \
-                            D->B, D->T, D->d, D->H, D->ff);                                        \
+        block_forward_##sfx(y, acts, x, params, kpm, mask[0], mask[1], mask[2], mask[3], (TY)D->p, \
+                            (TY)D->eps, D->post, D->act, D->causal, D->B, D->T, D->d, D->H, D->ff); \
         out[0] = calloc(N, sizeof(double));                                                        \
         for (size_t i = 0; i < N; i++)                                                             \
             out[0][i] = y[i];                                                                      \
         if (D->dy) {                                                                               \
-            TY *dy = conv_##sfx(D->dy, N), *dx = zeros_##sfx(N), *g[NP];                           \
-            for (int j = 0; j < NP; j++)                                                           \
-                g[j] = zeros_##sfx(pcount(D, j));                                                  \
-            block_grads_##sfx G = {g[0], g[1], g[2], g[3], g[4], g[5],                             \
-                                   g[6], g[7], g[8], g[9], g[10], g[11]};                          \
-            block_scratch_##sfx S = {zeros_##sfx(N), zeros_##sfx(N), zeros_##sfx(R3),             \
-                                     zeros_##sfx(N), zeros_##sfx(F), zeros_##sfx(T2)};             \
-            block_backward_##sfx(dx, &G, &S, dy, &C, x, &P, (TY)D->p, D->post, D->act, D->B, D->T, \
-                                 D->d, D->H, D->ff);                                               \
+            TY *dy = conv_##sfx(D->dy, N), *dx = zeros_##sfx(N), *grads = zeros_##sfx(NP_ALL),     \
+               *ws = zeros_##sfx((size_t)block_scratch_size(D->B, D->T, D->d, D->ff));             \
+            block_backward_##sfx(dx, grads, ws, dy, acts, x, params, mask[0], mask[1], mask[2],    \
+                                 mask[3], (TY)D->p, D->post, D->act, D->B, D->T, D->d, D->H, D->ff); \
             out[1] = calloc(N, sizeof(double));                                                    \
             for (size_t i = 0; i < N; i++)                                                         \
                 out[1][i] = dx[i];                                                                 \
-            for (int j = 0; j < NP; j++) {                                                         \
+            for (int j = 0, o = 0; j < NP; o += (int)pcount(D, j), j++) {                          \
                 out[2 + j] = calloc(pcount(D, j), sizeof(double));                                 \
                 for (size_t i = 0; i < pcount(D, j); i++)                                          \
-                    out[2 + j][i] = g[j][i];                                                       \
-                free(g[j]);                                                                        \
+                    out[2 + j][i] = grads[(size_t)o + i];                                          \
             }                                                                                      \
-            free(dy), free(dx), free(S.ga), free(S.gb), free(S.dqkv), free(S.dctx), free(S.dh),    \
-                free(S.row);                                                                       \
+            free(dy), free(dx), free(grads), free(ws);                                             \
         }                                                                                          \
-        TY **cf = (TY **)&C;                                                                       \
-        for (size_t k = 0; k < sizeof C / sizeof(TY *); k++)                                       \
-            free(cf[k]);                                                                           \
-        for (int j = 0; j < NP; j++)                                                               \
-            free(par[j]);                                                                          \
         for (int k = 0; k < NM; k++)                                                               \
             free(mask[k]);                                                                         \
-        free(x), free(kpm), free(y);                                                               \
+        free(x), free(kpm), free(y), free(params), free(acts);                                     \
     }
 DEFINE_RUN(float, f32)
 DEFINE_RUN(double, f64)
