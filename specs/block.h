@@ -90,9 +90,14 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 /* ---- the contracts, written once for float and double (macros expanded inside the ACSL by
    Frama-C's annotation preprocessing, as specs/fperr.h's LN_EXACT) ---- */
 
-/* Sizes: the attention's (attn_dims), the FFN's products and the blocks fit an int. */
+/* Sizes: the attention's (attn_dims), the FFN's products, the kernel's intermediate products and
+   the blocks fit an int; the products are >= 1 (implied by B, T, d, H, ff >= 1, and stated for the
+   solvers, which treat them as nonlinear atoms). */
 #define BLK_DIMS                                                                                   \
     attn_dims(B, T, d, H) && ff >= 1 && B * T * ff <= INT_MAX && d * ff <= INT_MAX &&             \
+    d * d <= INT_MAX && B * T * 3 <= INT_MAX &&                                                    \
+    B * T >= 1 && B * T * d >= 1 && B * T * 3 * d >= 1 && B * H * T * T >= 1 && B * T * ff >= 1 && \
+    d * d >= 1 && d * ff >= 1 &&                                                                   \
     block_params_size(d, ff) <= INT_MAX && block_acts_size(B, T, d, H, ff) <= INT_MAX &&          \
     block_scratch_size(B, T, d, ff) <= INT_MAX
 #define BLK_RD(v) (v + (0 .. B * T * d - 1))
