@@ -55,12 +55,14 @@ void block_forward_f32(float *y, float *acts, const float *x, const float *param
                        int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
+    /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
+       B * T * 3 * d: the same values, but their int-overflow goals then need no nonlinear step) */
     /* the parameters and the caches, in the layout of specs/block.h */
-    const float *in_w = params, *in_b = in_w + 3 * d * d, *out_w = in_b + 3 * d, *out_b = out_w + d * d,
+    const float *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
                 *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
                 *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
     float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-          *att = qkv + B * T * 3 * d, *ctx = att + B * H * T * T, *row = ctx + n, *a = row + 2 * T,
+          *att = qkv + 3 * n, *ctx = att + B * H * T * T, *row = ctx + n, *a = row + 2 * T,
           *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
           *hh = z + B * T * ff, *f = hh + B * T * ff, *s2 = f + n;
     float scale = dropout_scale_f32(p);
@@ -105,16 +107,16 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
 {
     int rows = B * T, n = B * T * d;
     /* the parameters (their gradients: the same layout), the caches and the scratch */
-    const float *in_w = params, *out_w = in_w + 3 * d * d + 3 * d, *w1 = out_w + d * d + d,
+    const float *in_w = params, *out_w = in_w + 3 * (d * d) + 3 * d, *w1 = out_w + d * d + d,
                 *w2 = w1 + d * ff + ff, *g1 = w2 + d * ff + d, *g2 = g1 + 2 * d;
-    float *din_w = grads, *din_b = din_w + 3 * d * d, *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
+    float *din_w = grads, *din_b = din_w + 3 * (d * d), *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
           *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
           *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
     const float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-                *att = qkv + B * T * 3 * d, *ctx = att + B * H * T * T, *s1 = ctx + n + 2 * T + n,
+                *att = qkv + 3 * n, *ctx = att + B * H * T * T, *s1 = ctx + n + 2 * T + n,
                 *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
                 *hh = z + B * T * ff, *s2 = hh + B * T * ff + n;
-    float *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + B * T * 3 * d, *dh = dctx + n,
+    float *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
           *row = dh + B * T * ff;
     float scale = dropout_scale_f32(p);
     if (!post) {
@@ -190,12 +192,14 @@ void block_forward_f64(double *y, double *acts, const double *x, const double *p
                        int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
+    /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
+       B * T * 3 * d: the same values, but their int-overflow goals then need no nonlinear step) */
     /* the parameters and the caches, in the layout of specs/block.h */
-    const double *in_w = params, *in_b = in_w + 3 * d * d, *out_w = in_b + 3 * d, *out_b = out_w + d * d,
+    const double *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
                 *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
                 *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
     double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-          *att = qkv + B * T * 3 * d, *ctx = att + B * H * T * T, *row = ctx + n, *a = row + 2 * T,
+          *att = qkv + 3 * n, *ctx = att + B * H * T * T, *row = ctx + n, *a = row + 2 * T,
           *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
           *hh = z + B * T * ff, *f = hh + B * T * ff, *s2 = f + n;
     double scale = dropout_scale_f64(p);
@@ -240,16 +244,16 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
 {
     int rows = B * T, n = B * T * d;
     /* the parameters (their gradients: the same layout), the caches and the scratch */
-    const double *in_w = params, *out_w = in_w + 3 * d * d + 3 * d, *w1 = out_w + d * d + d,
+    const double *in_w = params, *out_w = in_w + 3 * (d * d) + 3 * d, *w1 = out_w + d * d + d,
                 *w2 = w1 + d * ff + ff, *g1 = w2 + d * ff + d, *g2 = g1 + 2 * d;
-    double *din_w = grads, *din_b = din_w + 3 * d * d, *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
+    double *din_w = grads, *din_b = din_w + 3 * (d * d), *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
           *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
           *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
     const double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-                *att = qkv + B * T * 3 * d, *ctx = att + B * H * T * T, *s1 = ctx + n + 2 * T + n,
+                *att = qkv + 3 * n, *ctx = att + B * H * T * T, *s1 = ctx + n + 2 * T + n,
                 *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
                 *hh = z + B * T * ff, *s2 = hh + B * T * ff + n;
-    double *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + B * T * 3 * d, *dh = dctx + n,
+    double *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
           *row = dh + B * T * ff;
     double scale = dropout_scale_f64(p);
     if (!post) {

@@ -91,12 +91,16 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
    Frama-C's annotation preprocessing, as specs/fperr.h's LN_EXACT) ---- */
 
 /* Sizes: the attention's (attn_dims), the FFN's products, the kernel's intermediate products and
-   the blocks fit an int; the products are >= 1 (implied by B, T, d, H, ff >= 1, and stated for the
-   solvers, which treat them as nonlinear atoms). */
+   the blocks fit an int; the products are >= 1.  Most of this is implied by attn_dims and B, T,
+   d, H, ff >= 1, and restated for the solvers (attn_dims is opaque to Qed, and the products are
+   nonlinear atoms to the SMT solvers). */
 #define BLK_DIMS                                                                                   \
-    attn_dims(B, T, d, H) && ff >= 1 && B * T * ff <= INT_MAX && d * ff <= INT_MAX &&             \
-    d * d <= INT_MAX && B * T * 3 <= INT_MAX &&                                                    \
+    attn_dims(B, T, d, H) && B >= 1 && T >= 1 && d >= 1 && H >= 1 && ff >= 1 &&                  \
+    B * T * ff <= INT_MAX && d * ff <= INT_MAX && d * d <= INT_MAX && 3 * d <= INT_MAX &&          \
+    3 * d * d <= INT_MAX && B * T * 3 <= INT_MAX && B * T * 3 * d <= INT_MAX && 2 * T <= INT_MAX && \
+    B * H <= INT_MAX && B * H * T <= INT_MAX && B * H * T * T <= INT_MAX && B * T * d <= INT_MAX && \
     B * T >= 1 && B * T * d >= 1 && B * T * 3 * d >= 1 && B * H * T * T >= 1 && B * T * ff >= 1 && \
+    B * H >= 1 && B * H * T >= 1 &&                                                                \
     d * d >= 1 && d * ff >= 1 &&                                                                   \
     block_params_size(d, ff) <= INT_MAX && block_acts_size(B, T, d, H, ff) <= INT_MAX &&          \
     block_scratch_size(B, T, d, ff) <= INT_MAX
