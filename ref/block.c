@@ -56,15 +56,16 @@ void block_forward_f32(float *y, float *acts, const float *x, const float *param
 {
     int rows = B * T, n = B * T * d;
     /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
-       B * T * 3 * d: the same values, but their int-overflow goals then need no nonlinear step) */
+       B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
+       int-overflow goals then need no nonlinear step, which the solvers do not take) */
     /* the parameters and the caches, in the layout of specs/block.h */
     const float *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
                 *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
                 *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
-    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-          *att = qkv + 3 * n, *ctx = att + B * H * T * T, *row = ctx + n, *a = row + 2 * T,
-          *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
-          *hh = z + B * T * ff, *f = hh + B * T * ff, *s2 = f + n;
+    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
+          *row = ctx + n, *a = row + 2 * T, *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+          *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *f = hh + B * T * ff,
+          *s2 = f + n, *att = s2 + n;
     float scale = dropout_scale_f32(p);
     /* the first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a */
     const float *v = x;
@@ -113,9 +114,9 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
           *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
           *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
     const float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-                *att = qkv + 3 * n, *ctx = att + B * H * T * T, *s1 = ctx + n + 2 * T + n,
-                *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
-                *hh = z + B * T * ff, *s2 = hh + B * T * ff + n;
+                *ctx = qkv + 3 * n, *s1 = ctx + n + 2 * T + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+                *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *s2 = hh + B * T * ff + n,
+                *att = s2 + n;
     float *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
           *row = dh + B * T * ff;
     float scale = dropout_scale_f32(p);
@@ -193,15 +194,16 @@ void block_forward_f64(double *y, double *acts, const double *x, const double *p
 {
     int rows = B * T, n = B * T * d;
     /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
-       B * T * 3 * d: the same values, but their int-overflow goals then need no nonlinear step) */
+       B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
+       int-overflow goals then need no nonlinear step, which the solvers do not take) */
     /* the parameters and the caches, in the layout of specs/block.h */
     const double *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
                 *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
                 *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
-    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-          *att = qkv + 3 * n, *ctx = att + B * H * T * T, *row = ctx + n, *a = row + 2 * T,
-          *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
-          *hh = z + B * T * ff, *f = hh + B * T * ff, *s2 = f + n;
+    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
+          *row = ctx + n, *a = row + 2 * T, *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+          *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *f = hh + B * T * ff,
+          *s2 = f + n, *att = s2 + n;
     double scale = dropout_scale_f64(p);
     /* the first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a */
     const double *v = x;
@@ -250,9 +252,9 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
           *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
           *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
     const double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-                *att = qkv + 3 * n, *ctx = att + B * H * T * T, *s1 = ctx + n + 2 * T + n,
-                *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,
-                *hh = z + B * T * ff, *s2 = hh + B * T * ff + n;
+                *ctx = qkv + 3 * n, *s1 = ctx + n + 2 * T + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+                *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *s2 = hh + B * T * ff + n,
+                *att = s2 + n;
     double *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
           *row = dh + B * T * ff;
     double scale = dropout_scale_f64(p);

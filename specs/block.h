@@ -27,7 +27,7 @@
  *   acts (the forward fills them, the backward reads them), in this order:
  *     ln1 [rows, d]   norm1's output (pre: norm1(x), the attention's input; post: norm1(s1) = h)
  *     mean1, rstd1 [rows]   norm1's statistics
- *     qkv [rows, 3d], att [B, H, T, T], ctx [rows, d]   the attention's caches (specs/attention.h)
+ *     qkv [rows, 3d], ctx [rows, d]   the attention's caches (specs/attention.h; att is last)
  *     row [2T]        the attention's scratch
  *     a [rows, d]     the attention's output after dropout1
  *     s1 [rows, d]    x + a (pre: this is h)
@@ -36,6 +36,7 @@
  *     z, hh [rows, ff]   the FFN's caches (pre-activation; hidden after its dropout)
  *     f [rows, d]     the FFN's output after dropout2
  *     s2 [rows, d]    post: h + f, norm2's input (unused by pre-LN: there y = h + f)
+ *     att [B, H, T, T]   the attention's softmax cache
  *   scratch (backward, overwritten): ga, gb [rows, d], dqkv [rows, 3d], dctx [rows, d],
  *     dh [rows, ff], row [2T].
  *
