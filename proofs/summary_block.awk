@@ -1,7 +1,7 @@
 # The block kernels' part of the proof summary (proofs/wp_summary.awk; used by proofs/block.sh).
 function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
-  if (match(g, /^block_(forward|backward|zero|dropout_grad)_f(32|64)/)) return substr(g, 1, RLENGTH)
+  if (match(g, /^block_(forward|backward|fill|dropout_grad)_f(32|64)/)) return substr(g, 1, RLENGTH)
   return "other"
 }
 function json_head() {

@@ -14,20 +14,21 @@
 
 /* ---- float ---- */
 
-/* v[i] = 0 for i < n (the scratch that an accumulating callee adds into).  The value is proved in
-   the loop invariant and not exported (ref/ffn.c's ffn_fill: a float literal in the callers' goals
-   trips Why3 1.5.1's real/int typing; the callers' goals, RTE and assigns, do not need it). */
+/* v[i] = c for i < n (c = 0: the scratch that an accumulating callee adds into).  The value is
+   proved in the loop invariant and not exported; c is a parameter, as in ref/ffn.c's ffn_fill: a
+   float literal in these goals trips Why3 1.5.1's real/int typing ("Type mismatch between real and
+   int"), and the callers' goals (RTE, assigns) do not need the value. */
 /*@ requires n_nonneg: n >= 0;
     requires valid_v: \valid(v + (0 .. n - 1));
     assigns v[0 .. n - 1]; */
-static void block_zero_f32(float *v, int n)
+static void block_fill_f32(float *v, float c, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == 0.0;
+        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == c;
         loop assigns i, v[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
-        v[i] = 0.0f;
+        v[i] = c;
 }
 
 /* The dropout's backward of g into out (zeroed first: dropout_backward accumulates), returned; or
@@ -36,7 +37,7 @@ static void block_zero_f32(float *v, int n)
     requires valid: \valid_read(g + (0 .. n - 1)) && \valid(out + (0 .. n - 1));
     requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
     requires sep: \separated(out + (0 .. n - 1), g + (0 .. n - 1));
-    requires sep_mask: mask == \null || \separated(out + (0 .. n - 1), mask + (0 .. n - 1));
+    requires sep_mask: mask == \null || \separated(out + (0 .. n - 1), g + (0 .. n - 1), mask + (0 .. n - 1));
     assigns out[0 .. n - 1];
     ensures no_mask: mask == \null ==> \result == g;
     ensures mask: mask != \null ==> \result == out; */
@@ -44,7 +45,7 @@ static const float *block_dropout_grad_f32(float *out, const float *g, const flo
 {
     if (!mask)
         return g;
-    block_zero_f32(out, n);
+    block_fill_f32(out, 0.0f, n);
     dropout_backward_f32(out, g, mask, scale, n);
     return out;
 }
@@ -123,13 +124,13 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
     if (!post) {
         /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
         const float *gf = block_dropout_grad_f32(ga, dy, d2mask, scale, n);
-        block_zero_f32(gb, n);
+        block_fill_f32(gb, 0.0f, n);
         ffn_backward_f32(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff);
         layernorm_backward_f32(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d);
         residual_forward_f32(dx, dx, dy, n);
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const float *gd = block_dropout_grad_f32(ga, dx, d1mask, scale, n);
-        block_zero_f32(gb, n);
+        block_fill_f32(gb, 0.0f, n);
         attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, ln1, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         layernorm_backward_f32(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
@@ -138,13 +139,13 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
         layernorm_backward_f32(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
         const float *gf = block_dropout_grad_f32(gb, ga, d2mask, scale, n);
-        block_zero_f32(dx, n);
+        block_fill_f32(dx, 0.0f, n);
         ffn_backward_f32(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
         residual_forward_f32(dx, dx, ga, n);
         /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
         layernorm_backward_f32(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
         const float *gd = block_dropout_grad_f32(gb, ga, d1mask, scale, n);
-        block_zero_f32(dx, n);
+        block_fill_f32(dx, 0.0f, n);
         attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, x, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         residual_forward_f32(dx, dx, ga, n);
@@ -152,20 +153,21 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
 }
 
 /* ---- double: the same code with double ---- */
-/* v[i] = 0 for i < n (the scratch that an accumulating callee adds into).  The value is proved in
-   the loop invariant and not exported (ref/ffn.c's ffn_fill: a double literal in the callers' goals
-   trips Why3 1.5.1's real/int typing; the callers' goals, RTE and assigns, do not need it). */
+/* v[i] = c for i < n (c = 0: the scratch that an accumulating callee adds into).  The value is
+   proved in the loop invariant and not exported; c is a parameter, as in ref/ffn.c's ffn_fill: a
+   double literal in these goals trips Why3 1.5.1's real/int typing ("Type mismatch between real and
+   int"), and the callers' goals (RTE, assigns) do not need the value. */
 /*@ requires n_nonneg: n >= 0;
     requires valid_v: \valid(v + (0 .. n - 1));
     assigns v[0 .. n - 1]; */
-static void block_zero_f64(double *v, int n)
+static void block_fill_f64(double *v, double c, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == 0.0;
+        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == c;
         loop assigns i, v[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
-        v[i] = 0.0;
+        v[i] = c;
 }
 
 /* The dropout's backward of g into out (zeroed first: dropout_backward accumulates), returned; or
@@ -174,7 +176,7 @@ static void block_zero_f64(double *v, int n)
     requires valid: \valid_read(g + (0 .. n - 1)) && \valid(out + (0 .. n - 1));
     requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
     requires sep: \separated(out + (0 .. n - 1), g + (0 .. n - 1));
-    requires sep_mask: mask == \null || \separated(out + (0 .. n - 1), mask + (0 .. n - 1));
+    requires sep_mask: mask == \null || \separated(out + (0 .. n - 1), g + (0 .. n - 1), mask + (0 .. n - 1));
     assigns out[0 .. n - 1];
     ensures no_mask: mask == \null ==> \result == g;
     ensures mask: mask != \null ==> \result == out; */
@@ -182,7 +184,7 @@ static const double *block_dropout_grad_f64(double *out, const double *g, const 
 {
     if (!mask)
         return g;
-    block_zero_f64(out, n);
+    block_fill_f64(out, 0.0, n);
     dropout_backward_f64(out, g, mask, scale, n);
     return out;
 }
@@ -261,13 +263,13 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
     if (!post) {
         /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
         const double *gf = block_dropout_grad_f64(ga, dy, d2mask, scale, n);
-        block_zero_f64(gb, n);
+        block_fill_f64(gb, 0.0, n);
         ffn_backward_f64(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff);
         layernorm_backward_f64(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d);
         residual_forward_f64(dx, dx, dy, n);
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const double *gd = block_dropout_grad_f64(ga, dx, d1mask, scale, n);
-        block_zero_f64(gb, n);
+        block_fill_f64(gb, 0.0, n);
         attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, ln1, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         layernorm_backward_f64(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
@@ -276,13 +278,13 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
         layernorm_backward_f64(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
         const double *gf = block_dropout_grad_f64(gb, ga, d2mask, scale, n);
-        block_zero_f64(dx, n);
+        block_fill_f64(dx, 0.0, n);
         ffn_backward_f64(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
         residual_forward_f64(dx, dx, ga, n);
         /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
         layernorm_backward_f64(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
         const double *gd = block_dropout_grad_f64(gb, ga, d1mask, scale, n);
-        block_zero_f64(dx, n);
+        block_fill_f64(dx, 0.0, n);
         attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, x, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         residual_forward_f64(dx, dx, ga, n);

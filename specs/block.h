@@ -145,7 +145,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     requires valid_out: \valid(BLK_RD(dx)) && \valid(BLK_PAR(grads)) && \valid(BLK_WS(ws));        \
     requires sep: \separated(BLK_RD(dx), BLK_PAR(grads), BLK_WS(ws), BLK_RD(dy), BLK_RD(x),        \
                              BLK_PAR(params), BLK_ACT(acts));                                      \
-    requires sep_masks: BLK_MASKS_SEP(BLK_RD(dx), BLK_PAR(grads), BLK_WS(ws));                     \
+    requires sep_masks: BLK_MASKS_SEP(BLK_RD(dx), BLK_PAR(grads), BLK_WS(ws)) &&                   \
+                        (d2mask == \null || \separated(BLK_RD(d2mask), BLK_RD(dy)));             \
     assigns *BLK_RD(dx), *BLK_PAR(grads), *BLK_WS(ws);
 
 /*@ BLK_FWD_CONTRACT */
