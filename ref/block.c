@@ -1,0 +1,292 @@
+/* The Transformer encoder block's float and double kernels: the code that specs/block.h specifies
+ * (torch.nn.TransformerEncoderLayer(batch_first=True), pre-LN and post-LN, forward and backward).
+ * Composed from the proved kernels: LayerNorm (ref/layernorm.c), attention (ref/attention.c), the
+ * FFN (ref/ffn.c), the residual add (ref/residual.c), dropout (ref/dropout.c); the caches are
+ * caller-provided, llm.c style (specs/block.h lists them).  The twin is ref/block_mpfr.c, the
+ * tolerance specs/error-analysis-block.md.  The double half is the float half with double. */
+#include "block.h"
+
+#include "attention.h"
+#include "dropout.h"
+#include "ffn.h"
+#include "layernorm.h"
+#include "residual.h"
+
+/* ---- float ---- */
+
+/* v[i] = c for i < n (c = 0: the scratch that an accumulating callee adds into).  The value is
+   proved in the loop invariant and not exported; c is a parameter, as in ref/ffn.c's ffn_fill: a
+   float literal in these goals trips Why3 1.5.1's real/int typing ("Type mismatch between real and
+   int"), and the callers' goals (RTE, assigns) do not need the value. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_v: \valid(v + (0 .. n - 1));
+    assigns v[0 .. n - 1]; */
+static void block_fill_f32(float *v, float c, int n)
+{
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == c;
+        loop assigns i, v[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        v[i] = c;
+}
+
+/* The dropout's backward of g into out (zeroed first: dropout_backward accumulates), returned; or
+   g itself without a mask. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid: \valid_read(g + (0 .. n - 1)) && \valid(out + (0 .. n - 1));
+    requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
+    requires sep: \separated(out + (0 .. n - 1), g + (0 .. n - 1));
+    requires sep_mask: mask == \null || \separated(out + (0 .. n - 1), g + (0 .. n - 1), mask + (0 .. n - 1));
+    assigns out[0 .. n - 1];
+    ensures no_mask: mask == \null ==> \result == g;
+    ensures mask: mask != \null ==> \result == out; */
+static const float *block_dropout_grad_f32(float *out, const float *g, const float *mask, float scale, int n)
+{
+    if (!mask)
+        return g;
+    block_fill_f32(out, 0.0f, n);
+    dropout_backward_f32(out, g, mask, scale, n);
+    return out;
+}
+
+void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
+                       const float *amask, const float *dmask, const float *d1mask,
+                       const float *d2mask, float p, float eps, int post, ffn_act act, int causal,
+                       int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d;
+    /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
+       B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
+       int-overflow goals then need no nonlinear step, which the solvers do not take) */
+    /* the parameters and the caches, in the layout of specs/block.h */
+    const float *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
+                *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
+                *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
+    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
+          *row = ctx + n, *a = row + 2 * T, *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+          *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *f = hh + B * T * ff,
+          *s2 = f + n, *att = s2 + n;
+    float scale = dropout_scale_f32(p);
+    /* the first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a */
+    const float *v = x;
+    if (!post) {
+        layernorm_forward_f32(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
+        v = ln1;
+    }
+    attention_forward_f32(a, qkv, att, ctx, row, v, in_w, in_b, out_w, out_b, kpm, amask, p, B, T, d, H, causal);
+    if (d1mask)
+        dropout_forward_f32(a, a, d1mask, scale, n);
+    residual_forward_f32(s1, x, a, n);
+    /* h = s1 (pre) or norm1(s1) (post); the second sublayer: f = drop2(ffn(u)), u = norm2(h) (pre)
+       or h (post) */
+    const float *h = s1;
+    if (post) {
+        layernorm_forward_f32(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+        h = ln1;
+    }
+    const float *u = h;
+    if (!post) {
+        layernorm_forward_f32(ln2, mean2, rstd2, h, g2, b2n, rows, d, eps);
+        u = ln2;
+    }
+    ffn_forward_f32(f, z, hh, u, w1, b1, w2, b2, dmask, p, act, rows, d, ff);
+    if (d2mask)
+        dropout_forward_f32(f, f, d2mask, scale, n);
+    /* y = h + f (pre) or norm2(h + f) (post) */
+    if (!post) {
+        residual_forward_f32(y, h, f, n);
+    } else {
+        residual_forward_f32(s2, h, f, n);
+        layernorm_forward_f32(y, mean2, rstd2, s2, g2, b2n, rows, d, eps);
+    }
+}
+
+void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, const float *acts,
+                        const float *x, const float *params, const float *amask, const float *dmask,
+                        const float *d1mask, const float *d2mask, float p, int post, ffn_act act,
+                        int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d;
+    /* the parameters (their gradients: the same layout), the caches and the scratch */
+    const float *in_w = params, *out_w = in_w + 3 * (d * d) + 3 * d, *w1 = out_w + d * d + d,
+                *w2 = w1 + d * ff + ff, *g1 = w2 + d * ff + d, *g2 = g1 + 2 * d;
+    float *din_w = grads, *din_b = din_w + 3 * (d * d), *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
+          *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
+          *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
+    const float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
+                *ctx = qkv + 3 * n, *s1 = ctx + n + 2 * T + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+                *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *s2 = hh + B * T * ff + n,
+                *att = s2 + n;
+    float *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
+          *row = dh + B * T * ff;
+    float scale = dropout_scale_f32(p);
+    if (!post) {
+        /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
+        const float *gf = block_dropout_grad_f32(ga, dy, d2mask, scale, n);
+        block_fill_f32(gb, 0.0f, n);
+        ffn_backward_f32(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff);
+        layernorm_backward_f32(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d);
+        residual_forward_f32(dx, dx, dy, n);
+        /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
+        const float *gd = block_dropout_grad_f32(ga, dx, d1mask, scale, n);
+        block_fill_f32(gb, 0.0f, n);
+        attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, ln1, in_w, out_w, qkv,
+                               att, ctx, amask, p, B, T, d, H);
+        layernorm_backward_f32(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
+        residual_forward_f32(dx, dx, ga, n);
+    } else {
+        /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
+        layernorm_backward_f32(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
+        const float *gf = block_dropout_grad_f32(gb, ga, d2mask, scale, n);
+        block_fill_f32(dx, 0.0f, n);
+        ffn_backward_f32(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
+        residual_forward_f32(dx, dx, ga, n);
+        /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
+        layernorm_backward_f32(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
+        const float *gd = block_dropout_grad_f32(gb, ga, d1mask, scale, n);
+        block_fill_f32(dx, 0.0f, n);
+        attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, x, in_w, out_w, qkv,
+                               att, ctx, amask, p, B, T, d, H);
+        residual_forward_f32(dx, dx, ga, n);
+    }
+}
+
+/* ---- double: the same code with double ---- */
+/* v[i] = c for i < n (c = 0: the scratch that an accumulating callee adds into).  The value is
+   proved in the loop invariant and not exported; c is a parameter, as in ref/ffn.c's ffn_fill: a
+   double literal in these goals trips Why3 1.5.1's real/int typing ("Type mismatch between real and
+   int"), and the callers' goals (RTE, assigns) do not need the value. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid_v: \valid(v + (0 .. n - 1));
+    assigns v[0 .. n - 1]; */
+static void block_fill_f64(double *v, double c, int n)
+{
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant done: \forall integer k; 0 <= k < i ==> v[k] == c;
+        loop assigns i, v[0 .. n - 1];
+        loop variant n - i; */
+    for (int i = 0; i < n; i++)
+        v[i] = c;
+}
+
+/* The dropout's backward of g into out (zeroed first: dropout_backward accumulates), returned; or
+   g itself without a mask. */
+/*@ requires n_nonneg: n >= 0;
+    requires valid: \valid_read(g + (0 .. n - 1)) && \valid(out + (0 .. n - 1));
+    requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
+    requires sep: \separated(out + (0 .. n - 1), g + (0 .. n - 1));
+    requires sep_mask: mask == \null || \separated(out + (0 .. n - 1), g + (0 .. n - 1), mask + (0 .. n - 1));
+    assigns out[0 .. n - 1];
+    ensures no_mask: mask == \null ==> \result == g;
+    ensures mask: mask != \null ==> \result == out; */
+static const double *block_dropout_grad_f64(double *out, const double *g, const double *mask, double scale, int n)
+{
+    if (!mask)
+        return g;
+    block_fill_f64(out, 0.0, n);
+    dropout_backward_f64(out, g, mask, scale, n);
+    return out;
+}
+
+void block_forward_f64(double *y, double *acts, const double *x, const double *params, const double *kpm,
+                       const double *amask, const double *dmask, const double *d1mask,
+                       const double *d2mask, double p, double eps, int post, ffn_act act, int causal,
+                       int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d;
+    /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
+       B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
+       int-overflow goals then need no nonlinear step, which the solvers do not take) */
+    /* the parameters and the caches, in the layout of specs/block.h */
+    const double *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
+                *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
+                *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
+    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
+          *row = ctx + n, *a = row + 2 * T, *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+          *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *f = hh + B * T * ff,
+          *s2 = f + n, *att = s2 + n;
+    double scale = dropout_scale_f64(p);
+    /* the first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a */
+    const double *v = x;
+    if (!post) {
+        layernorm_forward_f64(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
+        v = ln1;
+    }
+    attention_forward_f64(a, qkv, att, ctx, row, v, in_w, in_b, out_w, out_b, kpm, amask, p, B, T, d, H, causal);
+    if (d1mask)
+        dropout_forward_f64(a, a, d1mask, scale, n);
+    residual_forward_f64(s1, x, a, n);
+    /* h = s1 (pre) or norm1(s1) (post); the second sublayer: f = drop2(ffn(u)), u = norm2(h) (pre)
+       or h (post) */
+    const double *h = s1;
+    if (post) {
+        layernorm_forward_f64(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+        h = ln1;
+    }
+    const double *u = h;
+    if (!post) {
+        layernorm_forward_f64(ln2, mean2, rstd2, h, g2, b2n, rows, d, eps);
+        u = ln2;
+    }
+    ffn_forward_f64(f, z, hh, u, w1, b1, w2, b2, dmask, p, act, rows, d, ff);
+    if (d2mask)
+        dropout_forward_f64(f, f, d2mask, scale, n);
+    /* y = h + f (pre) or norm2(h + f) (post) */
+    if (!post) {
+        residual_forward_f64(y, h, f, n);
+    } else {
+        residual_forward_f64(s2, h, f, n);
+        layernorm_forward_f64(y, mean2, rstd2, s2, g2, b2n, rows, d, eps);
+    }
+}
+
+void block_backward_f64(double *dx, double *grads, double *ws, const double *dy, const double *acts,
+                        const double *x, const double *params, const double *amask, const double *dmask,
+                        const double *d1mask, const double *d2mask, double p, int post, ffn_act act,
+                        int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d;
+    /* the parameters (their gradients: the same layout), the caches and the scratch */
+    const double *in_w = params, *out_w = in_w + 3 * (d * d) + 3 * d, *w1 = out_w + d * d + d,
+                *w2 = w1 + d * ff + ff, *g1 = w2 + d * ff + d, *g2 = g1 + 2 * d;
+    double *din_w = grads, *din_b = din_w + 3 * (d * d), *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
+          *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
+          *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
+    const double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
+                *ctx = qkv + 3 * n, *s1 = ctx + n + 2 * T + n, *ln2 = s1 + n, *mean2 = ln2 + n,
+                *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *s2 = hh + B * T * ff + n,
+                *att = s2 + n;
+    double *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
+          *row = dh + B * T * ff;
+    double scale = dropout_scale_f64(p);
+    if (!post) {
+        /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
+        const double *gf = block_dropout_grad_f64(ga, dy, d2mask, scale, n);
+        block_fill_f64(gb, 0.0, n);
+        ffn_backward_f64(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff);
+        layernorm_backward_f64(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d);
+        residual_forward_f64(dx, dx, dy, n);
+        /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
+        const double *gd = block_dropout_grad_f64(ga, dx, d1mask, scale, n);
+        block_fill_f64(gb, 0.0, n);
+        attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, ln1, in_w, out_w, qkv,
+                               att, ctx, amask, p, B, T, d, H);
+        layernorm_backward_f64(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
+        residual_forward_f64(dx, dx, ga, n);
+    } else {
+        /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
+        layernorm_backward_f64(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
+        const double *gf = block_dropout_grad_f64(gb, ga, d2mask, scale, n);
+        block_fill_f64(dx, 0.0, n);
+        ffn_backward_f64(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
+        residual_forward_f64(dx, dx, ga, n);
+        /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
+        layernorm_backward_f64(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
+        const double *gd = block_dropout_grad_f64(gb, ga, d1mask, scale, n);
+        block_fill_f64(dx, 0.0, n);
+        attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, x, in_w, out_w, qkv,
+                               att, ctx, amask, p, B, T, d, H);
+        residual_forward_f64(dx, dx, ga, n);
+    }
+}

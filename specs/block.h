@@ -1,0 +1,177 @@
+/* One Transformer encoder block, torch.nn.TransformerEncoderLayer(batch_first=True), forward and
+ * backward, in float and double: contracts of the kernels in ref/block.c, composed from the proved
+ * kernels of specs/layernorm.h, specs/attention.h, specs/ffn.h, specs/residual.h, specs/dropout.h.
+ *
+ *   pre-LN  (post == 0, norm_first=True):   h = x + drop1(attn(norm1(x)))    y = h + drop2(ffn(norm2(h)))
+ *   post-LN (post == 1, norm_first=False):  h = norm1(x + drop1(attn(x)))    y = norm2(h + drop2(ffn(h)))
+ *
+ * attn: specs/attention.h (MultiheadAttention on (v, v, v), key_padding_mask kpm (nonzero = key
+ * ignored), causal, its own dropout attn_dropout.mask on the weights); ffn: specs/ffn.h
+ * (linear2(dropout(act(linear1(v)))), dropout.mask); drop1 / drop2: dropout1.mask / dropout2.mask,
+ * v·mask/(1 - p) (specs/dropout.h); norm: LayerNorm, biased variance, eps inside the sqrt
+ * (specs/layernorm.h).  A NULL mask is eval mode (no dropout there).  The real model and the
+ * certified twin: ref/block_mpfr.h; the tolerance: specs/error-analysis-block.md, ref/block_bound.c.
+ *
+ * Memory, llm.c style: one block of parameters, one of activation caches, one of gradients (the
+ * parameters' layout), one of scratch; the caller allocates them (block_*_size below).
+ * Shapes (row-major; B batch, T seq, d width, H heads (d % H == 0), ff hidden, rows = B·T):
+ *   x, y, dy, dx [rows, d]; kpm [B, T] or NULL; masks (0/1, or NULL): amask [B, H, T, T]
+ *   (attn_dropout.mask), dmask [rows, ff] (dropout.mask), d1mask, d2mask [rows, d] (dropout1.mask,
+ *   dropout2.mask).
+ *   params, in this order (PyTorch's state_dict names):
+ *     in_w [3d, d] self_attn.in_proj_weight   in_b [3d] self_attn.in_proj_bias
+ *     out_w [d, d] self_attn.out_proj.weight  out_b [d] self_attn.out_proj.bias
+ *     w1 [ff, d] linear1.weight  b1 [ff] linear1.bias  w2 [d, ff] linear2.weight  b2 [d] linear2.bias
+ *     g1, b1n, g2, b2n [d] norm1.weight, norm1.bias, norm2.weight, norm2.bias
+ *   grads: the same layout (d.<name>).
+ *   acts (the forward fills them, the backward reads them), in this order:
+ *     ln1 [rows, d]   norm1's output (pre: norm1(x), the attention's input; post: norm1(s1) = h)
+ *     mean1, rstd1 [rows]   norm1's statistics
+ *     qkv [rows, 3d], ctx [rows, d]   the attention's caches (specs/attention.h; att is last)
+ *     row [2T]        the attention's scratch
+ *     a [rows, d]     the attention's output after dropout1
+ *     s1 [rows, d]    x + a (pre: this is h)
+ *     ln2 [rows, d]   pre: norm2(h), the FFN's input (unused by post-LN: there norm2's output is y)
+ *     mean2, rstd2 [rows]   norm2's statistics
+ *     z, hh [rows, ff]   the FFN's caches (pre-activation; hidden after its dropout)
+ *     f [rows, d]     the FFN's output after dropout2
+ *     s2 [rows, d]    post: h + f, norm2's input (unused by pre-LN: there y = h + f)
+ *     att [B, H, T, T]   the attention's softmax cache
+ *   scratch (backward, overwritten): ga, gb [rows, d], dqkv [rows, 3d], dctx [rows, d],
+ *     dh [rows, ff], row [2T].
+ *
+ * Gradients of sum(dy ⊙ y): dx is OVERWRITTEN (a stack passes it on as the previous block's dy);
+ * the parameter gradients are ACCUMULATED (+=), as specs/linear.h, specs/ffn.h,
+ * specs/attention.h and specs/layernorm.h's dgamma / dbeta do (llm.c's convention: zero them before
+ * the first call).  The backward:
+ *   pre-LN:  gf = drop2ᵀ(dy); d(ln2) = ffnᵀ(gf); dh = norm2ᵀ(d(ln2)) + dy        (identity path)
+ *            ga = drop1ᵀ(dh); d(ln1) = attnᵀ(ga); dx = norm1ᵀ(d(ln1)) + dh      (identity path)
+ *   post-LN: ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2
+ *            ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1
+ *
+ * Floating-point order: each part's (its spec header); the residual adds and dropouts one rounding
+ * per element.  Compile with -ffp-contract=off.
+ *
+ * Contracts (ACSL, `make prove-block`, proofs/block.sh), with -wp-rte -wp-model real, using the
+ * callees' contracts (proved by their own targets; attention's is NOT yet fully proved, see
+ * specs/attention.h): no runtime error (index arithmetic included), every callee's precondition
+ * (validity, the separation of the buffers it writes from those it reads, eps > 0, 0 <= p < 1,
+ * the int sizes), `assigns` (only y / dx, the caches, the gradients and the scratch), termination.
+ * NOT stated: any output as a formula of the inputs (layernorm_forward_*, attention_forward_* and
+ * ffn_forward_* have no functional postcondition to compose), nor any backward value.
+ */
+#ifndef RESNORM_BLOCK_H
+#define RESNORM_BLOCK_H
+
+#include <limits.h>
+
+#include "attention.h"
+#include "dropout.h"
+#include "ffn.h"
+#include "layernorm.h"
+#include "residual.h"
+
+/*@ logic integer block_params_size(integer d, integer ff) = 4 * (d * d) + 2 * (d * ff) + 9 * d + ff;
+    logic integer block_acts_size(integer B, integer T, integer d, integer H, integer ff) =
+      7 * (B * T * d) + 4 * (B * T) + B * T * 3 * d + B * H * T * T + 2 * (B * T * ff) + 2 * T;
+    logic integer block_scratch_size(integer B, integer T, integer d, integer ff) =
+      3 * (B * T * d) + B * T * 3 * d + B * T * ff + 2 * T;
+*/
+/* The same sizes in elements, for the caller's allocation. */
+static inline long block_params_size(long d, long ff) { return 4 * d * d + 2 * d * ff + 9 * d + ff; }
+static inline long block_acts_size(long B, long T, long d, long H, long ff)
+{
+    return 7 * B * T * d + 4 * B * T + 3 * B * T * d + B * H * T * T + 2 * B * T * ff + 2 * T;
+}
+static inline long block_scratch_size(long B, long T, long d, long ff)
+{
+    return 6 * B * T * d + B * T * ff + 2 * T;
+}
+
+/* ---- the contracts, written once for float and double (macros expanded inside the ACSL by
+   Frama-C's annotation preprocessing, as specs/fperr.h's LN_EXACT) ---- */
+
+/* Sizes: the attention's (attn_dims), the FFN's products, the kernel's intermediate products and
+   the blocks fit an int; the products are >= 1.  Most of this is implied by attn_dims and B, T,
+   d, H, ff >= 1, and restated for the solvers (attn_dims is opaque to Qed, and the products are
+   nonlinear atoms to the SMT solvers). */
+#define BLK_DIMS                                                                                   \
+    attn_dims(B, T, d, H) && B >= 1 && T >= 1 && d >= 1 && H >= 1 && ff >= 1 &&                  \
+    B * T * ff <= INT_MAX && d * ff <= INT_MAX && d * d <= INT_MAX && 3 * d <= INT_MAX &&          \
+    3 * d * d <= INT_MAX && B * T * 3 <= INT_MAX && B * T * 3 * d <= INT_MAX && 2 * T <= INT_MAX && \
+    B * H <= INT_MAX && B * H * T <= INT_MAX && B * H * T * T <= INT_MAX && B * T * d <= INT_MAX && \
+    B * T >= 1 && B * T * d >= 1 && B * T * 3 * d >= 1 && B * H * T * T >= 1 && B * T * ff >= 1 && \
+    B * H >= 1 && B * H * T >= 1 &&                                                                \
+    d * d >= 1 && d * ff >= 1 &&                                                                   \
+    block_params_size(d, ff) <= INT_MAX && block_acts_size(B, T, d, H, ff) <= INT_MAX &&          \
+    block_scratch_size(B, T, d, ff) <= INT_MAX
+#define BLK_RD(v) (v + (0 .. B * T * d - 1))
+#define BLK_PAR(v) (v + (0 .. block_params_size(d, ff) - 1))
+#define BLK_ACT(v) (v + (0 .. block_acts_size(B, T, d, H, ff) - 1))
+#define BLK_WS(v) (v + (0 .. block_scratch_size(B, T, d, ff) - 1))
+#define BLK_ATT(v) (v + (0 .. B * H * T * T - 1))
+#define BLK_RF(v) (v + (0 .. B * T * ff - 1))
+#define BLK_KPM(v) (v + (0 .. B * T - 1))
+/* The dropout masks: readable, or NULL; each separated from the ranges written. */
+#define BLK_MASKS_READ                                                                             \
+    (amask == \null || \valid_read(BLK_ATT(amask))) && (dmask == \null || \valid_read(BLK_RF(dmask))) && \
+    (d1mask == \null || \valid_read(BLK_RD(d1mask))) && (d2mask == \null || \valid_read(BLK_RD(d2mask)))
+#define BLK_MASKS_SEP(...)                                                                         \
+    (amask == \null || \separated(BLK_ATT(amask), __VA_ARGS__)) &&                               \
+    (dmask == \null || \separated(BLK_RF(dmask), __VA_ARGS__)) &&                                \
+    (d1mask == \null || \separated(BLK_RD(d1mask), __VA_ARGS__)) &&                              \
+    (d2mask == \null || \separated(BLK_RD(d2mask), __VA_ARGS__))
+
+#define BLK_FWD_CONTRACT                                                                           \
+    requires dims: BLK_DIMS;                                                                       \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires eps_pos: eps > 0;                                                                     \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires valid_in: \valid_read(BLK_RD(x)) && \valid_read(BLK_PAR(params));                     \
+    requires valid_masks: BLK_MASKS_READ && (kpm == \null || \valid_read(BLK_KPM(kpm)));           \
+    requires valid_out: \valid(BLK_RD(y)) && \valid(BLK_ACT(acts));                                \
+    requires sep: \separated(BLK_RD(y), BLK_ACT(acts), BLK_RD(x), BLK_PAR(params));               \
+    requires sep_masks: BLK_MASKS_SEP(BLK_RD(y), BLK_ACT(acts)) &&                                 \
+                        (kpm == \null || \separated(BLK_KPM(kpm), BLK_RD(y), BLK_ACT(acts)));      \
+    assigns *BLK_RD(y), *BLK_ACT(acts);
+
+#define BLK_BWD_CONTRACT                                                                           \
+    requires dims: BLK_DIMS;                                                                       \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires valid_in: \valid_read(BLK_RD(dy)) && \valid_read(BLK_RD(x)) &&                        \
+                       \valid_read(BLK_PAR(params)) && \valid_read(BLK_ACT(acts));                 \
+    requires valid_masks: BLK_MASKS_READ;                                                          \
+    requires valid_out: \valid(BLK_RD(dx)) && \valid(BLK_PAR(grads)) && \valid(BLK_WS(ws));        \
+    requires sep: \separated(BLK_RD(dx), BLK_PAR(grads), BLK_WS(ws), BLK_RD(dy), BLK_RD(x),        \
+                             BLK_PAR(params), BLK_ACT(acts));                                      \
+    requires sep_masks: BLK_MASKS_SEP(BLK_RD(dx), BLK_PAR(grads), BLK_WS(ws)) &&                   \
+                        (d2mask == \null || \separated(BLK_RD(d2mask), BLK_RD(dy)));             \
+    assigns *BLK_RD(dx), *BLK_PAR(grads), *BLK_WS(ws);
+
+/*@ BLK_FWD_CONTRACT */
+void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
+                       const float *amask, const float *dmask, const float *d1mask,
+                       const float *d2mask, float p, float eps, int post, ffn_act act, int causal,
+                       int B, int T, int d, int H, int ff);
+/*@ BLK_FWD_CONTRACT */
+void block_forward_f64(double *y, double *acts, const double *x, const double *params,
+                       const double *kpm, const double *amask, const double *dmask,
+                       const double *d1mask, const double *d2mask, double p, double eps, int post,
+                       ffn_act act, int causal, int B, int T, int d, int H, int ff);
+
+/* acts: the forward's caches for the same inputs (kpm and causal are in them: att holds the
+   masked softmax). */
+/*@ BLK_BWD_CONTRACT */
+void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, const float *acts,
+                        const float *x, const float *params, const float *amask,
+                        const float *dmask, const float *d1mask, const float *d2mask, float p,
+                        int post, ffn_act act, int B, int T, int d, int H, int ff);
+/*@ BLK_BWD_CONTRACT */
+void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
+                        const double *acts, const double *x, const double *params,
+                        const double *amask, const double *dmask, const double *d1mask,
+                        const double *d2mask, double p, int post, ffn_act act,
+                        int B, int T, int d, int H, int ff);
+
+#endif

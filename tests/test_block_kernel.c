@@ -1,0 +1,375 @@
+/* The Transformer block's float and double kernels (ref/block.c, specs/block.h):
+ *  - against every golden block / block_backward case (the certified twin's values, never this
+ *    kernel's), within the block's a-priori bound as `resnorm check` applies it: the rigorous tier
+ *    (block_forward_bound / block_backward_bound) and the statistical tier (..._bound_stat), each
+ *    for a kernel that computes in its own dtype and returns that dtype (elements whose bound is
+ *    +Inf, "unconstrained", are skipped as the check skips them); the worst ratios are printed;
+ *  - the seed's identity property on the kernel: a pre-LN block whose out_proj and linear2 weights
+ *    and biases are zero returns y = x exactly and dx = dy exactly, f32 and f64. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block.h"
+#include "block_bound.h"
+#include "block_mpfr.h"
+#include "dtype.h"
+#include "golden_harness.h"
+
+#define MANIFEST "golden/manifest.json"
+#define NP 12 /* parameters */
+#define NM 4  /* dropout masks */
+
+static const char *const PNAME[NP] = {
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+    "self_attn.out_proj.bias",  "linear1.weight",         "linear1.bias",
+    "linear2.weight",           "linear2.bias",           "norm1.weight",
+    "norm1.bias",               "norm2.weight",           "norm2.bias"};
+static const char *const MNAME[NM] = {"attn_dropout.mask", "dropout.mask", "dropout1.mask",
+                                      "dropout2.mask"};
+
+/* One block's shapes and values, in double (every value is exact in the input dtype). */
+typedef struct {
+    int B, T, d, H, ff, post, causal;
+    ffn_act act;
+    double p, eps;
+    double *x, *dy, *par[NP], *mask[NM], *kpm; /* mask[k], kpm, dy: NULL when absent */
+} bdata;
+
+static size_t pcount(const bdata *D, int j)
+{
+    size_t d = (size_t)D->d, ff = (size_t)D->ff;
+    static const int kind[NP] = {0, 1, 2, 3, 4, 5, 4, 3, 3, 3, 3, 3};
+    switch (kind[j]) {
+    case 0: return 3 * d * d;
+    case 1: return 3 * d;
+    case 2: return d * d;
+    case 4: return ff * d;
+    case 5: return ff;
+    default: return d;
+    }
+}
+
+static size_t mcount(const bdata *D, int k)
+{
+    size_t rows = (size_t)D->B * (size_t)D->T;
+    return k == 0 ? rows * (size_t)D->H * (size_t)D->T : k == 1 ? rows * (size_t)D->ff : rows * (size_t)D->d;
+}
+
+static size_t nrd(const bdata *D) { return (size_t)D->B * (size_t)D->T * (size_t)D->d; }
+
+/* The block_args of the twin / bound for D (L: its one layer). */
+static block_args args_of(const bdata *D, block_layer *L)
+{
+    *L = (block_layer){D->par[0], D->par[1], D->par[2], D->par[3],  D->par[4],  D->par[5],
+                       D->par[6], D->par[7], D->par[8], D->par[9], D->par[10], D->par[11],
+                       D->mask[0], D->mask[1], D->mask[2], D->mask[3]};
+    return (block_args){D->x, 1, L, NULL, NULL, D->kpm, D->post, D->causal, (rn_activation)D->act,
+                        (size_t)D->B, (size_t)D->T, (size_t)D->d, (size_t)D->H, (size_t)D->ff,
+                        D->eps, D->p};
+}
+
+/* ---------------------------------------------------------------- the kernel, f32 and f64 */
+
+/* Runs block_forward_<sfx> (and, with dy, block_backward_<sfx>) on D in type TY; out[0] = y,
+   out[1] = dx, out[2 + j] = the gradient of parameter j (zeroed first: they accumulate). */
+#define DEFINE_RUN(TY, sfx)                                                                        \
+    static TY *conv_##sfx(const double *v, size_t n)                                               \
+    {                                                                                              \
+        if (!v)                                                                                    \
+            return NULL;                                                                           \
+        TY *o = malloc((n ? n : 1) * sizeof *o);                                                   \
+        for (size_t i = 0; i < n; i++)                                                             \
+            o[i] = (TY)v[i]; /* exact: the inputs are values of the input dtype */                 \
+        return o;                                                                                  \
+    }                                                                                              \
+    static TY *zeros_##sfx(size_t n) { return calloc(n ? n : 1, sizeof(TY)); }                     \
+    static void run_##sfx(const bdata *D, double **out)                                            \
+    {                                                                                              \
+        size_t N = nrd(D), NP_ALL = (size_t)block_params_size(D->d, D->ff);                        \
+        TY *x = conv_##sfx(D->x, N), *kpm = conv_##sfx(D->kpm, (size_t)D->B * (size_t)D->T);        \
+        TY *params = zeros_##sfx(NP_ALL), *mask[NM];                                               \
+        for (int j = 0, o = 0; j < NP; o += (int)pcount(D, j), j++) /* specs/block.h's layout */  \
+            for (size_t i = 0; i < pcount(D, j); i++)                                              \
+                params[(size_t)o + i] = (TY)D->par[j][i];                                          \
+        for (int k = 0; k < NM; k++)                                                               \
+            mask[k] = conv_##sfx(D->mask[k], mcount(D, k));                                        \
+        TY *acts = zeros_##sfx((size_t)block_acts_size(D->B, D->T, D->d, D->H, D->ff));            \
+        TY *y = zeros_##sfx(N);                                                                    \
+        block_forward_##sfx(y, acts, x, params, kpm, mask[0], mask[1], mask[2], mask[3], (TY)D->p, \
+                            (TY)D->eps, D->post, D->act, D->causal, D->B, D->T, D->d, D->H, D->ff); \
+        out[0] = calloc(N, sizeof(double));                                                        \
+        for (size_t i = 0; i < N; i++)                                                             \
+            out[0][i] = y[i];                                                                      \
+        if (D->dy) {                                                                               \
+            TY *dy = conv_##sfx(D->dy, N), *dx = zeros_##sfx(N), *grads = zeros_##sfx(NP_ALL),     \
+               *ws = zeros_##sfx((size_t)block_scratch_size(D->B, D->T, D->d, D->ff));             \
+            block_backward_##sfx(dx, grads, ws, dy, acts, x, params, mask[0], mask[1], mask[2],    \
+                                 mask[3], (TY)D->p, D->post, D->act, D->B, D->T, D->d, D->H, D->ff); \
+            out[1] = calloc(N, sizeof(double));                                                    \
+            for (size_t i = 0; i < N; i++)                                                         \
+                out[1][i] = dx[i];                                                                 \
+            for (int j = 0, o = 0; j < NP; o += (int)pcount(D, j), j++) {                          \
+                out[2 + j] = calloc(pcount(D, j), sizeof(double));                                 \
+                for (size_t i = 0; i < pcount(D, j); i++)                                          \
+                    out[2 + j][i] = grads[(size_t)o + i];                                          \
+            }                                                                                      \
+            free(dy), free(dx), free(grads), free(ws);                                             \
+        }                                                                                          \
+        for (int k = 0; k < NM; k++)                                                               \
+            free(mask[k]);                                                                         \
+        free(x), free(kpm), free(y), free(params), free(acts);                                     \
+    }
+DEFINE_RUN(float, f32)
+DEFINE_RUN(double, f64)
+
+static void free_out(const bdata *D, double **out)
+{
+    free(out[0]);
+    if (D->dy)
+        for (int k = 1; k < 2 + NP; k++)
+            free(out[k]);
+}
+
+/* ---------------------------------------------------------------- golden cases */
+
+static double *load_data(json_t *in, const char *name, rn_array *keep)
+{
+    const char *path = get_path(in, name);
+    if (!path)
+        return NULL;
+    *keep = load(path);
+    return keep->data;
+}
+
+typedef struct {
+    bdata D;
+    rn_array arr[2 + NP + NM + 1];
+} gcase;
+
+static void load_case(json_t *c, gcase *G)
+{
+    memset(G, 0, sizeof *G);
+    bdata *D = &G->D;
+    json_t *in = json_object_get(c, "inputs"), *attrs = json_object_get(c, "attrs");
+    D->x = load_data(in, "x", &G->arr[0]);
+    cr_assert(D->x);
+    D->dy = load_data(in, "dy", &G->arr[1]);
+    for (int j = 0; j < NP; j++)
+        cr_assert(D->par[j] = load_data(in, PNAME[j], &G->arr[2 + j]), "%s missing", PNAME[j]);
+    for (int k = 0; k < NM; k++)
+        D->mask[k] = load_data(in, MNAME[k], &G->arr[2 + NP + k]);
+    D->kpm = load_data(in, "key_padding_mask", &G->arr[2 + NP + NM]);
+    const rn_array *x = &G->arr[0];
+    D->d = (int)x->shape[x->ndim - 1];
+    D->T = (int)x->shape[x->ndim - 2];
+    D->B = x->ndim == 3 ? (int)x->shape[0] : 1;
+    D->ff = (int)G->arr[2 + 4].shape[0];
+    D->H = (int)json_integer_value(json_object_get(attrs, "heads"));
+    D->post = !strcmp(json_string_value(json_object_get(attrs, "norm")), "post");
+    D->causal = (int)json_integer_value(json_object_get(attrs, "causal"));
+    const char *act = json_string_value(json_object_get(attrs, "activation"));
+    D->act = !strcmp(act, "relu") ? FFN_RELU : !strcmp(act, "gelu") ? FFN_GELU : FFN_GELU_TANH;
+    /* eps as the CLI reads it: the attribute's text rounded once to eps_dtype */
+    rn_dtype edt;
+    cr_assert_eq(rn_dtype_from_name(json_string_value(json_object_get(attrs, "eps_dtype")), &edt), 0);
+    cr_assert_eq(rn_parse_eps(json_string_value(json_object_get(attrs, "eps")), edt, &D->eps), 0);
+    /* p as the CLI reads it: the attribute's text rounded once to x's dtype */
+    cr_assert_eq(rn_parse_eps(json_string_value(json_object_get(attrs, "p")), x->dtype, &D->p), 0);
+}
+
+static void free_case(gcase *G)
+{
+    for (size_t k = 0; k < sizeof G->arr / sizeof G->arr[0]; k++)
+        if (G->arr[k].data)
+            rn_array_free(&G->arr[k]);
+}
+
+/* max |got - want|/bound over n elements, skipping +Inf bounds (unconstrained) and non-finite
+   expected values (then the classes must agree); +Inf when a zero bound is exceeded. */
+static double worst_ratio(const double *got, const double *want, const double *bound, size_t n)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(want[i])) {
+            if (!(isnan(want[i]) ? isnan(got[i]) : got[i] == want[i]))
+                return INFINITY;
+            continue;
+        }
+        if (!isfinite(bound[i]))
+            continue;
+        double e = fabs(got[i] - want[i]);
+        double r = bound[i] > 0 ? e / bound[i] : (e > 0 ? INFINITY : 0.0);
+        if (!(r <= worst))
+            worst = r;
+    }
+    return worst;
+}
+
+/* The worst ratio of the kernel (f32 or f64) on case c against tier `stat` (0 rigorous, 1
+   statistical); *constrained counts the elements with a finite bound. */
+static double case_ratio(json_t *c, int f32, int stat, size_t *constrained)
+{
+    gcase G;
+    load_case(c, &G);
+    bdata *D = &G.D;
+    double *out[2 + NP] = {0};
+    (f32 ? run_f32 : run_f64)(D, out);
+    rn_dtype cd = f32 ? RN_F32 : RN_F64;
+    block_layer L;
+    block_args A = args_of(D, &L);
+    json_t *ex = json_object_get(json_object_get(c, "expected"), "f64");
+    size_t N = nrd(D);
+    double worst = 0.0;
+    int nout = D->dy ? 1 + NP : 1;
+    double *bd[1 + NP];
+    size_t cnt[1 + NP];
+    cnt[0] = N;
+    bd[0] = calloc(N, sizeof(double));
+    for (int j = 0; j < NP && D->dy; j++)
+        cnt[1 + j] = pcount(D, j), bd[1 + j] = calloc(cnt[1 + j], sizeof(double));
+    if (!D->dy) {
+        cr_assert_eq((stat ? block_forward_bound_stat : block_forward_bound)(bd[0], &A, cd, cd), 0);
+    } else {
+        block_layer_grad lg = {bd[1], bd[2], bd[3], bd[4],  bd[5],  bd[6],
+                               bd[7], bd[8], bd[9], bd[10], bd[11], bd[12]};
+        block_grads g = {bd[0], &lg, NULL, NULL};
+        cr_assert_eq((stat ? block_backward_bound_stat : block_backward_bound)(&g, D->dy, &A, cd, cd), 0);
+    }
+    for (int k = 0; k < nout; k++) {
+        char name[64];
+        snprintf(name, sizeof name, k == 0 ? (D->dy ? "dx" : "y") : "d.%s", k ? PNAME[k - 1] : "");
+        rn_array want = load(get_path(ex, name));
+        cr_assert_eq(want.count, cnt[k], "%s: %s", json_string_value(json_object_get(c, "id")), name);
+        double r = worst_ratio(D->dy ? out[k + 1] : out[0], want.data, bd[k], cnt[k]);
+        for (size_t i = 0; i < cnt[k]; i++)
+            *constrained += isfinite(bd[k][i]);
+        if (!(r <= worst))
+            worst = r;
+        rn_array_free(&want);
+        free(bd[k]);
+    }
+    free_out(D, out);
+    free_case(&G);
+    return worst;
+}
+
+static int is_block(json_t *c)
+{
+    const char *op = json_string_value(json_object_get(c, "op"));
+    return !strcmp(op, "block") || !strcmp(op, "block_backward");
+}
+
+Test(block_kernel, within_both_tiers_on_golden, .timeout = 240)
+{
+    json_error_t e;
+    json_t *m = json_load_file(MANIFEST, 0, &e);
+    cr_assert_not_null(m, "%s", e.text);
+    size_t i, ncases = 0, nbwd = 0, constrained = 0;
+    json_t *c;
+    double w[2][2] = {{0}}; /* [f32][stat] */
+    json_array_foreach(json_object_get(m, "cases"), i, c)
+    {
+        if (!is_block(c))
+            continue;
+        const char *id = json_string_value(json_object_get(c, "id"));
+        int f32ok = strcmp(json_string_value(json_object_get(c, "input_dtype")), "f64") != 0;
+        for (int f32 = 0; f32 <= f32ok; f32++)
+            for (int stat = 0; stat <= 1; stat++) {
+                double r = case_ratio(c, f32, stat, &constrained);
+                if (getenv("BLOCK_VERBOSE"))
+                    printf("%s %s %s %.3g\n", id, f32 ? "f32" : "f64", stat ? "stat" : "rig", r);
+                cr_assert(r <= 1.0, "%s: %s kernel, %s tier: err/bound %.3g", id, f32 ? "f32" : "f64",
+                          stat ? "statistical" : "rigorous", r);
+                w[f32][stat] = fmax(w[f32][stat], r);
+            }
+        ncases++;
+        nbwd += !strcmp(json_string_value(json_object_get(c, "op")), "block_backward");
+    }
+    cr_assert_geq(ncases, 20, "block cases in the manifest: %zu", ncases);
+    cr_assert_geq(nbwd, 10, "block_backward cases in the manifest: %zu", nbwd);
+    cr_assert_gt(constrained, 0, "every bound was +Inf: nothing was checked");
+    printf("block kernel: %zu golden entries (%zu backward), %zu constrained elements; worst "
+           "err/bound f64 kernel %.3g rigorous, %.3g statistical; f32 kernel %.3g rigorous, %.3g "
+           "statistical\n",
+           ncases, nbwd, constrained, w[0][0], w[0][1], w[1][0], w[1][1]);
+    json_decref(m);
+}
+
+/* ---------------------------------------------------------------- the seed's identity */
+
+static double lcg(unsigned long *s)
+{
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(*s >> 11) * 0x1p-53 - 0.5;
+}
+
+/* A random pre-LN block (values rounded to f32) whose out_proj and linear2 weights and biases are
+   zero; masks on every dropout when `masks`. */
+static void identity_block(bdata *D, int causal, ffn_act act, int masks, unsigned long seed)
+{
+    memset(D, 0, sizeof *D);
+    *D = (bdata){.B = 2, .T = 3, .d = 8, .H = 2, .ff = 16, .post = 0, .causal = causal, .act = act,
+                 .p = 0.25, .eps = (double)1e-5f};
+    size_t N = nrd(D);
+    D->x = malloc(N * sizeof(double)), D->dy = malloc(N * sizeof(double));
+    for (size_t i = 0; i < N; i++)
+        D->x[i] = (float)(3 * lcg(&seed)), D->dy[i] = (float)(2 * lcg(&seed));
+    for (int j = 0; j < NP; j++) {
+        D->par[j] = malloc(pcount(D, j) * sizeof(double));
+        int zero = j == 2 || j == 3 || j == 6 || j == 7;
+        for (size_t i = 0; i < pcount(D, j); i++)
+            D->par[j][i] = zero ? 0.0 : (float)((j == 8 || j == 10 ? 1.0 : 0.0) + lcg(&seed));
+    }
+    for (int k = 0; k < NM && masks; k++) {
+        D->mask[k] = malloc(mcount(D, k) * sizeof(double));
+        for (size_t i = 0; i < mcount(D, k); i++)
+            D->mask[k][i] = lcg(&seed) < 0.3 ? 1.0 : 0.0;
+    }
+}
+
+static void free_block(bdata *D)
+{
+    free(D->x), free(D->dy);
+    for (int j = 0; j < NP; j++)
+        free(D->par[j]);
+    for (int k = 0; k < NM; k++)
+        free(D->mask[k]);
+}
+
+/* The seed: a pre-LN block whose out_proj and linear2 are zero is the identity, exactly: y = x,
+   dx = dy (the identity path alone), and the gradients upstream of the zero weights (in_proj,
+   linear1, norm1, norm2) are exactly 0; in f32 and f64, every activation, causal or not, with
+   and without dropout masks. */
+Test(block_kernel, identity_pre_ln_exact_f32_f64)
+{
+    int zero_grad[NP] = {1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1};
+    for (int t = 0; t < 12; t++) {
+        bdata D;
+        identity_block(&D, t % 2, (ffn_act)(t / 2 % 3), t >= 6, 100 + (unsigned long)t);
+        for (int f32 = 0; f32 <= 1; f32++) {
+            double *out[2 + NP] = {0};
+            (f32 ? run_f32 : run_f64)(&D, out);
+            for (size_t i = 0; i < nrd(&D); i++) {
+                cr_assert(out[0][i] == D.x[i], "t %d %s: y[%zu] = %a, x = %a", t, f32 ? "f32" : "f64", i,
+                          out[0][i], D.x[i]);
+                cr_assert(out[1][i] == D.dy[i], "t %d %s: dx[%zu] = %a, dy = %a", t, f32 ? "f32" : "f64",
+                          i, out[1][i], D.dy[i]);
+            }
+            for (int j = 0; j < NP; j++)
+                for (size_t i = 0; zero_grad[j] && i < pcount(&D, j); i++)
+                    cr_assert(out[2 + j][i] == 0.0, "t %d %s: d.%s[%zu] = %a, not 0", t,
+                              f32 ? "f32" : "f64", PNAME[j], i, out[2 + j][i]);
+            /* and the block is not trivially the identity: out_proj's gradient is not all 0 */
+            double s = 0;
+            for (size_t i = 0; i < pcount(&D, 2); i++)
+                s += fabs(out[2 + 2][i]);
+            cr_assert(s > 0, "t %d: d.self_attn.out_proj.weight is all zero", t);
+            free_out(&D, out);
+        }
+        free_block(&D);
+    }
+}
