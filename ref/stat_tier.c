@@ -15,6 +15,14 @@
 
 #define SAFETY 2.0
 
+/* fmax / fmin without the libm call: GCC keeps the call at -O2 (for NaN's sake), and a call in a
+   loop makes the loop's long double accumulators spill to memory at every element.  The same
+   results as fmax / fmin, NaN operands included; of two zeros of opposite signs the second is
+   returned, which C allows fmax / fmin to do too (every use below is insensitive to the sign of a
+   zero result: it is squared, compared, or added to a non-zero). */
+static inline double max_d(double a, double b) { return a > b || b != b ? a : b; }
+static inline double min_d(double a, double b) { return a < b || b != b ? a : b; }
+
 /* ---------------------------------------------------------------- the three statistics [§4] */
 
 typedef struct {
@@ -222,7 +230,7 @@ static double welford_coeff(const double *x, size_t n, double m, double rng, dou
         lo += buf[j - 1];
         hi += buf[n - j];
         double bot = (double)(lo / (long double)j), top = (double)(hi / (long double)j);
-        double T = fmax(top - m, m - bot), Mabs = fmax(fabs(top), fabs(bot));
+        double T = max_d(top - m, m - bot), Mabs = max_d(fabs(top), fabs(bot));
         double a = 2 * (double)j * T * (Mabs + 2 * rng / (double)j);
         acc += (long double)a * a;
     }
@@ -291,8 +299,8 @@ static rowstat ln_row(const st_problem *p, size_t r, double *buf)
     for (size_t i = 0; i < n; i++) {
         sum += x[i];
         sa += fabsl((long double)x[i]);
-        M = fmax(M, fabs(x[i]));
-        mn = fmin(mn, x[i]), mx = fmax(mx, x[i]);
+        M = max_d(M, fabs(x[i]));
+        mn = min_d(mn, x[i]), mx = max_d(mx, x[i]);
     }
     long double m = sum / (long double)n, ss = 0, s4 = 0, sdx = 0, sx2 = 0;
     for (size_t i = 0; i < n; i++) {
@@ -340,7 +348,7 @@ static rowstat rms_row(const st_problem *p, const double *x)
     for (size_t i = 0; i < n; i++) {
         long double q = (long double)x[i] * x[i], mg = xmag(p, x, i);
         ss += q, s4 += q * q, sxm += q * mg * mg;
-        M = fmax(M, fabs(x[i]));
+        M = max_d(M, fabs(x[i]));
     }
     double ms = (double)(ss / (long double)n), u = p->u, dn = (double)n;
     if (!row_in_range(p, x, ms + p->eps))
@@ -453,14 +461,31 @@ typedef struct {
     long double A[3][3], y[3];
 } wls_t;
 
-static void wls_add(wls_t *L, const double *X, double e, double w)
-{
-    for (int a = 0; a < L->k; a++) {
-        L->y[a] += (long double)w * X[a] * e;
-        for (int b = 0; b < L->k; b++)
-            L->A[a][b] += (long double)w * X[a] * X[b];
-    }
-}
+/* The normal equations of a row's n elements, L = {K, A = sum w X X^T, y = sum w X e}: ELEMENT
+   sets element i's directions X[0..K), its error err = e_i and weight wt = w_i; each product is
+   formed as ((long double)w X[a]) X[b] (resp. e) and summed in element order.  K = L->k as a constant: the loops
+   unroll and the sums stay in registers across the row (a round trip through memory for each of
+   the k (k + 1) terms of each element cost more than the arithmetic). */
+#define WLS_ROW(L, K, n, ELEMENT)                                                                 \
+    do {                                                                                          \
+        long double A_[K][K] = {{0}}, y_[K] = {0};                                                \
+        for (size_t i = 0; i < (n); i++) {                                                        \
+            double X[3], err, wt;                                                                 \
+            ELEMENT;                                                                              \
+            for (int a = 0; a < K; a++) {                                                         \
+                long double wx = (long double)wt * X[a];                                          \
+                y_[a] += wx * err;                                                                \
+                for (int b = 0; b < K; b++)                                                       \
+                    A_[a][b] += wx * X[b];                                                        \
+            }                                                                                     \
+        }                                                                                         \
+        (L)->k = K;                                                                               \
+        for (int a = 0; a < K; a++) {                                                             \
+            (L)->y[a] = y_[a];                                                                    \
+            for (int b = 0; b < K; b++)                                                           \
+                (L)->A[a][b] = A_[a][b];                                                          \
+        }                                                                                         \
+    } while (0)
 
 static int wls_solve(const wls_t *L, double bmin, double *coef, double *proxy)
 {
@@ -512,7 +537,7 @@ static double row_min(const double *b, size_t n)
 {
     double m = INFINITY;
     for (size_t i = 0; i < n; i++)
-        m = fmin(m, b[i]);
+        m = min_d(m, b[i]);
     return m;
 }
 
@@ -559,11 +584,17 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
        (direction r*gamma), by weighted least squares; rho is tested */
     double bmin = row_min(bb, p->n), coef[3], own[3];
-    wls_t L = {f == FAM_LN ? 2 : 1, {{0}}, {0}};
-    for (size_t i = 0; i < p->n; i++) {
-        double beta = p->beta ? p->beta[i] : 0, X[2] = {w[i] - beta, s.r * gam(p, i)};
-        wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
-    }
+    wls_t L;
+#define FWD_ELEMENT                                                                               \
+    X[0] = w[i] - (p->beta ? p->beta[i] : 0);                                                     \
+    if (f == FAM_LN)                                                                              \
+        X[1] = s.r * gam(p, i);                                                                   \
+    err = g[i] - w[i], wt = (bmin / bb[i]) * (bmin / bb[i])
+    if (f == FAM_LN)
+        WLS_ROW(&L, 2, p->n, FWD_ELEMENT);
+    else
+        WLS_ROW(&L, 1, p->n, FWD_ELEMENT);
+#undef FWD_ELEMENT
     if (!wls_solve(&L, bmin, coef, own))
         return 0;
     res[0] = coef[0], res[1] = s.sig_rho + own[0], res[2] = s.phi_rho;
@@ -752,11 +783,17 @@ static int backward_dx_row(const st_problem *p, family f, size_t r, const double
     if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d))
         return 0;
     double bmin = row_min(bb, n), coef[3], own[3], rr = d.s.r;
-    wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
-    for (size_t i = 0; i < n; i++) {
-        double X[3] = {w[i], rr * xh[i], rr};
-        wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
-    }
+    wls_t L;
+#define DX_ELEMENT                                                                                \
+    X[0] = w[i], X[1] = rr * xh[i];                                                               \
+    if (f == FAM_LN)                                                                              \
+        X[2] = rr;                                                                                \
+    err = g[i] - w[i], wt = (bmin / bb[i]) * (bmin / bb[i])
+    if (f == FAM_LN)
+        WLS_ROW(&L, 3, n, DX_ELEMENT);
+    else
+        WLS_ROW(&L, 2, n, DX_ELEMENT);
+#undef DX_ELEMENT
     if (!wls_solve(&L, bmin, coef, own))
         return 0;
     res[0] = coef[0], res[1] = d.sig[0] + own[0], res[2] = d.phi[0];
