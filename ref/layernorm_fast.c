@@ -144,34 +144,46 @@ ln_forward_core(double *y, double *mean, double *rstd, const double *x, const do
     if (!fd_certify_num(st.mu, out, mean) || !fd_certify_num(R, out, rstd))
         return 0;
 
-    /* [§5.6] y_i.  K bounds |rstd|. */
+    /* [§5.6] y_i.  K bounds |rstd|.  In blocks of YB elements: the values hi + lo and their error
+       bounds first (branch-free, so the compiler vectorizes it: the same operations on each
+       element, hence the same bits), then their certification. */
     const double K = fabs(R.h) + fabs(R.l) + R.e;
-    for (size_t i = 0; i < n; i++) {
-        double g = gamma[i];
-        double a, b;
-        fd_two_sum(x[i], -mh, &a, &b);
-        double eta = 0.0;
-        if (xt) { /* §5.8 */
-            b += xt[i];
-            eta = xe[i] + 2.0 * U * fabs(b);
+    enum { YB = 256 };
+    double lo_b[YB], err_b[YB];
+    for (size_t i0 = 0; i0 < n; i0 += YB) {
+        size_t m = n - i0 < YB ? n - i0 : YB;
+        const double *xb = x + i0, *gb = gamma + i0, *bb = beta + i0;
+        const double *xtb = xt ? xt + i0 : NULL, *xeb = xe ? xe + i0 : NULL;
+        double *yb = y + i0;
+        for (size_t j = 0; j < m; j++) {
+            double g = gb[j];
+            double a, b;
+            fd_two_sum(xb[j], -mh, &a, &b);
+            double eta = 0.0;
+            if (xtb) { /* §5.8 */
+                b += xtb[j];
+                eta = xeb[j] + 2.0 * U * fabs(b);
+            }
+            double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
+            double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta;
+            double p1, p2;
+            fd_two_prod(a, g, &p1, &p2);
+            double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
+            double EP = fd_up(fabs(g) * Ed + 2.0 * U * fabs(p2b) + ETA);
+            double m1, m2;
+            fd_two_prod(p1, R.h, &m1, &m2);
+            double f1 = fma(p2b, R.h, m2);
+            double m2b = fma(p1, R.l, f1);                   /* P rstd = m1 + m2b */
+            double y1, y2;
+            fd_two_sum(m1, bb[j], &y1, &y2);
+            double y2b = y2 + m2b;
+            double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e +
+                        2.0 * U * (fabs(f1) + fabs(m2b) + fabs(y2b)) + fabs(p2b) * fabs(R.l) + 2.0 * ETA;
+            yb[j] = y1, lo_b[j] = y2b, err_b[j] = fd_up(Ey);
         }
-        double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
-        double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta;
-        double p1, p2;
-        fd_two_prod(a, g, &p1, &p2);
-        double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
-        double EP = fd_up(fabs(g) * Ed + 2.0 * U * fabs(p2b) + ETA);
-        double m1, m2;
-        fd_two_prod(p1, R.h, &m1, &m2);
-        double f1 = fma(p2b, R.h, m2);
-        double m2b = fma(p1, R.l, f1);                   /* P rstd = m1 + m2b */
-        double y1, y2;
-        fd_two_sum(m1, beta[i], &y1, &y2);
-        double y2b = y2 + m2b;
-        double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e +
-                    2.0 * U * (fabs(f1) + fabs(m2b) + fabs(y2b)) + fabs(p2b) * fabs(R.l) + 2.0 * ETA;
-        if (!fd_certify(y1, y2b, fd_up(Ey), out, &y[i]))
-            return 0;
+        for (size_t j = 0; j < m; j++)
+            if (!fd_certify(yb[j], lo_b[j], err_b[j], out, &yb[j]))
+                return 0;
     }
     return 1;
 }
