@@ -37,6 +37,44 @@ typedef struct {
     fd_num mu, R;
 } ln_stats;
 
+/* One element of §5.2's sums, into one lane's accumulators (ln_row_moments). */
+static inline __attribute__((always_inline)) void
+ln_moment_step(const double *x, const double *xt, const double *xe, size_t i, double mh,
+               double *ts, double *tc, double *TA, double *ws, double *wc, double *B, double *Eta,
+               double *EtaW, double *Bsq)
+{
+    double a, b, p, pe, e, f;
+    fd_two_sum(x[i], -mh, &a, &b);
+    if (xt) { /* v_i - mh = a + b within eta: b absorbs the low part (one rounding) */
+        b += xt[i];
+        double eta = xe[i] + 2.0 * U * fabs(b);
+        *Eta += eta;
+        *EtaW += (2.0 * (fabs(a) + fabs(b)) + eta) * eta;
+        *Bsq += b * b; /* b^2 is dropped from the square below; here |b| <= u |a| fails */
+    }
+    fd_two_sum(*ts, a, ts, &e);
+    *tc += e;
+    *tc += b;
+    *TA += fabs(e) + fabs(b);
+    fd_two_prod(a, a, &p, &pe);
+    double l = fma(2.0 * a, b, pe);
+    fd_two_sum(*ws, p, ws, &f);
+    *wc += f;
+    *wc += l;
+    *B += fabs(f) + fabs(l);
+}
+
+/* Merges lane (s2, c2, A2) into (s, c, A) of a Sum2: s + c + (s2 + c2) = s' + c' up to the RN
+   additions into c, whose leaves' magnitudes A keeps (|c2| too, as fd_acc_merge does). */
+static inline void sum2_merge(double *s, double *c, double *A, double s2, double c2, double A2)
+{
+    double e;
+    fd_two_sum(*s, s2, s, &e);
+    *c += c2;
+    *c += e;
+    *A += A2 + fabs(e) + fabs(c2);
+}
+
 /* The row's moments [§5.1-5.4]: st without R, and V = n var.  xt, xe: NULL for binary64 inputs
    x; otherwise element i is x_i + xt_i within xe_i (the exact sums of the skip op, §5.8), and the
    deviations below carry that error.  0: a non-finite input or an overflow. */
@@ -60,38 +98,34 @@ static inline __attribute__((always_inline)) int ln_row_moments(const double *x,
     /* [§5.2] x_i - mh = a_i + b_i exactly (TwoSum).  T = sum (a_i + b_i) = S - n mh by Sum2
        (TwoSum chain on a_i, the exact errors e_i and the b_i summed in round-to-nearest);
        W = sum (a_i + b_i)^2 ~ sum p_i + (e'_i + l_i) with p_i + pe_i = a_i^2 exact and
-       l_i = RN(2 a_i b_i + pe_i). */
-    double ts = 0.0, tc = 0.0, TA = 0.0, ws = 0.0, wc = 0.0, B = 0.0;
+       l_i = RN(2 a_i b_i + pe_i).  Element i goes to lane i mod LANES (the tail to lane 0): LANES
+       independent chains (one would be latency-bound), merged at the end by TwoSum, whose exact
+       errors join the RN sums tc, wc like the e_i (the Sum2 bound holds for any order and tree of
+       the RN sums: 3 merges add 6 leaves, within the charges below) [§5.2]. */
+    enum { LANES = 4 };
+    double ts[LANES] = {0}, tc[LANES] = {0}, TA[LANES] = {0};
+    double ws[LANES] = {0}, wc[LANES] = {0}, B[LANES] = {0};
     double Eta = 0.0, EtaW = 0.0, Bsq = 0.0; /* §5.8 only */
-    for (size_t i = 0; i < n; i++) {
-        double a, b, p, pe, e, f;
-        fd_two_sum(x[i], -mh, &a, &b);
-        if (xt) { /* v_i - mh = a + b within eta: b absorbs the low part (one rounding) */
-            b += xt[i];
-            double eta = xe[i] + 2.0 * U * fabs(b);
-            Eta += eta;
-            EtaW += (2.0 * (fabs(a) + fabs(b)) + eta) * eta;
-            Bsq += b * b; /* b^2 is dropped from the square below; here |b| <= u |a| fails */
-        }
-        fd_two_sum(ts, a, &ts, &e);
-        tc += e;
-        tc += b;
-        TA += fabs(e) + fabs(b);
-        fd_two_prod(a, a, &p, &pe);
-        double l = fma(2.0 * a, b, pe);
-        fd_two_sum(ws, p, &ws, &f);
-        wc += f;
-        wc += l;
-        B += fabs(f) + fabs(l);
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int k = 0; k < LANES; k++)
+            ln_moment_step(x, xt, xe, i + (size_t)k, mh, &ts[k], &tc[k], &TA[k], &ws[k], &wc[k],
+                           &B[k], &Eta, &EtaW, &Bsq);
+    for (; i < n; i++)
+        ln_moment_step(x, xt, xe, i, mh, &ts[0], &tc[0], &TA[0], &ws[0], &wc[0], &B[0], &Eta,
+                       &EtaW, &Bsq);
+    for (int k = 1; k < LANES; k++) {
+        sum2_merge(&ts[0], &tc[0], &TA[0], ts[k], tc[k], TA[k]);
+        sum2_merge(&ws[0], &wc[0], &B[0], ws[k], wc[k], B[k]);
     }
-    if (!isfinite(ws) || !isfinite(wc) || !isfinite(ts) || !isfinite(tc))
+    if (!isfinite(ws[0]) || !isfinite(wc[0]) || !isfinite(ts[0]) || !isfinite(tc[0]))
         return 0;
     fd_num T;
-    fd_two_sum(ts, tc, &T.h, &T.l);
-    T.e = fd_up((4.0 * nn + 2.0) * U * TA + Eta);
+    fd_two_sum(ts[0], tc[0], &T.h, &T.l);
+    T.e = fd_up((4.0 * nn + 2.0) * U * TA[0] + Eta);
     double wh, wl;
-    fd_two_sum(ws, wc, &wh, &wl);
-    double EW = fd_up((3.0 * nn + 2.0) * U * B + 2.0 * U * U * ws + 6.0 * nn * ETA + EtaW +
+    fd_two_sum(ws[0], wc[0], &wh, &wl);
+    double EW = fd_up((3.0 * nn + 2.0) * U * B[0] + 2.0 * U * U * ws[0] + 6.0 * nn * ETA + EtaW +
                       2.0 * Bsq);
 
     /* [§5.3] delta = mu - mh = T / n; the mean mu = mh + delta */
