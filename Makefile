@@ -50,6 +50,12 @@ $(B)/%.o: %.c $(wildcard ref/*.h specs/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The fast paths' element loops are written branch-free so that they vectorize; GCC's default -O2
+# cost model ("very cheap") declines them.  Vectorizing without reassociation keeps IEEE semantics
+# (the same operations on each element, and no -ffp-contract): the same bits, 27 -> 20 ns per
+# element of the LayerNorm forward fast path (specs/fast-path.md §9).
+$(B)/ref/%_fast.o: CFLAGS += -fvect-cost-model=dynamic
+
 $(B)/libresnorm.a: $(LIB_OBJ)
 	ar rcs $@ $^
 

@@ -587,6 +587,29 @@ static const char *descr_of(rn_dtype d)
     }
 }
 
+/* f32 on a little-endian machine, the common case of a large output: the float images memcpy'd,
+   in one pass that also checks representability ((double)(float)v == v, or v a NaN: the same test
+   as rn_representable, whose sign-of-zero clause cannot fail since (float)-0.0 is -0.0f).  1 when
+   done; 0 (nothing promised about out) when another dtype or an element not of f32 leaves it to
+   the general loop, which names the element. */
+static int encode_f32_le(const double *v, size_t count, rn_dtype d, unsigned char *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (d != RN_F32)
+        return 0;
+    for (size_t i = 0; i < count; i++) {
+        float f = (float)v[i];
+        if (!((double)f == v[i] || v[i] != v[i]))
+            return 0;
+        memcpy(out + 4 * i, &f, 4);
+    }
+    return 1;
+#else
+    (void)v, (void)count, (void)d, (void)out;
+    return 0;
+#endif
+}
+
 /* The complete file image of a (header padded as np.save pads it: to a multiple of 64 bytes,
    ending in '\n'). */
 unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
@@ -636,6 +659,8 @@ unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char
     memset(img + 10 + dlen, ' ', hlen - dlen - 1);
     img[padded - 1] = '\n';
     unsigned char *p = img + padded;
+    if (encode_f32_le(a->data, count, a->dtype, p))
+        return img;
     for (size_t i = 0; i < count; i++, p += isz) {
         double v = a->data[i];
         if (!rn_representable(v, a->dtype)) {

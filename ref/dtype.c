@@ -115,14 +115,20 @@ double rn_ulp(double v, rn_dtype d)
         return NAN;
     if (isinf(v))
         return INFINITY;
-    int e = f->emin; /* subnormal spacing for |v| < 2^emin (and v == 0) */
-    if (v != 0.0) {
-        int ex;
-        frexp(v, &ex); /* |v| = m * 2^ex, m in [0.5, 1): IEEE exponent ex - 1 */
-        if (ex - 1 > e)
-            e = ex - 1;
-    }
-    return ldexp(1.0, e - f->p + 1);
+    /* The IEEE exponent of v from its bits (a subnormal double reads -1023, below every emin), at
+       least emin (the subnormal spacing for |v| < 2^emin and v == 0); the spacing 2^k,
+       k = e - p + 1 >= -1074, built from its bits (bit-manipulation instead of frexp / ldexp:
+       `resnorm check` calls this for every element it compares). */
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    if (v == 0.0 || e < f->emin)
+        e = f->emin;
+    int k = e - f->p + 1;
+    uint64_t r = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
+    double q;
+    memcpy(&q, &r, sizeof q);
+    return q;
 }
 
 int rn_representable(double v, rn_dtype d)

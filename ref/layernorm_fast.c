@@ -37,6 +37,44 @@ typedef struct {
     fd_num mu, R;
 } ln_stats;
 
+/* One element of §5.2's sums, into one lane's accumulators (ln_row_moments). */
+static inline __attribute__((always_inline)) void
+ln_moment_step(const double *x, const double *xt, const double *xe, size_t i, double mh,
+               double *ts, double *tc, double *TA, double *ws, double *wc, double *B, double *Eta,
+               double *EtaW, double *Bsq)
+{
+    double a, b, p, pe, e, f;
+    fd_two_sum(x[i], -mh, &a, &b);
+    if (xt) { /* v_i - mh = a + b within eta: b absorbs the low part (one rounding) */
+        b += xt[i];
+        double eta = xe[i] + 2.0 * U * fabs(b);
+        *Eta += eta;
+        *EtaW += (2.0 * (fabs(a) + fabs(b)) + eta) * eta;
+        *Bsq += b * b; /* b^2 is dropped from the square below; here |b| <= u |a| fails */
+    }
+    fd_two_sum(*ts, a, ts, &e);
+    *tc += e;
+    *tc += b;
+    *TA += fabs(e) + fabs(b);
+    fd_two_prod(a, a, &p, &pe);
+    double l = fma(2.0 * a, b, pe);
+    fd_two_sum(*ws, p, ws, &f);
+    *wc += f;
+    *wc += l;
+    *B += fabs(f) + fabs(l);
+}
+
+/* Merges lane (s2, c2, A2) into (s, c, A) of a Sum2: s + c + (s2 + c2) = s' + c' up to the RN
+   additions into c, whose leaves' magnitudes A keeps (|c2| too, as fd_acc_merge does). */
+static inline void sum2_merge(double *s, double *c, double *A, double s2, double c2, double A2)
+{
+    double e;
+    fd_two_sum(*s, s2, s, &e);
+    *c += c2;
+    *c += e;
+    *A += A2 + fabs(e) + fabs(c2);
+}
+
 /* The row's moments [§5.1-5.4]: st without R, and V = n var.  xt, xe: NULL for binary64 inputs
    x; otherwise element i is x_i + xt_i within xe_i (the exact sums of the skip op, §5.8), and the
    deviations below carry that error.  0: a non-finite input or an overflow. */
@@ -60,38 +98,34 @@ static inline __attribute__((always_inline)) int ln_row_moments(const double *x,
     /* [§5.2] x_i - mh = a_i + b_i exactly (TwoSum).  T = sum (a_i + b_i) = S - n mh by Sum2
        (TwoSum chain on a_i, the exact errors e_i and the b_i summed in round-to-nearest);
        W = sum (a_i + b_i)^2 ~ sum p_i + (e'_i + l_i) with p_i + pe_i = a_i^2 exact and
-       l_i = RN(2 a_i b_i + pe_i). */
-    double ts = 0.0, tc = 0.0, TA = 0.0, ws = 0.0, wc = 0.0, B = 0.0;
+       l_i = RN(2 a_i b_i + pe_i).  Element i goes to lane i mod LANES (the tail to lane 0): LANES
+       independent chains (one would be latency-bound), merged at the end by TwoSum, whose exact
+       errors join the RN sums tc, wc like the e_i (the Sum2 bound holds for any order and tree of
+       the RN sums: 3 merges add 6 leaves, within the charges below) [§5.2]. */
+    enum { LANES = 4 };
+    double ts[LANES] = {0}, tc[LANES] = {0}, TA[LANES] = {0};
+    double ws[LANES] = {0}, wc[LANES] = {0}, B[LANES] = {0};
     double Eta = 0.0, EtaW = 0.0, Bsq = 0.0; /* §5.8 only */
-    for (size_t i = 0; i < n; i++) {
-        double a, b, p, pe, e, f;
-        fd_two_sum(x[i], -mh, &a, &b);
-        if (xt) { /* v_i - mh = a + b within eta: b absorbs the low part (one rounding) */
-            b += xt[i];
-            double eta = xe[i] + 2.0 * U * fabs(b);
-            Eta += eta;
-            EtaW += (2.0 * (fabs(a) + fabs(b)) + eta) * eta;
-            Bsq += b * b; /* b^2 is dropped from the square below; here |b| <= u |a| fails */
-        }
-        fd_two_sum(ts, a, &ts, &e);
-        tc += e;
-        tc += b;
-        TA += fabs(e) + fabs(b);
-        fd_two_prod(a, a, &p, &pe);
-        double l = fma(2.0 * a, b, pe);
-        fd_two_sum(ws, p, &ws, &f);
-        wc += f;
-        wc += l;
-        B += fabs(f) + fabs(l);
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int k = 0; k < LANES; k++)
+            ln_moment_step(x, xt, xe, i + (size_t)k, mh, &ts[k], &tc[k], &TA[k], &ws[k], &wc[k],
+                           &B[k], &Eta, &EtaW, &Bsq);
+    for (; i < n; i++)
+        ln_moment_step(x, xt, xe, i, mh, &ts[0], &tc[0], &TA[0], &ws[0], &wc[0], &B[0], &Eta,
+                       &EtaW, &Bsq);
+    for (int k = 1; k < LANES; k++) {
+        sum2_merge(&ts[0], &tc[0], &TA[0], ts[k], tc[k], TA[k]);
+        sum2_merge(&ws[0], &wc[0], &B[0], ws[k], wc[k], B[k]);
     }
-    if (!isfinite(ws) || !isfinite(wc) || !isfinite(ts) || !isfinite(tc))
+    if (!isfinite(ws[0]) || !isfinite(wc[0]) || !isfinite(ts[0]) || !isfinite(tc[0]))
         return 0;
     fd_num T;
-    fd_two_sum(ts, tc, &T.h, &T.l);
-    T.e = fd_up((4.0 * nn + 2.0) * U * TA + Eta);
+    fd_two_sum(ts[0], tc[0], &T.h, &T.l);
+    T.e = fd_up((4.0 * nn + 2.0) * U * TA[0] + Eta);
     double wh, wl;
-    fd_two_sum(ws, wc, &wh, &wl);
-    double EW = fd_up((3.0 * nn + 2.0) * U * B + 2.0 * U * U * ws + 6.0 * nn * ETA + EtaW +
+    fd_two_sum(ws[0], wc[0], &wh, &wl);
+    double EW = fd_up((3.0 * nn + 2.0) * U * B[0] + 2.0 * U * U * ws[0] + 6.0 * nn * ETA + EtaW +
                       2.0 * Bsq);
 
     /* [§5.3] delta = mu - mh = T / n; the mean mu = mh + delta */
@@ -144,34 +178,46 @@ ln_forward_core(double *y, double *mean, double *rstd, const double *x, const do
     if (!fd_certify_num(st.mu, out, mean) || !fd_certify_num(R, out, rstd))
         return 0;
 
-    /* [§5.6] y_i.  K bounds |rstd|. */
+    /* [§5.6] y_i.  K bounds |rstd|.  In blocks of YB elements: the values hi + lo and their error
+       bounds first (branch-free, so the compiler vectorizes it: the same operations on each
+       element, hence the same bits), then their certification. */
     const double K = fabs(R.h) + fabs(R.l) + R.e;
-    for (size_t i = 0; i < n; i++) {
-        double g = gamma[i];
-        double a, b;
-        fd_two_sum(x[i], -mh, &a, &b);
-        double eta = 0.0;
-        if (xt) { /* §5.8 */
-            b += xt[i];
-            eta = xe[i] + 2.0 * U * fabs(b);
+    enum { YB = 256 };
+    double lo_b[YB], err_b[YB];
+    for (size_t i0 = 0; i0 < n; i0 += YB) {
+        size_t m = n - i0 < YB ? n - i0 : YB;
+        const double *xb = x + i0, *gb = gamma + i0, *bb = beta + i0;
+        const double *xtb = xt ? xt + i0 : NULL, *xeb = xe ? xe + i0 : NULL;
+        double *yb = y + i0;
+        for (size_t j = 0; j < m; j++) {
+            double g = gb[j];
+            double a, b;
+            fd_two_sum(xb[j], -mh, &a, &b);
+            double eta = 0.0;
+            if (xtb) { /* §5.8 */
+                b += xtb[j];
+                eta = xeb[j] + 2.0 * U * fabs(b);
+            }
+            double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
+            double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta;
+            double p1, p2;
+            fd_two_prod(a, g, &p1, &p2);
+            double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
+            double EP = fd_up(fabs(g) * Ed + 2.0 * U * fabs(p2b) + ETA);
+            double m1, m2;
+            fd_two_prod(p1, R.h, &m1, &m2);
+            double f1 = fma(p2b, R.h, m2);
+            double m2b = fma(p1, R.l, f1);                   /* P rstd = m1 + m2b */
+            double y1, y2;
+            fd_two_sum(m1, bb[j], &y1, &y2);
+            double y2b = y2 + m2b;
+            double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e +
+                        2.0 * U * (fabs(f1) + fabs(m2b) + fabs(y2b)) + fabs(p2b) * fabs(R.l) + 2.0 * ETA;
+            yb[j] = y1, lo_b[j] = y2b, err_b[j] = fd_up(Ey);
         }
-        double bp1 = b - th, bp = bp1 - tl;             /* d_i = a + bp within Ed */
-        double Ed = st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta;
-        double p1, p2;
-        fd_two_prod(a, g, &p1, &p2);
-        double p2b = fma(bp, g, p2);                     /* P = d_i gamma_i = p1 + p2b within EP */
-        double EP = fd_up(fabs(g) * Ed + 2.0 * U * fabs(p2b) + ETA);
-        double m1, m2;
-        fd_two_prod(p1, R.h, &m1, &m2);
-        double f1 = fma(p2b, R.h, m2);
-        double m2b = fma(p1, R.l, f1);                   /* P rstd = m1 + m2b */
-        double y1, y2;
-        fd_two_sum(m1, beta[i], &y1, &y2);
-        double y2b = y2 + m2b;
-        double Ey = EP * K + (fabs(p1) + fabs(p2b)) * R.e +
-                    2.0 * U * (fabs(f1) + fabs(m2b) + fabs(y2b)) + fabs(p2b) * fabs(R.l) + 2.0 * ETA;
-        if (!fd_certify(y1, y2b, fd_up(Ey), out, &y[i]))
-            return 0;
+        for (size_t j = 0; j < m; j++)
+            if (!fd_certify(yb[j], lo_b[j], err_b[j], out, &yb[j]))
+                return 0;
     }
     return 1;
 }
@@ -220,25 +266,36 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
     const double mag_m = fabs(st.mu.h) + fabs(st.mu.l) + st.mu.e; /* >= |mu| */
     if (!fd_certify_f64_slack(st.mu, mag_m, mean))
         return 0;
-    /* |x| summed by Sum2 (as T in §5.2: (4n + 2) u TA), |d| by fd_acc; dmax >= max |d_i| */
+    /* |x| summed by Sum2 (as T in §5.2: (4n + 2) u TA), |d| by fd_acc; dmax >= max |d_i|.  In
+       blocks of DB elements: d_i = dh + dl within Ed first (branch-free, vectorized), then the
+       certification and the sums. */
     double as = 0.0, ac = 0.0, aA = 0.0, dmax = 0.0;
     fd_acc D = {0};
-    for (size_t i = 0; i < n; i++) {
-        double a, b, e;
-        fd_two_sum(x[i], -mh, &a, &b);
-        double bp1 = b - th, bp = bp1 - tl; /* d_i = a + bp within Ed [§5.6] */
-        double Ed = fd_up(st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA);
-        double dh, dl;
-        fd_two_sum(a, bp, &dh, &dl);
-        double mag_d = fabs(dh) + fabs(dl) + Ed;
-        if (!fd_certify(dh, dl, fd_up(Ed + FD_MPFR_SLACK * (mag_m + mag_d)), RN_F64, &d[i]))
-            return 0;
-        dmax = fmax(dmax, mag_d);
-        /* |d_i| = |dh + dl| has dh's sign (normalised), within Ed (|.| is 1-Lipschitz) */
-        fd_acc_add(&D, (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
-        fd_two_sum(as, fabs(x[i]), &as, &e);
-        ac += e;
-        aA += fabs(e);
+    enum { DB = 256 };
+    double dh_b[DB], dl_b[DB], ed_b[DB];
+    for (size_t i0 = 0; i0 < n; i0 += DB) {
+        size_t m = n - i0 < DB ? n - i0 : DB;
+        const double *xb = x + i0;
+        for (size_t j = 0; j < m; j++) {
+            double a, b;
+            fd_two_sum(xb[j], -mh, &a, &b);
+            double bp1 = b - th, bp = bp1 - tl; /* d_i = a + bp within Ed [§5.6] */
+            ed_b[j] = fd_up(st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA);
+            fd_two_sum(a, bp, &dh_b[j], &dl_b[j]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            double dh = dh_b[j], dl = dl_b[j], Ed = ed_b[j], e;
+            double mag_d = fabs(dh) + fabs(dl) + Ed;
+            if (!fd_certify(dh, dl, fd_up(Ed + FD_MPFR_SLACK * (mag_m + mag_d)), RN_F64,
+                            &d[i0 + j]))
+                return 0;
+            dmax = dmax > mag_d ? dmax : mag_d; /* no NaN: certified values are finite */
+            /* |d_i| = |dh + dl| has dh's sign (normalised), within Ed (|.| is 1-Lipschitz) */
+            fd_acc_add(&D, (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
+            fd_two_sum(as, fabs(xb[j]), &as, &e);
+            ac += e;
+            aA += fabs(e);
+        }
     }
     fd_num A;
     fd_two_sum(as, ac, &A.h, &A.l);

@@ -15,6 +15,14 @@
 
 #define SAFETY 2.0
 
+/* fmax / fmin without the libm call: GCC keeps the call at -O2 (for NaN's sake), and a call in a
+   loop makes the loop's long double accumulators spill to memory at every element.  The same
+   results as fmax / fmin, NaN operands included; of two zeros of opposite signs the second is
+   returned, which C allows fmax / fmin to do too (every use below is insensitive to the sign of a
+   zero result: it is squared, compared, or added to a non-zero). */
+static inline double max_d(double a, double b) { return a > b || b != b ? a : b; }
+static inline double min_d(double a, double b) { return a < b || b != b ? a : b; }
+
 /* ---------------------------------------------------------------- the three statistics [§4] */
 
 typedef struct {
@@ -172,33 +180,43 @@ typedef struct rowstat_s {
 } rowstat;
 
 /* Sorts a[0..n) ascending (any order among equal values: -0 and +0 compare equal and sum alike)
-   by LSD radix on the order-preserving unsigned image of the bits, 11 bits a pass, skipping the
-   passes where every key has the same digit; tmp: n doubles.  No NaN (the rows are finite). */
+   by LSD radix on the order-preserving unsigned image of the bits, 11 bits a pass: the six digits'
+   histograms in one read, then a scatter pass for each digit that is not the same in every key
+   (binary64 images of f32 data have 29 zero low bits: two passes skipped), between a and tmp
+   alternately; tmp: n doubles.  No NaN (the rows are finite). */
 static void sort_doubles(double *a, double *tmp, size_t n)
 {
+    enum { PASSES = 6, DIGITS = 2048 };
     uint64_t *k = (uint64_t *)a, *t = (uint64_t *)tmp; /* the same storage, read as bits */
+    static _Thread_local size_t cnt[PASSES][DIGITS];
+    memset(cnt, 0, sizeof cnt);
     for (size_t i = 0; i < n; i++) {
         uint64_t b;
         memcpy(&b, &a[i], sizeof b);
         b ^= (b >> 63) ? ~0ull : 0x8000000000000000ull; /* negative: flip all; else the sign */
         memcpy(&k[i], &b, sizeof b);
+        for (int ps = 0; ps < PASSES; ps++)
+            cnt[ps][(b >> (11 * ps)) & (DIGITS - 1)]++;
     }
-    for (int shift = 0; shift < 64; shift += 11) {
-        size_t cnt[2048] = {0};
-        for (size_t i = 0; i < n; i++)
-            cnt[(k[i] >> shift) & 2047]++;
-        if (cnt[(k[0] >> shift) & 2047] == n)
+    for (int ps = 0; ps < PASSES && n; ps++) {
+        int shift = 11 * ps;
+        size_t *c = cnt[ps];
+        if (c[(k[0] >> shift) & (DIGITS - 1)] == n)
             continue; /* one digit everywhere: the pass would not move anything */
         size_t pos = 0;
-        for (int d = 0; d < 2048; d++) {
-            size_t c = cnt[d];
-            cnt[d] = pos;
-            pos += c;
+        for (int d = 0; d < DIGITS; d++) {
+            size_t m = c[d];
+            c[d] = pos;
+            pos += m;
         }
         for (size_t i = 0; i < n; i++)
-            t[cnt[(k[i] >> shift) & 2047]++] = k[i];
-        memcpy(k, t, n * sizeof *k);
+            t[c[(k[i] >> shift) & (DIGITS - 1)]++] = k[i];
+        uint64_t *sw = k;
+        k = t, t = sw;
     }
+    if (k != (uint64_t *)a)
+        memcpy(a, k, n * sizeof *k);
+    k = (uint64_t *)a;
     for (size_t i = 0; i < n; i++) {
         uint64_t b = k[i];
         b ^= (b >> 63) ? 0x8000000000000000ull : ~0ull;
@@ -222,7 +240,7 @@ static double welford_coeff(const double *x, size_t n, double m, double rng, dou
         lo += buf[j - 1];
         hi += buf[n - j];
         double bot = (double)(lo / (long double)j), top = (double)(hi / (long double)j);
-        double T = fmax(top - m, m - bot), Mabs = fmax(fabs(top), fabs(bot));
+        double T = max_d(top - m, m - bot), Mabs = max_d(fabs(top), fabs(bot));
         double a = 2 * (double)j * T * (Mabs + 2 * rng / (double)j);
         acc += (long double)a * a;
     }
@@ -291,8 +309,8 @@ static rowstat ln_row(const st_problem *p, size_t r, double *buf)
     for (size_t i = 0; i < n; i++) {
         sum += x[i];
         sa += fabsl((long double)x[i]);
-        M = fmax(M, fabs(x[i]));
-        mn = fmin(mn, x[i]), mx = fmax(mx, x[i]);
+        M = max_d(M, fabs(x[i]));
+        mn = min_d(mn, x[i]), mx = max_d(mx, x[i]);
     }
     long double m = sum / (long double)n, ss = 0, s4 = 0, sdx = 0, sx2 = 0;
     for (size_t i = 0; i < n; i++) {
@@ -340,7 +358,7 @@ static rowstat rms_row(const st_problem *p, const double *x)
     for (size_t i = 0; i < n; i++) {
         long double q = (long double)x[i] * x[i], mg = xmag(p, x, i);
         ss += q, s4 += q * q, sxm += q * mg * mg;
-        M = fmax(M, fabs(x[i]));
+        M = max_d(M, fabs(x[i]));
     }
     double ms = (double)(ss / (long double)n), u = p->u, dn = (double)n;
     if (!row_in_range(p, x, ms + p->eps))
@@ -453,14 +471,31 @@ typedef struct {
     long double A[3][3], y[3];
 } wls_t;
 
-static void wls_add(wls_t *L, const double *X, double e, double w)
-{
-    for (int a = 0; a < L->k; a++) {
-        L->y[a] += (long double)w * X[a] * e;
-        for (int b = 0; b < L->k; b++)
-            L->A[a][b] += (long double)w * X[a] * X[b];
-    }
-}
+/* The normal equations of a row's n elements, L = {K, A = sum w X X^T, y = sum w X e}: ELEMENT
+   sets element i's directions X[0..K), its error err = e_i and weight wt = w_i; each product is
+   formed as ((long double)w X[a]) X[b] (resp. e) and summed in element order.  K = L->k as a constant: the loops
+   unroll and the sums stay in registers across the row (a round trip through memory for each of
+   the k (k + 1) terms of each element cost more than the arithmetic). */
+#define WLS_ROW(L, K, n, ELEMENT)                                                                 \
+    do {                                                                                          \
+        long double A_[K][K] = {{0}}, y_[K] = {0};                                                \
+        for (size_t i = 0; i < (n); i++) {                                                        \
+            double X[3], err, wt;                                                                 \
+            ELEMENT;                                                                              \
+            for (int a = 0; a < K; a++) {                                                         \
+                long double wx = (long double)wt * X[a];                                          \
+                y_[a] += wx * err;                                                                \
+                for (int b = 0; b < K; b++)                                                       \
+                    A_[a][b] += wx * X[b];                                                        \
+            }                                                                                     \
+        }                                                                                         \
+        (L)->k = K;                                                                               \
+        for (int a = 0; a < K; a++) {                                                             \
+            (L)->y[a] = y_[a];                                                                    \
+            for (int b = 0; b < K; b++)                                                           \
+                (L)->A[a][b] = A_[a][b];                                                          \
+        }                                                                                         \
+    } while (0)
 
 static int wls_solve(const wls_t *L, double bmin, double *coef, double *proxy)
 {
@@ -512,7 +547,7 @@ static double row_min(const double *b, size_t n)
 {
     double m = INFINITY;
     for (size_t i = 0; i < n; i++)
-        m = fmin(m, b[i]);
+        m = min_d(m, b[i]);
     return m;
 }
 
@@ -559,11 +594,17 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
        (direction r*gamma), by weighted least squares; rho is tested */
     double bmin = row_min(bb, p->n), coef[3], own[3];
-    wls_t L = {f == FAM_LN ? 2 : 1, {{0}}, {0}};
-    for (size_t i = 0; i < p->n; i++) {
-        double beta = p->beta ? p->beta[i] : 0, X[2] = {w[i] - beta, s.r * gam(p, i)};
-        wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
-    }
+    wls_t L;
+#define FWD_ELEMENT                                                                               \
+    X[0] = w[i] - (p->beta ? p->beta[i] : 0);                                                     \
+    if (f == FAM_LN)                                                                              \
+        X[1] = s.r * gam(p, i);                                                                   \
+    err = g[i] - w[i], wt = (bmin / bb[i]) * (bmin / bb[i])
+    if (f == FAM_LN)
+        WLS_ROW(&L, 2, p->n, FWD_ELEMENT);
+    else
+        WLS_ROW(&L, 1, p->n, FWD_ELEMENT);
+#undef FWD_ELEMENT
     if (!wls_solve(&L, bmin, coef, own))
         return 0;
     res[0] = coef[0], res[1] = s.sig_rho + own[0], res[2] = s.phi_rho;
@@ -752,11 +793,17 @@ static int backward_dx_row(const st_problem *p, family f, size_t r, const double
     if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d))
         return 0;
     double bmin = row_min(bb, n), coef[3], own[3], rr = d.s.r;
-    wls_t L = {f == FAM_LN ? 3 : 2, {{0}}, {0}};
-    for (size_t i = 0; i < n; i++) {
-        double X[3] = {w[i], rr * xh[i], rr};
-        wls_add(&L, X, g[i] - w[i], (bmin / bb[i]) * (bmin / bb[i]));
-    }
+    wls_t L;
+#define DX_ELEMENT                                                                                \
+    X[0] = w[i], X[1] = rr * xh[i];                                                               \
+    if (f == FAM_LN)                                                                              \
+        X[2] = rr;                                                                                \
+    err = g[i] - w[i], wt = (bmin / bb[i]) * (bmin / bb[i])
+    if (f == FAM_LN)
+        WLS_ROW(&L, 3, n, DX_ELEMENT);
+    else
+        WLS_ROW(&L, 2, n, DX_ELEMENT);
+#undef DX_ELEMENT
     if (!wls_solve(&L, bmin, coef, own))
         return 0;
     res[0] = coef[0], res[1] = d.sig[0] + own[0], res[2] = d.phi[0];
