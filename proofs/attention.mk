@@ -1,5 +1,5 @@
-# Attention proof target (included by the top Makefile; NOT part of `make prove` yet: see
-# proofs/results/attention.json).  WP with -wp-model real on ref/attention.c.
+# Attention proof target (included by the top Makefile; `make prove` depends on it).  WP with
+# -wp-model real on ref/attention.c; see proofs/README-sublayers.md and proofs/results/attention.json.
 #   make prove-attention                   replay the committed cache (proofs/session_attention)
 #   make prove-attention WP_CACHE=update   ... and store new results (then commit the session)
 .PHONY: prove-attention
