@@ -3,7 +3,7 @@
  * non-finite: no NaN/Inf/overflow for all inputs in the ranges below, the ranges stated in
  * specs/linear.h (change both together):
  *   |x|, |W|, |b|, |dy| <= 1.0e4, and dx, dW, db accumulated from 0;
- *   drivers: 1 <= in <= EVA_NMAX (1024: make prove-linear's default), 1 <= out <= 4, 1 <= rows <= 2
+ *   drivers: 1 <= in <= EVA_NMAX (64: make prove-linear's setting), 1 <= out <= 4, 1 <= rows <= 2
  *   (every loop is unrolled: EVA is non-relational, so the sizes are kept small where they multiply);
  *   dot helpers alone: 1 <= n <= EVA_DOT_NMAX (4096) (a row of x against a row of W, and the strided column
  *   dot of the backward's dx at stride 1), so every dot product of a realistic width is covered:
@@ -13,7 +13,7 @@
 #include "linear.h"
 
 #ifndef EVA_NMAX
-#define EVA_NMAX 1024
+#define EVA_NMAX 64
 #endif
 #ifndef EVA_DOT_NMAX
 #define EVA_DOT_NMAX 4096
