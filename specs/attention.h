@@ -46,7 +46,7 @@
  * row in the real model); the attention-level formula above is not stated as one ACSL
  * postcondition (it needs the recursive sums across head slices, not attempted).
  * Every goal is proved (proofs/results/attention.json; `make prove-attention`, opt-in: not in
- * `make prove`, as its replay costs ~6 min of CPU).  Not stated:
+ * `make prove`, as its replay costs 4.4 min of CPU).  Not stated:
  * attn_zero_* (a[k] = 0) has no functional postcondition, and the mask test kpm[j] != 0 is a helper
  * without one (Frama-C 25's real model turns `== 0.0` into an integer literal that Why3 rejects; no
  * proved statement depends on either).  No EVA run on the attention kernels: nothing here claims
