@@ -200,7 +200,7 @@ include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk proofs/attention.mk
 include proofs/ffn.mk proofs/block.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
-prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-dropout prove-softmax prove-ffn
+prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).

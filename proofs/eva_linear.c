@@ -3,7 +3,7 @@
  * non-finite: no NaN/Inf/overflow for all inputs in the ranges below, the ranges stated in
  * specs/linear.h (change both together):
  *   |x|, |W|, |b|, |dy| <= 1.0e4, and dx, dW, db accumulated from 0;
- *   drivers: 1 <= in <= EVA_NMAX (1024: make prove-linear's default), 1 <= out <= 4, 1 <= rows <= 2
+ *   drivers: 1 <= in <= EVA_NMAX (64: make prove-linear's setting), 1 <= out <= 4, 1 <= rows <= 2
  *   (every loop is unrolled: EVA is non-relational, so the sizes are kept small where they multiply);
  *   dot helpers alone: 1 <= n <= EVA_DOT_NMAX (4096) (a row of x against a row of W, and the strided column
  *   dot of the backward's dx at stride 1), so every dot product of a realistic width is covered:
@@ -13,7 +13,7 @@
 #include "linear.h"
 
 #ifndef EVA_NMAX
-#define EVA_NMAX 1024
+#define EVA_NMAX 64
 #endif
 #ifndef EVA_DOT_NMAX
 #define EVA_DOT_NMAX 4096
@@ -30,23 +30,26 @@ static double x64[EVA_ROWS * EVA_NMAX], w64[EVA_OUT * EVA_NMAX], b64[EVA_OUT], y
 
 void eva_f32(int rows, int in, int out, int n, float m)
 {
-    for (int i = 0; i < rows * in; i++) {
+    /* The inputs fill the whole arrays, with constant loop bounds: a fill loop bounded by the
+       interval size would leave one EVA state per possible size (trace partitioning of the
+       unrolled loop) and every kernel would then be analysed once per size. */
+    for (int i = 0; i < EVA_ROWS * EVA_NMAX; i++) {
         x32[i] = Frama_C_float_interval(-m, m);
         dx32[i] = 0.0f;
     }
-    for (int i = 0; i < out * in; i++) {
+    for (int i = 0; i < EVA_OUT * EVA_NMAX; i++) {
         w32[i] = Frama_C_float_interval(-m, m);
         dw32[i] = 0.0f;
     }
-    for (int i = 0; i < out; i++) {
+    for (int i = 0; i < EVA_OUT; i++) {
         b32[i] = Frama_C_float_interval(-m, m);
         db32[i] = 0.0f;
     }
-    for (int i = 0; i < rows * out; i++)
+    for (int i = 0; i < EVA_ROWS * EVA_OUT; i++)
         dy32[i] = Frama_C_float_interval(-m, m);
     linear_forward_f32(y32, x32, w32, b32, rows, in, out);
     linear_backward_f32(dx32, dw32, db32, dy32, x32, w32, rows, in, out);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < EVA_DOT_NMAX; i++) {
         a32[i] = Frama_C_float_interval(-m, m);
         v32[i] = Frama_C_float_interval(-m, m);
     }
@@ -58,23 +61,26 @@ void eva_f32(int rows, int in, int out, int n, float m)
 
 void eva_f64(int rows, int in, int out, int n, double m)
 {
-    for (int i = 0; i < rows * in; i++) {
+    /* The inputs fill the whole arrays, with constant loop bounds: a fill loop bounded by the
+       interval size would leave one EVA state per possible size (trace partitioning of the
+       unrolled loop) and every kernel would then be analysed once per size. */
+    for (int i = 0; i < EVA_ROWS * EVA_NMAX; i++) {
         x64[i] = Frama_C_double_interval(-m, m);
         dx64[i] = 0.0;
     }
-    for (int i = 0; i < out * in; i++) {
+    for (int i = 0; i < EVA_OUT * EVA_NMAX; i++) {
         w64[i] = Frama_C_double_interval(-m, m);
         dw64[i] = 0.0;
     }
-    for (int i = 0; i < out; i++) {
+    for (int i = 0; i < EVA_OUT; i++) {
         b64[i] = Frama_C_double_interval(-m, m);
         db64[i] = 0.0;
     }
-    for (int i = 0; i < rows * out; i++)
+    for (int i = 0; i < EVA_ROWS * EVA_OUT; i++)
         dy64[i] = Frama_C_double_interval(-m, m);
     linear_forward_f64(y64, x64, w64, b64, rows, in, out);
     linear_backward_f64(dx64, dw64, db64, dy64, x64, w64, rows, in, out);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < EVA_DOT_NMAX; i++) {
         a64[i] = Frama_C_double_interval(-m, m);
         v64[i] = Frama_C_double_interval(-m, m);
     }

@@ -2,7 +2,7 @@
 # -wp-model real on ref/linear.c, EVA on the float kernels.  See proofs/README-sublayers.md.
 #   make prove-linear                   replay the committed cache (proofs/session_linear)
 #   make prove-linear WP_CACHE=update   ... and store new results (then commit the session)
-#   EVA: the drivers for 1 <= in <= 1024 (EVA_NMAX), the dot helpers for n <= 4096 (proofs/eva_linear.c)
+#   EVA: the drivers for 1 <= in <= 64 (EVA_NMAX), the dot helpers for n <= 4096 (proofs/eva_linear.c)
 .PHONY: prove-linear
 prove-linear:
-	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=1024 proofs/linear.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=64 proofs/linear.sh

@@ -2,7 +2,7 @@
 function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
   if (match(g, /^attention_(forward|backward)_f(32|64)/)) return substr(g, 1, RLENGTH)
-  if (match(g, /^attn_(zero|mask_row|div_row|scale_q|row_forward|row_backward)_f(32|64)/)) return substr(g, 1, RLENGTH)
+  if (match(g, /^attn_(zero|nonzero|mask_row|div_row|scale_q|row_forward|row_backward)_f(32|64)/)) return substr(g, 1, RLENGTH)
   if (g ~ /^lemma_attn|attn_row_mono|attn_row_nonneg|attn_div_exact/) return "lemmas_index_products"
   return "other"
 }

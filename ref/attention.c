@@ -31,18 +31,28 @@
 
 /* ---- float ---- */
 
+/* a[k] = 0 for k < n.  (Not stated as an ACSL postcondition: in Frama-C 25's real model Qed
+   prints the literal of `a[k] == 0.0` as the integer 0, and Why3 then rejects, with a type error,
+   every later goal that has the postcondition as a hypothesis.  Nothing proved relies on it.) */
 /*@ requires n_nonneg: n >= 0;
     requires valid_a: \valid(a + (0 .. n - 1));
-    assigns a[0 .. n - 1];
-    ensures zero: \forall integer k; 0 <= k < n ==> a[k] == 0.0; */
+    assigns a[0 .. n - 1]; */
 static void attn_zero_f32(float *a, int n)
 {
     /*@ loop invariant k_range: 0 <= k <= n;
-        loop invariant zero: \forall integer j; 0 <= j < k ==> a[j] == 0.0;
         loop assigns k, a[0 .. n - 1];
         loop variant n - k; */
     for (int k = 0; k < n; k++)
         a[k] = 0.0f;
+}
+
+/* v != 0 (a key padding mask entry that says "ignore").  A function of its own, without a
+   postcondition, for the same Frama-C 25 real-model defect as attn_zero_f32: a comparison with the
+   literal 0 in a goal's hypotheses makes Why3 reject the goal. */
+/*@ assigns \nothing; */
+static int attn_nonzero_f32(float v)
+{
+    return v != 0.0f;
 }
 
 /* The additive mask row of query i: -Inf where key j is masked (causal: j > i; the key padding
@@ -61,7 +71,7 @@ static const float *attn_mask_row_f32(float *m, const float *kpm, int i, int T, 
         loop assigns j, m[0 .. T - 1];
         loop variant T - j; */
     for (int j = 0; j < T; j++)
-        m[j] = (causal && j > i) || (kpm && kpm[j] != 0.0f) ? -INFINITY : 0.0f;
+        m[j] = (causal && j > i) || (kpm && attn_nonzero_f32(kpm[j])) ? -INFINITY : 0.0f;
     return m;
 }
 
@@ -142,7 +152,11 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
                            const float *out_b, const float *kpm, const float *amask, float p, int B,
                            int T, int d, int H, int causal)
 {
-    int rows = B * T, d3 = 3 * d, dh = d / H;
+    /* every product of sizes is formed once, from two variables (each bounded by attn_dims), so
+       that no index expression nests a product inside a product (the provers do not see through
+       the int conversion of an inner product) */
+    int rows = B * T, d3 = 3 * d, dh = d / H, Td3 = T * d3;
+    //@ ghost int BH = B * H, BHT = BH * T;
     //@ ghost lemma_attn_heads(d, H);
     float scale = amask ? dropout_scale_f32(p) : 1.0f;
     linear_forward_f32(qkv, x, in_w, in_b, rows, d, d3);
@@ -153,23 +167,25 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
     for (int b = 0; b < B; b++) {
         //@ ghost lemma_attn_row(b, B, H);
         //@ ghost lemma_attn_row(b, B, T);
-        //@ ghost lemma_attn_row(b, B, T * d3);
+        //@ ghost lemma_attn_row(b, B, Td3);
+        int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
         /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
             //@ ghost lemma_attn_row(h, H, dh);
-            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
+            //@ ghost lemma_attn_row(bh, BH, T);
             /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
             for (int i = 0; i < T; i++) {
-                int r = (b * H + h) * T + i; /* the score row: [B, H, T] */
-                //@ ghost lemma_attn_row(r, B * H * T, T);
+                int r = bh * T + i, bi = bT + i; /* the score row [B, H, T]; the token row [B, T] */
+                //@ ghost lemma_attn_row(r, BHT, T);
                 //@ ghost lemma_attn_row(i, T, d3);
-                //@ ghost lemma_attn_row(b * T + i, B * T, d);
-                attn_row_forward_f32(ctx + (b * T + i) * d + h * dh, att + r * T, row, qkv + b * (T * d3),
-                                     i * d3 + h * dh, d + h * dh, 2 * d + h * dh, kpm ? kpm + b * T : 0,
+                //@ ghost lemma_attn_row(bi, rows, d);
+                attn_row_forward_f32(ctx + bi * d + hd, att + r * T, row, qkv + b * Td3, i * d3 + hd,
+                                     d + hd, 2 * d + hd, kpm ? kpm + bT : 0,
                                      amask ? amask + r * T : 0, scale, i, T, dh, d3, causal);
             }
         }
@@ -190,8 +206,13 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
     requires valid_P: \valid_read(P + (0 .. T - 1));
     requires valid_am: am == \null || \valid_read(am + (0 .. T - 1));
     requires valid_row: \valid(row + (0 .. 2 * T - 1));
-    requires sep: \separated(gb + (0 .. T * d3 - 1), row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1),
-                             dc + (0 .. dh - 1), P + (0 .. T - 1));
+    requires sep_gb_row: \separated(gb + (0 .. T * d3 - 1), row + (0 .. 2 * T - 1));
+    requires sep_gb_qb: \separated(gb + (0 .. T * d3 - 1), qb + (0 .. T * d3 - 1));
+    requires sep_gb_dc: \separated(gb + (0 .. T * d3 - 1), dc + (0 .. dh - 1));
+    requires sep_gb_P: \separated(gb + (0 .. T * d3 - 1), P + (0 .. T - 1));
+    requires sep_row_qb: \separated(row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1));
+    requires sep_row_dc: \separated(row + (0 .. 2 * T - 1), dc + (0 .. dh - 1));
+    requires sep_row_P: \separated(row + (0 .. 2 * T - 1), P + (0 .. T - 1));
     requires sep_am: am == \null || \separated(am + (0 .. T - 1), row + (0 .. 2 * T - 1), gb + (0 .. T * d3 - 1));
     assigns gb[0 .. T * d3 - 1], row[0 .. 2 * T - 1]; */
 static void attn_row_backward_f32(float *gb, float *row, const float *qb, const float *dc,
@@ -251,11 +272,14 @@ void attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w
                             const float *att, const float *ctx, const float *amask, float p, int B,
                             int T, int d, int H)
 {
-    int rows = B * T, d3 = 3 * d, dh = d / H;
+    /* the products of sizes formed once, as in attention_forward_f32 */
+    int rows = B * T, d3 = 3 * d, dh = d / H, Td3 = T * d3;
+    //@ ghost int BH = B * H, BHT = BH * T;
+    int rd = rows * d, rd3 = rows * d3;
     //@ ghost lemma_attn_heads(d, H);
     float scale = amask ? dropout_scale_f32(p) : 1.0f;
-    attn_zero_f32(dctx, rows * d);
-    attn_zero_f32(dqkv, rows * d3);
+    attn_zero_f32(dctx, rd);
+    attn_zero_f32(dqkv, rd3);
     linear_backward_f32(dctx, dout_w, dout_b, dy, ctx, out_w, rows, d, d);
     /*@ loop invariant b_range: 0 <= b <= B;
         loop assigns b, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
@@ -263,25 +287,26 @@ void attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w
     for (int b = 0; b < B; b++) {
         //@ ghost lemma_attn_row(b, B, H);
         //@ ghost lemma_attn_row(b, B, T);
-        //@ ghost lemma_attn_row(b, B, T * d3);
+        //@ ghost lemma_attn_row(b, B, Td3);
+        int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
         /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
             //@ ghost lemma_attn_row(h, H, dh);
-            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
+            //@ ghost lemma_attn_row(bh, BH, T);
             /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
             for (int i = 0; i < T; i++) {
-                int r = (b * H + h) * T + i;
-                //@ ghost lemma_attn_row(r, B * H * T, T);
+                int r = bh * T + i, bi = bT + i;
+                //@ ghost lemma_attn_row(r, BHT, T);
                 //@ ghost lemma_attn_row(i, T, d3);
-                //@ ghost lemma_attn_row(b * T + i, B * T, d);
-                attn_row_backward_f32(dqkv + b * (T * d3), row, qkv + b * (T * d3),
-                                      dctx + (b * T + i) * d + h * dh, att + r * T,
-                                      amask ? amask + r * T : 0, scale, i * d3 + h * dh, d + h * dh,
-                                      2 * d + h * dh, T, dh, d3);
+                //@ ghost lemma_attn_row(bi, rows, d);
+                attn_row_backward_f32(dqkv + b * Td3, row, qkv + b * Td3, dctx + bi * d + hd,
+                                      att + r * T, amask ? amask + r * T : 0, scale, i * d3 + hd,
+                                      d + hd, 2 * d + hd, T, dh, d3);
             }
         }
     }
@@ -291,18 +316,28 @@ void attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w
 
 /* ---- double: the same code with double ---- */
 
+/* a[k] = 0 for k < n.  (Not stated as an ACSL postcondition: in Frama-C 25's real model Qed
+   prints the literal of `a[k] == 0.0` as the integer 0, and Why3 then rejects, with a type error,
+   every later goal that has the postcondition as a hypothesis.  Nothing proved relies on it.) */
 /*@ requires n_nonneg: n >= 0;
     requires valid_a: \valid(a + (0 .. n - 1));
-    assigns a[0 .. n - 1];
-    ensures zero: \forall integer k; 0 <= k < n ==> a[k] == 0.0; */
+    assigns a[0 .. n - 1]; */
 static void attn_zero_f64(double *a, int n)
 {
     /*@ loop invariant k_range: 0 <= k <= n;
-        loop invariant zero: \forall integer j; 0 <= j < k ==> a[j] == 0.0;
         loop assigns k, a[0 .. n - 1];
         loop variant n - k; */
     for (int k = 0; k < n; k++)
         a[k] = 0.0;
+}
+
+/* v != 0 (a key padding mask entry that says "ignore").  A function of its own, without a
+   postcondition, for the same Frama-C 25 real-model defect as attn_zero_f64: a comparison with the
+   literal 0 in a goal's hypotheses makes Why3 reject the goal. */
+/*@ assigns \nothing; */
+static int attn_nonzero_f64(double v)
+{
+    return v != 0.0;
 }
 
 /* The additive mask row of query i: -Inf where key j is masked (causal: j > i; the key padding
@@ -321,7 +356,7 @@ static const double *attn_mask_row_f64(double *m, const double *kpm, int i, int 
         loop assigns j, m[0 .. T - 1];
         loop variant T - j; */
     for (int j = 0; j < T; j++)
-        m[j] = (causal && j > i) || (kpm && kpm[j] != 0.0) ? -INFINITY : 0.0;
+        m[j] = (causal && j > i) || (kpm && attn_nonzero_f64(kpm[j])) ? -INFINITY : 0.0;
     return m;
 }
 
@@ -402,7 +437,11 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
                            const double *out_b, const double *kpm, const double *amask, double p, int B,
                            int T, int d, int H, int causal)
 {
-    int rows = B * T, d3 = 3 * d, dh = d / H;
+    /* every product of sizes is formed once, from two variables (each bounded by attn_dims), so
+       that no index expression nests a product inside a product (the provers do not see through
+       the int conversion of an inner product) */
+    int rows = B * T, d3 = 3 * d, dh = d / H, Td3 = T * d3;
+    //@ ghost int BH = B * H, BHT = BH * T;
     //@ ghost lemma_attn_heads(d, H);
     double scale = amask ? dropout_scale_f64(p) : 1.0;
     linear_forward_f64(qkv, x, in_w, in_b, rows, d, d3);
@@ -413,23 +452,25 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
     for (int b = 0; b < B; b++) {
         //@ ghost lemma_attn_row(b, B, H);
         //@ ghost lemma_attn_row(b, B, T);
-        //@ ghost lemma_attn_row(b, B, T * d3);
+        //@ ghost lemma_attn_row(b, B, Td3);
+        int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
         /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
             //@ ghost lemma_attn_row(h, H, dh);
-            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
+            //@ ghost lemma_attn_row(bh, BH, T);
             /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
             for (int i = 0; i < T; i++) {
-                int r = (b * H + h) * T + i; /* the score row: [B, H, T] */
-                //@ ghost lemma_attn_row(r, B * H * T, T);
+                int r = bh * T + i, bi = bT + i; /* the score row [B, H, T]; the token row [B, T] */
+                //@ ghost lemma_attn_row(r, BHT, T);
                 //@ ghost lemma_attn_row(i, T, d3);
-                //@ ghost lemma_attn_row(b * T + i, B * T, d);
-                attn_row_forward_f64(ctx + (b * T + i) * d + h * dh, att + r * T, row, qkv + b * (T * d3),
-                                     i * d3 + h * dh, d + h * dh, 2 * d + h * dh, kpm ? kpm + b * T : 0,
+                //@ ghost lemma_attn_row(bi, rows, d);
+                attn_row_forward_f64(ctx + bi * d + hd, att + r * T, row, qkv + b * Td3, i * d3 + hd,
+                                     d + hd, 2 * d + hd, kpm ? kpm + bT : 0,
                                      amask ? amask + r * T : 0, scale, i, T, dh, d3, causal);
             }
         }
@@ -450,8 +491,13 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
     requires valid_P: \valid_read(P + (0 .. T - 1));
     requires valid_am: am == \null || \valid_read(am + (0 .. T - 1));
     requires valid_row: \valid(row + (0 .. 2 * T - 1));
-    requires sep: \separated(gb + (0 .. T * d3 - 1), row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1),
-                             dc + (0 .. dh - 1), P + (0 .. T - 1));
+    requires sep_gb_row: \separated(gb + (0 .. T * d3 - 1), row + (0 .. 2 * T - 1));
+    requires sep_gb_qb: \separated(gb + (0 .. T * d3 - 1), qb + (0 .. T * d3 - 1));
+    requires sep_gb_dc: \separated(gb + (0 .. T * d3 - 1), dc + (0 .. dh - 1));
+    requires sep_gb_P: \separated(gb + (0 .. T * d3 - 1), P + (0 .. T - 1));
+    requires sep_row_qb: \separated(row + (0 .. 2 * T - 1), qb + (0 .. T * d3 - 1));
+    requires sep_row_dc: \separated(row + (0 .. 2 * T - 1), dc + (0 .. dh - 1));
+    requires sep_row_P: \separated(row + (0 .. 2 * T - 1), P + (0 .. T - 1));
     requires sep_am: am == \null || \separated(am + (0 .. T - 1), row + (0 .. 2 * T - 1), gb + (0 .. T * d3 - 1));
     assigns gb[0 .. T * d3 - 1], row[0 .. 2 * T - 1]; */
 static void attn_row_backward_f64(double *gb, double *row, const double *qb, const double *dc,
@@ -511,11 +557,14 @@ void attention_backward_f64(double *dx, double *din_w, double *din_b, double *do
                             const double *att, const double *ctx, const double *amask, double p, int B,
                             int T, int d, int H)
 {
-    int rows = B * T, d3 = 3 * d, dh = d / H;
+    /* the products of sizes formed once, as in attention_forward_f64 */
+    int rows = B * T, d3 = 3 * d, dh = d / H, Td3 = T * d3;
+    //@ ghost int BH = B * H, BHT = BH * T;
+    int rd = rows * d, rd3 = rows * d3;
     //@ ghost lemma_attn_heads(d, H);
     double scale = amask ? dropout_scale_f64(p) : 1.0;
-    attn_zero_f64(dctx, rows * d);
-    attn_zero_f64(dqkv, rows * d3);
+    attn_zero_f64(dctx, rd);
+    attn_zero_f64(dqkv, rd3);
     linear_backward_f64(dctx, dout_w, dout_b, dy, ctx, out_w, rows, d, d);
     /*@ loop invariant b_range: 0 <= b <= B;
         loop assigns b, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
@@ -523,28 +572,30 @@ void attention_backward_f64(double *dx, double *din_w, double *din_b, double *do
     for (int b = 0; b < B; b++) {
         //@ ghost lemma_attn_row(b, B, H);
         //@ ghost lemma_attn_row(b, B, T);
-        //@ ghost lemma_attn_row(b, B, T * d3);
+        //@ ghost lemma_attn_row(b, B, Td3);
+        int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
         /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
             //@ ghost lemma_attn_row(h, H, dh);
-            //@ ghost lemma_attn_row(b * H + h, B * H, T);
+            int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
+            //@ ghost lemma_attn_row(bh, BH, T);
             /*@ loop invariant i_range: 0 <= i <= T;
                 loop assigns i, dqkv[0 .. B * T * 3 * d - 1], row[0 .. 2 * T - 1];
                 loop variant T - i; */
             for (int i = 0; i < T; i++) {
-                int r = (b * H + h) * T + i;
-                //@ ghost lemma_attn_row(r, B * H * T, T);
+                int r = bh * T + i, bi = bT + i;
+                //@ ghost lemma_attn_row(r, BHT, T);
                 //@ ghost lemma_attn_row(i, T, d3);
-                //@ ghost lemma_attn_row(b * T + i, B * T, d);
-                attn_row_backward_f64(dqkv + b * (T * d3), row, qkv + b * (T * d3),
-                                      dctx + (b * T + i) * d + h * dh, att + r * T,
-                                      amask ? amask + r * T : 0, scale, i * d3 + h * dh, d + h * dh,
-                                      2 * d + h * dh, T, dh, d3);
+                //@ ghost lemma_attn_row(bi, rows, d);
+                attn_row_backward_f64(dqkv + b * Td3, row, qkv + b * Td3, dctx + bi * d + hd,
+                                      att + r * T, amask ? amask + r * T : 0, scale, i * d3 + hd,
+                                      d + hd, 2 * d + hd, T, dh, d3);
             }
         }
     }
     attn_scale_q_f64(dqkv, sqrt((double)dh), rows, d3, d); /* dq = dqs / sqrt(dh) */
     linear_backward_f64(dx, din_w, din_b, dqkv, x, in_w, rows, d, d3);
 }
+
