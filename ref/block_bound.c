@@ -150,8 +150,12 @@ static void tens_mags(tens *t)
         t->r[i] = mag_get_d(arb_radref(t->v + i));
 }
 
+/* A tensor of the exact values d[0 .. n-1]; d == NULL (an optional bias the sublayer ops may
+   omit): a tensor of 0 elements, which lin_fwd reads as "no bias". */
 static int tens_from(tens *t, const double *d, size_t n)
 {
+    if (!d)
+        n = 0;
     if (tens_init(t, n) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -165,7 +169,7 @@ static void lin_fwd(arb_ptr y, const tens *x, const tens *W, const tens *b, size
 {
     for (size_t r = 0; r < R; r++)
         for (size_t j = 0; j < out; j++)
-            wdot(y + r * out + j, b ? b->v + j : NULL, x->v + r * in, 1, x->a + r * in, x->r + r * in, W->v + j * in, 1, W->a + j * in, W->r + j * in, in, E);
+            wdot(y + r * out + j, b && b->n ? b->v + j : NULL, x->v + r * in, 1, x->a + r * in, x->r + r * in, W->v + j * in, 1, W->a + j * in, W->r + j * in, in, E);
 }
 
 /* The linear layer's backward: dx[r, k] = Σ_j g[r, j]·W[j, k] (dx may be NULL),
@@ -839,37 +843,52 @@ static void lgrad_emit_clear(lgrad *G, const block_layer_grad *o, size_t d, size
     _arb_vec_clear(G->g2, (slong)d), _arb_vec_clear(G->b2n, (slong)d);
 }
 
-static int run(double *y, const block_grads *g, const double *dy, const block_args *B,
-               rn_dtype compute, rn_dtype out, int stat)
+/* The evaluation's context for the shapes and attributes of B (its tensors are not read here):
+   the tier (stat), the dtypes' unit roundoffs, eps, the dropout scale 1/(1 - p), 1/sqrt(dh) and the
+   exact ones of the column sums.  Shared by the block, the stack and the sublayers alone. */
+static int ctx_open(bctx *X, const block_args *B, rn_dtype compute, rn_dtype out, int stat)
 {
-    bctx X;
-    memset(&X, 0, sizeof X);
-    X.B = B;
-    X.E.stat = stat;
+    memset(X, 0, sizeof *X);
+    X->B = B;
+    X->E.stat = stat;
     emit_factor = stat ? BLOCK_STAT_LAMBDA : 2.0;
-    X.E.cd = compute;
-    X.E.u = rn_dtype_unit_roundoff(compute);
-    X.E.sd = rn_dtype_unit_roundoff(out) > X.E.u ? out : compute;
-    X.E.us = X.E.sd != compute ? rn_dtype_unit_roundoff(out) : 0.0;
-    X.R = B->batch * B->seq, X.d = B->d, X.ff = B->ff, X.S = B->seq, X.H = B->heads;
-    X.dh = B->d / B->heads;
-    size_t N = X.R * X.d, d = X.d, L = B->nlayers;
-    arb_init(X.eps), arb_init(X.scale), arb_init(X.iscale);
-    arb_set_d(X.eps, B->eps);
-    arb_one(X.scale);
+    X->E.cd = compute;
+    X->E.u = rn_dtype_unit_roundoff(compute);
+    X->E.sd = rn_dtype_unit_roundoff(out) > X->E.u ? out : compute;
+    X->E.us = X->E.sd != compute ? rn_dtype_unit_roundoff(out) : 0.0;
+    X->R = B->batch * B->seq, X->d = B->d, X->ff = B->ff, X->S = B->seq, X->H = B->heads;
+    X->dh = B->d / B->heads;
+    arb_init(X->eps), arb_init(X->scale), arb_init(X->iscale);
+    arb_set_d(X->eps, B->eps);
+    arb_one(X->scale);
     if (B->p != 0.0) {
         arb_t p;
         arb_init(p);
         arb_set_d(p, B->p);
-        arb_sub(X.scale, X.scale, p, BPREC);
+        arb_sub(X->scale, X->scale, p, BPREC);
         arb_clear(p);
-        arb_inv(X.scale, X.scale, BPREC);
+        arb_inv(X->scale, X->scale, BPREC);
     }
-    arb_rsqrt_ui(X.iscale, (ulong)X.dh, BPREC);
-    size_t no = X.R > X.S ? X.R : X.S;
-    int rc = tens_init(&X.ones, no) ? RN_TWIN_NOMEM : 0;
+    arb_rsqrt_ui(X->iscale, (ulong)X->dh, BPREC);
+    size_t no = X->R > X->S ? X->R : X->S;
+    int rc = tens_init(&X->ones, no) ? RN_TWIN_NOMEM : 0;
     for (size_t i = 0; i < no && !rc; i++)
-        arb_one(X.ones.v + i), X.ones.a[i] = 1.0;
+        arb_one(X->ones.v + i), X->ones.a[i] = 1.0;
+    return rc;
+}
+
+static void ctx_close(bctx *X)
+{
+    tens_clear(&X->ones);
+    arb_clear(X->eps), arb_clear(X->scale), arb_clear(X->iscale);
+}
+
+static int run(double *y, const block_grads *g, const double *dy, const block_args *B,
+               rn_dtype compute, rn_dtype out, int stat)
+{
+    bctx X;
+    int rc = ctx_open(&X, B, compute, out, stat);
+    size_t N = X.R * X.d, d = X.d, L = B->nlayers;
     lcache *c = calloc(L, sizeof *c);
     lparams *W = calloc(L, sizeof *W);
     lgrad *G = dy ? calloc(L, sizeof *G) : NULL;
@@ -925,8 +944,7 @@ static int run(double *y, const block_grads *g, const double *dy, const block_ar
     _arb_vec_clear(v, (slong)N), _arb_vec_clear(w, (slong)N), _arb_vec_clear(xhf, (slong)N);
     _arb_vec_clear(rf, (slong)X.R), _arb_vec_clear(fin, (slong)N);
     _arb_vec_clear(dfg, (slong)d), _arb_vec_clear(dfb, (slong)d);
-    tens_clear(&X.ones);
-    arb_clear(X.eps), arb_clear(X.scale), arb_clear(X.iscale);
+    ctx_close(&X);
     flint_cleanup();
     return rc;
 }
@@ -951,4 +969,134 @@ int block_backward_bound_stat(const block_grads *g, const double *dy, const bloc
                               rn_dtype compute, rn_dtype out)
 {
     return run(NULL, g, dy, B, compute, out, 1);
+}
+
+/* ---------------------------------------------------------------- the sublayers alone
+
+   `attention`, `ffn` and their backward ops evaluated by the same graph code as inside the block
+   (watt_fwd/watt_bwd, wffn_fwd/wffn_bwd): the op's input x enters exact (radius 0), the sublayer's
+   stages add their own errors exactly as in the block, and the outputs are emitted as the block's
+   (specs/error-analysis-attention.md and -ffn.md, "The statistical tier").  Only the statistical
+   tier is exposed: the sublayers' rigorous bounds are their own written analyses
+   (ref/attention_bound.c, ref/ffn_bound.c). */
+
+typedef enum { SUB_ATTENTION, SUB_FFN } sub_kind;
+
+/* The sizes of a sublayer's four parameter gradients (in_w, in_b, out_w, out_b or w1, b1, w2, b2). */
+static void sub_grad_sizes(sub_kind k, const bctx *X, size_t n[4])
+{
+    size_t d = X->d, f = k == SUB_ATTENTION ? 3 * d : X->ff;
+    n[0] = f * d, n[1] = f, n[2] = k == SUB_ATTENTION ? d * d : d * f, n[3] = d;
+}
+
+/* o[0] = y (forward, dy == NULL), or o[0] = dx and o[1..4] the parameter gradients (any may be
+   NULL: not wanted).  B describes the sublayer as a one-layer block (its layers[0]). */
+static int sub_run(sub_kind k, double *const *o, const double *x, const double *dy,
+                   const block_args *B, rn_dtype compute, rn_dtype out)
+{
+    bctx X;
+    int rc = ctx_open(&X, B, compute, out, 1);
+    const block_layer *L = &B->layers[0];
+    size_t N = X.R * X.d, ng[4];
+    sub_grad_sizes(k, &X, ng);
+    lparams W;
+    acache ac;
+    fcache fc;
+    memset(&W, 0, sizeof W), memset(&ac, 0, sizeof ac), memset(&fc, 0, sizeof fc);
+    tens dY;
+    memset(&dY, 0, sizeof dY);
+    arb_ptr y = _arb_vec_init((slong)N), g[4];
+    for (int q = 0; q < 4; q++)
+        g[q] = _arb_vec_init((slong)(dy ? ng[q] : 1));
+    if (!rc && (lp_init(&W, L, X.d, X.ff) ||
+                (k == SUB_ATTENTION ? ac_init(&ac, &X) : fc_init(&fc, &X)) ||
+                (dy && tens_from(&dY, dy, N))))
+        rc = RN_TWIN_NOMEM;
+    tens *in = k == SUB_ATTENTION ? &ac.in : &fc.in;
+    for (size_t i = 0; i < N && !rc; i++)
+        arb_set_d(in->v + i, x[i]);
+    if (!rc)
+        rc = k == SUB_ATTENTION ? watt_fwd(y, &ac, &W, L, &X) : wffn_fwd(y, &fc, &W, L, &X);
+    if (!rc && dy)
+        rc = k == SUB_ATTENTION
+                 ? watt_bwd(y, g[0], g[1], g[2], g[3], &dY, &ac, &W, L, &X)
+                 : wffn_bwd(y, g[0], g[1], g[2], g[3], &dY, &fc, &W, &X);
+    if (!rc) { /* y and dx are stored by the stages; the parameter gradients' own output rounding */
+        emit(o[0], y, N);
+        for (int q = 0; q < 4 && dy; q++)
+            if (o[q + 1]) {
+                store(&X.E, g[q], ng[q]);
+                emit(o[q + 1], g[q], ng[q]);
+            }
+    }
+    _arb_vec_clear(y, (slong)N);
+    for (int q = 0; q < 4; q++)
+        _arb_vec_clear(g[q], (slong)(dy ? ng[q] : 1));
+    tens_clear(&dY), lp_clear(&W), ac_clear(&ac), fc_clear(&fc);
+    ctx_close(&X);
+    flint_cleanup();
+    return rc;
+}
+
+/* The attention as a one-layer block: its projections, masks and attributes. */
+static block_args attention_as_block(const attn_args *A, block_layer *L)
+{
+    memset(L, 0, sizeof *L);
+    L->in_w = A->in_w, L->in_b = A->in_b, L->out_w = A->out_w, L->out_b = A->out_b;
+    L->amask = A->amask;
+    block_args B;
+    memset(&B, 0, sizeof B);
+    B.nlayers = 1, B.layers = L, B.kpm = A->kpm, B.causal = A->causal, B.p = A->p;
+    B.batch = A->batch, B.seq = A->seq, B.d = A->d, B.heads = A->heads;
+    return B;
+}
+
+/* The FFN as a one-layer block over its rows (batch 1, seq = rows, one head: unused). */
+static block_args ffn_as_block(const ffn_args *F, block_layer *L)
+{
+    memset(L, 0, sizeof *L);
+    L->w1 = F->w1, L->b1 = F->b1, L->w2 = F->w2, L->b2 = F->b2, L->dmask = F->mask;
+    block_args B;
+    memset(&B, 0, sizeof B);
+    B.nlayers = 1, B.layers = L, B.act = F->act, B.p = F->p;
+    B.batch = 1, B.seq = F->rows, B.d = F->d, B.heads = 1, B.ff = F->ff;
+    return B;
+}
+
+int attention_forward_bound_stat(double *by, const double *x, const attn_args *A, rn_dtype compute,
+                                 rn_dtype out)
+{
+    block_layer L;
+    block_args B = attention_as_block(A, &L);
+    double *o[1] = {by};
+    return sub_run(SUB_ATTENTION, o, x, NULL, &B, compute, out);
+}
+
+int attention_backward_bound_stat(double *bdx, double *bdin_w, double *bdin_b, double *bdout_w,
+                                  double *bdout_b, const double *x, const double *dy,
+                                  const attn_args *A, rn_dtype compute, rn_dtype out)
+{
+    block_layer L;
+    block_args B = attention_as_block(A, &L);
+    double *o[5] = {bdx, bdin_w, bdin_b, bdout_w, bdout_b};
+    return sub_run(SUB_ATTENTION, o, x, dy, &B, compute, out);
+}
+
+int ffn_forward_bound_stat(double *by, const double *x, const ffn_args *F, rn_dtype compute,
+                           rn_dtype out)
+{
+    block_layer L;
+    block_args B = ffn_as_block(F, &L);
+    double *o[1] = {by};
+    return sub_run(SUB_FFN, o, x, NULL, &B, compute, out);
+}
+
+int ffn_backward_bound_stat(double *bdx, double *bdw1, double *bdb1, double *bdw2, double *bdb2,
+                            const double *x, const double *dy, const ffn_args *F, rn_dtype compute,
+                            rn_dtype out)
+{
+    block_layer L;
+    block_args B = ffn_as_block(F, &L);
+    double *o[5] = {bdx, bdw1, bdb1, bdw2, bdb2};
+    return sub_run(SUB_FFN, o, x, dy, &B, compute, out);
 }
