@@ -94,6 +94,10 @@ static double abs_dot(const double *a, size_t as, const double *b, size_t bs, si
     return s * (1.0 + (double)(n + 2) * 0x1p-52);
 }
 
+/* A sum of k terms' own error in the statistical tier (§5): sqrt(k)·u·Σ|terms| (Higham & Mary's
+   probabilistic γ̃_k, λ applied once at the end). */
+static double own_sum_stat(const ectx *E, double k, double sum_abs) { return sqrt(k) * E->u * sum_abs; }
+
 /* r = init + Σ x[i·xs]·y[i·ys], exact on the balls, widened by γ_{n(+1)}·(|init| + Σ|x||y|) with
    ax, ay the magnitudes' upper bounds. */
 static void wdot(arb_t r, const arb_t init, arb_srcptr x, size_t xs, const double *ax,
@@ -116,7 +120,7 @@ static void wdot(arb_t r, const arb_t init, arb_srcptr x, size_t xs, const doubl
         double t = ay[i * ys] * rx[i * xs] + ax[i * xs] * ry[i * ys];
         q += t * t;
     }
-    mag_set_d(arb_radref(r), up(sqrt(q) * (1.0 + (double)(n + 2) * 0x1p-52) + sqrt(k) * E->u * s));
+    mag_set_d(arb_radref(r), up(sqrt(q) * (1.0 + (double)(n + 2) * 0x1p-52) + own_sum_stat(E, k, s)));
 }
 
 /* A tensor as balls with the magnitudes' upper bounds beside them. */
@@ -531,6 +535,17 @@ static int watt_bwd(arb_ptr dx, arb_ptr gin_w, arb_ptr gin_b, arb_ptr gout_w, ar
 
 /* ---------------------------------------------------------------- the FFN (§3.4) */
 
+/* The activation's own error (§3 of specs/error-analysis-block.md): relu 0; gelu (erf) 8u·|z|;
+   gelu_tanh 4u·|z|·(2 + |z| + 0.045|z|³).  az = |z|. */
+static double act_own(rn_activation act, double az, double u)
+{
+    if (act == RN_ACT_RELU)
+        return 0.0;
+    if (act == RN_ACT_GELU)
+        return 8 * u * az;
+    return 4 * u * az * (2 + az + 0.045 * az * az * az);
+}
+
 /* act(z) and act'(z) exact on the ball; own errors (§3.4): relu 0; gelu (erf) 8u·|z| and
    8u·(1 + |z|) for the derivative; gelu_tanh 4u·|z|·(2 + |z| + 0.045|z|³) and
    8u·(1 + |z|·(1 + |z|)·(1 + 0.14 z²)). */
@@ -566,7 +581,7 @@ static void wact(arb_t a, arb_t da, const arb_t z, rn_activation act, const ectx
         arb_mul(u, u, c, BPREC);
         arb_mul(u, u, z, BPREC);
         arb_add(da, t, u, BPREC);
-        widen(a, up(8 * E->u * az));
+        widen(a, up(act_own(act, az, E->u)));
         widen(da, up(8 * E->u * (1 + az)));
     } else { /* 0.5·z·(1 + tanh(k(z + 0.044715 z³))), k = sqrt(2/π) */
         arb_t th, s, q;
@@ -596,7 +611,7 @@ static void wact(arb_t a, arb_t da, const arb_t z, rn_activation act, const ectx
         arb_mul(u, u, z, BPREC);
         arb_add(da, t, u, BPREC);
         arb_mul_2exp_si(da, da, -1);
-        widen(a, up(4 * E->u * az * (2 + az + 0.045 * az * az * az)));
+        widen(a, up(act_own(act, az, E->u)));
         widen(da, up(8 * E->u * (1 + az * (1 + az) * (1 + 0.14 * az * az))));
         arb_clear(th), arb_clear(s), arb_clear(q);
     }
@@ -1099,4 +1114,97 @@ int ffn_backward_bound_stat(double *bdx, double *bdw1, double *bdb1, double *bdw
     block_args B = ffn_as_block(F, &L);
     double *o[5] = {bdx, bdw1, bdb1, bdw2, bdb2};
     return sub_run(SUB_FFN, o, x, dy, &B, compute, out);
+}
+
+/* ---------------------------------------------------------------- the FFN's activation direction
+
+   specs/error-analysis-ffn.md, "The statistical tier", test "act": the errors of y projected on
+   the direction of the other GELU, D_r = W2·((act_o(z_r) - act(z_r))·mask·scale) per row r (act_o:
+   gelu_tanh for gelu and gelu for gelu_tanh; z_r = x_r·W1ᵀ + b1 at the exact inputs, in long double:
+   D is data, not an error).  Under the tier's model the errors of a correct implementation are
+   e_r = W2·ε_h + o_r with ε_h the dropped activation's errors (independent across the ff units,
+   scale r_h,k: the evaluator's statistical radii) and o_r linear2's own errors (independent across
+   the d outputs, scale own_i), so t_r = D_r·e_r has scale pi_r = (Σ_k c_k² r_h,k² + Σ_i D_i² own_i²)^½
+   with c = W2ᵀ·D_r; the activation's and the dropout's own errors, which a libm or a shared constant
+   may bias, are also counted as possibly systematic: floor phi_r = Σ_k |c_k|·(own_act,k·mask·scale
+   + γ₃|h_k|). */
+
+static double gelu_erf_d(double z) { return 0.5 * z * (1.0 + erf(z * 0.70710678118654752440)); }
+
+static double gelu_tanh_d(double z)
+{
+    return 0.5 * z * (1.0 + tanh(0.79788456080286535588 * (z + 0.044715 * z * z * z)));
+}
+
+/* One row's D (d), pi and phi, given the evaluator's state after wffn_fwd. */
+static void act_dir_row(double *D, double *pi, double *phi, size_t r, const double *x,
+                        const ffn_args *F, const fcache *fc, arb_srcptr y, double scale,
+                        const ectx *E, double *dlt, double *c, double *own_a)
+{
+    size_t d = F->d, ff = F->ff;
+    for (size_t k = 0; k < ff; k++) {
+        long double z = F->b1 ? F->b1[k] : 0.0;
+        for (size_t j = 0; j < d; j++)
+            z += (long double)x[r * d + j] * F->w1[k * d + j];
+        double zd = (double)z, m = F->mask ? F->mask[r * ff + k] * scale : 1.0;
+        double other = F->act == RN_ACT_GELU ? gelu_tanh_d(zd) - gelu_erf_d(zd)
+                                             : gelu_erf_d(zd) - gelu_tanh_d(zd);
+        dlt[k] = other * m;
+        own_a[k] = act_own(F->act, fabs(zd), E->u) * fabs(m) +
+                   (F->mask ? gam(E, 3) * fc->hid.a[r * ff + k] : 0.0);
+    }
+    double var = 0.0;
+    for (size_t i = 0; i < d; i++) {
+        double s = 0.0, sa = F->b2 ? fabs(F->b2[i]) : 0.0;
+        for (size_t k = 0; k < ff; k++)
+            s += F->w2[i * ff + k] * dlt[k], sa += fabs(F->w2[i * ff + k]) * fc->hid.a[r * ff + k];
+        D[r * d + i] = s;
+        double own = own_sum_stat(E, (double)ff + (F->b2 ? 1 : 0), sa) +
+                     (E->us + 0x1p-53) * aub(y + r * d + i);
+        var += s * s * own * own;
+    }
+    for (size_t k = 0; k < ff; k++)
+        c[k] = 0.0;
+    for (size_t i = 0; i < d; i++)
+        for (size_t k = 0; k < ff; k++)
+            c[k] += D[r * d + i] * F->w2[i * ff + k];
+    double fl = 0.0;
+    for (size_t k = 0; k < ff; k++) {
+        double rh = fc->hid.r[r * ff + k];
+        var += c[k] * c[k] * rh * rh;
+        fl += fabs(c[k]) * own_a[k];
+    }
+    pi[r] = up(sqrt(var) * (1.0 + 0x1p-40));
+    phi[r] = up(fl * (1.0 + 0x1p-40));
+}
+
+int ffn_act_direction_stat(double *D, double *pi, double *phi, const double *x, const ffn_args *F,
+                           rn_dtype compute, rn_dtype out)
+{
+    block_layer L;
+    block_args B = ffn_as_block(F, &L);
+    bctx X;
+    int rc = ctx_open(&X, &B, compute, out, 1);
+    size_t N = X.R * X.d;
+    lparams W;
+    fcache fc;
+    memset(&W, 0, sizeof W), memset(&fc, 0, sizeof fc);
+    arb_ptr y = _arb_vec_init((slong)N);
+    double *dlt = malloc((F->ff + 1) * sizeof *dlt), *c = malloc((F->ff + 1) * sizeof *c),
+           *own_a = malloc((F->ff + 1) * sizeof *own_a);
+    if (!rc && (!dlt || !c || !own_a || lp_init(&W, &L, X.d, X.ff) || fc_init(&fc, &X)))
+        rc = RN_TWIN_NOMEM;
+    for (size_t i = 0; i < N && !rc; i++)
+        arb_set_d(fc.in.v + i, x[i]);
+    if (!rc)
+        rc = wffn_fwd(y, &fc, &W, &L, &X);
+    double scale = 1.0 / (1.0 - F->p);
+    for (size_t r = 0; r < F->rows && !rc; r++)
+        act_dir_row(D, pi, phi, r, x, F, &fc, y, scale, &X.E, dlt, c, own_a);
+    free(dlt), free(c), free(own_a);
+    _arb_vec_clear(y, (slong)N);
+    lp_clear(&W), fc_clear(&fc);
+    ctx_close(&X);
+    flint_cleanup();
+    return rc;
 }

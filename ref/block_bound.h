@@ -38,4 +38,12 @@ int ffn_backward_bound_stat(double *bdx, double *bdw1, double *bdb1, double *bdw
                             const double *x, const double *dy, const ffn_args *F, rn_dtype compute,
                             rn_dtype out);
 
+/* The FFN forward's directional test "act" (specs/error-analysis-ffn.md, "The statistical tier"):
+   per row r of x, D[r·d .. r·d + d - 1] the direction of y's error if the other GELU were used
+   (gelu <-> gelu_tanh; F->act must be one of them), pi[r] the scale of D_r·(got_r - want_r) for a
+   correct implementation under the tier's model, phi[r] its possibly systematic part.  Returns
+   RN_TWIN_OK or RN_TWIN_NOMEM. */
+int ffn_act_direction_stat(double *D, double *pi, double *phi, const double *x, const ffn_args *F,
+                           rn_dtype compute, rn_dtype out);
+
 #endif
