@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "npy.h"
+#include "block_bound.h"
 #include "stat_tier.h"
 
 #define RN_VERSION_STRING "resnorm 0.1.0"
@@ -287,10 +288,9 @@ extern const cli_op cli_op_block, cli_op_block_backward, cli_op_stack, cli_op_st
    ffn; cli/stat_check.c, specs/error-analysis-block.md §5): every actual against the op's
    statistical bound (direction "graph"; flag: some element beyond it). */
 void cli_graph_stat(const cli_job *job, const rn_array *want, cli_check_result *r);
-/* The ffn forward's "act" test (cli/op_ffn.c, specs/error-analysis-ffn.md "The statistical tier"):
-   per row the direction of the other GELU D [rows·d], its noise scale pi and floor phi [rows];
-   -1 for relu, else RN_TWIN_*. */
-int cli_ffn_act_direction(const cli_job *job, rn_dtype compute, rn_dtype d, double *D, double *pi,
-                          double *phi);
+/* The ffn forward's "act" test (cli/op_ffn.c, specs/error-analysis-ffn.md §10) on y: -1 for
+   relu (no test), else RN_TWIN_*. */
+int cli_ffn_act_test(const cli_job *job, rn_dtype compute, rn_dtype d, const double *got,
+                     const double *want, ffn_act_result *res);
 
 #endif

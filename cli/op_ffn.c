@@ -170,15 +170,15 @@ static int ffn_bwd_stat_bound(const cli_job *job, rn_dtype compute, rn_dtype d, 
                                    job->in[I_DY].data, &F, compute, d);
 }
 
-/* The "act" test's direction and scales (ref/block_bound.h ffn_act_direction_stat); -1 when the
-   activation is not a GELU (relu: no other approximation to test against). */
-int cli_ffn_act_direction(const cli_job *job, rn_dtype compute, rn_dtype d, double *D, double *pi,
-                          double *phi)
+/* The "act" test on y (ref/block_bound.h ffn_act_test); -1 when the activation is not a GELU
+   (relu: no other approximation to test against). */
+int cli_ffn_act_test(const cli_job *job, rn_dtype compute, rn_dtype d, const double *got,
+                     const double *want, ffn_act_result *res)
 {
     ffn_args F = ffn_job_args(job);
     if (F.act == RN_ACT_RELU)
         return -1;
-    return ffn_act_direction_stat(D, pi, phi, job->in[I_X].data, &F, compute, d);
+    return ffn_act_test(res, got, want, job->in[I_X].data, &F, compute, d);
 }
 
 /* ---------------------------------------------------------------- golden cases */

@@ -184,41 +184,22 @@ static int graph_stat_bounds(const cli_job *job, rn_dtype cd, rn_dtype od, rn_ar
     return job->op->stat_bound(job, cd, od, o);
 }
 
-/* The ffn forward's "act" test (specs/error-analysis-ffn.md, "The statistical tier"): the errors
-   of y projected on the direction D of the other GELU, t_r = D_r·(got_r - want_r), pooled over the
-   rows: S = Σ t_r, slope S/Σ|D_r|² (1: the other GELU exactly), z = (|S| - Σ phi_r)/Σ pi_r (the
-   rows' scales added, not root-sum-squared: identical rows share their roundings); flag if
-   z > BLOCK_STAT_LAMBDA.  Rows with a non-finite want or got are left out.  1 if the test ran. */
-static int ffn_act_test(const cli_job *job, rn_dtype cd, rn_dtype od, const double *got,
+/* The ffn forward's "act" test (specs/error-analysis-ffn.md §10, ref/block_bound.c
+   ffn_act_test) as a test line of direction "act"; 1 if the test ran. */
+static int ffn_act_line(const cli_job *job, rn_dtype cd, rn_dtype od, const double *got,
                         const double *want, st_test *t)
 {
-    size_t R = job->rows, d = job->n;
-    double *D = malloc((R * d + 1) * sizeof *D), *pi = malloc((R + 1) * sizeof *pi),
-           *phi = malloc((R + 1) * sizeof *phi);
-    int ran = 0;
-    if (D && pi && phi && cli_ffn_act_direction(job, cd, od, D, pi, phi) == 0) {
-        double S = 0, Q = 0, P = 0, F = 0;
-        size_t used = 0;
-        for (size_t r = 0; r < R; r++) {
-            double tr = 0, qr = 0;
-            for (size_t i = 0; i < d; i++)
-                tr += D[r * d + i] * (got[r * d + i] - want[r * d + i]), qr += D[r * d + i] * D[r * d + i];
-            if (!isfinite(tr) || !isfinite(qr) || !isfinite(pi[r]) || !isfinite(phi[r]))
-                continue;
-            S += tr, Q += qr, P += pi[r], F += phi[r], used++;
-        }
-        memset(t, 0, sizeof *t);
-        t->direction = "act";
-        t->groups = used;
-        t->slope = Q > 0 ? S / Q : 0;
-        t->floor = Q > 0 ? F / Q : 0;
-        t->z_pooled = P > 0 ? fmax(0.0, fabs(S) - F) / P : (fabs(S) > F ? INFINITY : 0);
-        t->lambda_pooled = BLOCK_STAT_LAMBDA;
-        t->flag = used > 0 && !(t->z_pooled <= t->lambda_pooled);
-        ran = 1;
-    }
-    free(D), free(pi), free(phi);
-    return ran;
+    ffn_act_result a;
+    if (cli_ffn_act_test(job, cd, od, got, want, &a) != 0)
+        return 0;
+    memset(t, 0, sizeof *t);
+    t->direction = "act";
+    t->groups = a.used;
+    t->slope = a.slope, t->floor = a.floor;
+    t->z_pooled = a.z;
+    t->lambda_pooled = BLOCK_STAT_LAMBDA;
+    t->flag = a.used > 0 && !(a.z <= BLOCK_STAT_LAMBDA);
+    return 1;
 }
 
 /* The tier over every actual: one evaluation of the graph per distinct output dtype.  Direction
@@ -252,7 +233,7 @@ void cli_graph_stat(const cli_job *job, const rn_array *want, cli_check_result *
         t->lambda_row = 1.0;
         t->flag = !(t->z_row <= 1.0);
         s->ntests[m] = 1;
-        if (!strcmp(job->op->name, "ffn") && ffn_act_test(job, r->cd, od, job->act[m].data, w, &t[1]))
+        if (!strcmp(job->op->name, "ffn") && ffn_act_line(job, r->cd, od, job->act[m].data, w, &t[1]))
             s->ntests[m] = 2;
         for (int j = 0; j < s->ntests[m]; j++)
             s->flag |= t[j].flag;

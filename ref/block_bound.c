@@ -1208,3 +1208,32 @@ int ffn_act_direction_stat(double *D, double *pi, double *phi, const double *x, 
     flint_cleanup();
     return rc;
 }
+
+/* The pooled test over the rows (specs/error-analysis-ffn.md §10): t_r = D_r·(got_r - want_r),
+   S = Σ t_r, slope S/Σ|D_r|², floor Σ phi_r/Σ|D_r|², z = max(0, |S| - Σ phi_r)/Σ pi_r; rows with a
+   non-finite t_r, pi_r or phi_r are left out (*used counts the others). */
+int ffn_act_test(ffn_act_result *res, const double *got, const double *want, const double *x,
+                 const ffn_args *F, rn_dtype compute, rn_dtype out)
+{
+    size_t R = F->rows, d = F->d;
+    double *D = malloc((R * d + 1) * sizeof *D), *pi = malloc((R + 1) * sizeof *pi),
+           *phi = malloc((R + 1) * sizeof *phi);
+    int rc = D && pi && phi ? ffn_act_direction_stat(D, pi, phi, x, F, compute, out) : RN_TWIN_NOMEM;
+    memset(res, 0, sizeof *res);
+    if (!rc) {
+        double S = 0, Q = 0, P = 0, Fl = 0;
+        for (size_t r = 0; r < R; r++) {
+            double tr = 0, qr = 0;
+            for (size_t i = 0; i < d; i++)
+                tr += D[r * d + i] * (got[r * d + i] - want[r * d + i]), qr += D[r * d + i] * D[r * d + i];
+            if (!isfinite(tr) || !isfinite(qr) || !isfinite(pi[r]) || !isfinite(phi[r]))
+                continue;
+            S += tr, Q += qr, P += pi[r], Fl += phi[r], res->used++;
+        }
+        res->slope = Q > 0 ? S / Q : 0;
+        res->floor = Q > 0 ? Fl / Q : 0;
+        res->z = P > 0 ? fmax(0.0, fabs(S) - Fl) / P : (fabs(S) > Fl ? INFINITY : 0);
+    }
+    free(D), free(pi), free(phi);
+    return rc;
+}

@@ -46,4 +46,14 @@ int ffn_backward_bound_stat(double *bdx, double *bdw1, double *bdb1, double *bdw
 int ffn_act_direction_stat(double *D, double *pi, double *phi, const double *x, const ffn_args *F,
                            rn_dtype compute, rn_dtype out);
 
+/* The "act" test itself on got and want (y [rows, d]): pooled over the rows, z against λ =
+   BLOCK_STAT_LAMBDA (flag: z > λ), the slope of the errors along D (1: the other GELU exactly) and
+   its floor. */
+typedef struct {
+    double z, slope, floor;
+    size_t used; /* rows tested (finite) */
+} ffn_act_result;
+int ffn_act_test(ffn_act_result *res, const double *got, const double *want, const double *x,
+                 const ffn_args *F, rn_dtype compute, rn_dtype out);
+
 #endif
