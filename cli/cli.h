@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "npy.h"
+#include "block_bound.h"
 #include "stat_tier.h"
 
 #define RN_VERSION_STRING "resnorm 0.1.0"
@@ -88,6 +89,10 @@ typedef struct {
     /* Per-element bound on |got - want| for an implementation computing in `compute` and rounding
        its outputs to `out` (want: exact rounded to f64); returns RN_TWIN_*. */
     int (*bound)(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *bounds);
+    /* Optional (NULL: the op's statistical tier is ref/stat_tier.c's, or none): the per-element
+       bound of the "graph" statistical tier (errors inside sums combined as independent, λ applied
+       once: specs/error-analysis-block.md §5), same arguments as bound. */
+    int (*stat_bound)(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *bounds);
 } cli_op;
 
 /* The registry (cli/args.c): every op, in help order. */
@@ -279,8 +284,13 @@ extern const cli_op cli_op_ffn, cli_op_ffn_backward;
 /* The Transformer block and the stack (issue 9). */
 extern const cli_family cli_family_block;
 extern const cli_op cli_op_block, cli_op_block_backward, cli_op_stack, cli_op_stack_backward;
-/* The block family's statistical tier (cli/op_block.c, specs/error-analysis-block.md §5): every
-   actual against the graph's statistical bound (direction "graph"; flag: some element beyond it). */
-void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r);
+/* The "graph" statistical tier of the ops with a stat_bound (the block and the stack, attention,
+   ffn; cli/stat_check.c, specs/error-analysis-block.md §5): every actual against the op's
+   statistical bound (direction "graph"; flag: some element beyond it). */
+void cli_graph_stat(const cli_job *job, const rn_array *want, cli_check_result *r);
+/* The ffn forward's "act" test (cli/op_ffn.c, specs/error-analysis-ffn.md §10) on y: -1 for
+   relu (no test), else RN_TWIN_*. */
+int cli_ffn_act_test(const cli_job *job, rn_dtype compute, rn_dtype d, const double *got,
+                     const double *want, ffn_act_result *res);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "attention_bound.h"
 #include "attention_mpfr.h"
+#include "block_bound.h"
 #include "cli.h"
 #include "golden.h"
 #include "golden_case.h"
@@ -173,6 +174,21 @@ static int at_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double
     attn_args A = at_args(job);
     return attention_backward_bound(o[0], o[1], o[2], o[3], o[4], job->in[I_X].data,
                                     job->in[I_DY].data, &A, compute, d);
+}
+
+/* The statistical tier: the block's graph evaluator on the attention alone
+   (specs/error-analysis-attention.md, "The statistical tier"). */
+static int at_stat_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double *const *o)
+{
+    attn_args A = at_args(job);
+    return attention_forward_bound_stat(o[0], job->in[I_X].data, &A, compute, d);
+}
+
+static int at_bwd_stat_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double *const *o)
+{
+    attn_args A = at_args(job);
+    return attention_backward_bound_stat(o[0], o[1], o[2], o[3], o[4], job->in[I_X].data,
+                                         job->in[I_DY].data, &A, compute, d);
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -434,7 +450,7 @@ const cli_op cli_op_attention = {
     "specs/error-analysis-attention.md", "ref/attention_bound.c",
     "a softmax row whose logit perturbation is too large for the expansion, or overflow, "
     "specs/error-analysis-attention.md §5, §8",
-    at_prepare, at_output_shape, at_twin, at_bound,
+    at_prepare, at_output_shape, at_twin, at_bound, at_stat_bound,
 };
 
 const cli_op cli_op_attention_backward = {
@@ -447,5 +463,5 @@ const cli_op cli_op_attention_backward = {
     "specs/error-analysis-attention.md", "ref/attention_bound.c",
     "a softmax row whose logit perturbation is too large for the expansion, or overflow, "
     "specs/error-analysis-attention.md §5, §8",
-    at_prepare, at_output_shape, at_bwd_twin, at_bwd_bound,
+    at_prepare, at_output_shape, at_bwd_twin, at_bwd_bound, at_bwd_stat_bound,
 };

@@ -872,67 +872,14 @@ const cli_family cli_family_block = {
     "where the worst-case enclosure of the graph is too wide to bound a norm's rstd (deep stacks; "  \
     "the statistical tier still checks them), specs/error-analysis-block.md §4"
 
-const cli_op cli_op_block = {
-    "block", "Transformer encoder layer (torch.nn.TransformerEncoderLayer), pre- or post-LN",
-    &cli_family_block,
-    18, {"x", BLK_LAYER_INPUTS(""), "key_padding_mask"}, {0, BLK_REQ, 1},
-    7, {BLK_ATTRS},
-    1, {"y"},
-    BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound,
-};
-
-const cli_op cli_op_block_backward = {
-    "block_backward", "the encoder layer's backward: dx and every parameter's gradient",
-    &cli_family_block,
-    19, {"x", BLK_LAYER_INPUTS(""), "key_padding_mask", "dy"}, {0, BLK_REQ, 1, 0},
-    7, {BLK_ATTRS},
-    13, {"dx", BLK_LAYER_GRADS("")},
-    BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound,
-};
-
-const cli_op cli_op_stack = {
-    "stack", "a stack of encoder layers (torch.nn.TransformerEncoder), optional final norm",
-    &cli_family_block,
-    1 + PER_LAYER * BLOCK_MAX_LAYERS + 3,
-    {"x", STACK_INPUTS, "norm.weight", "norm.bias", "key_padding_mask"},
-    {0, STACK_OPT, 1, 1, 1},
-    8, {BLK_ATTRS, {"final_norm", "0", CLI_ATTR_INT, 0, 1, NULL}},
-    1, {"y"},
-    BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound,
-};
-
-const cli_op cli_op_stack_backward = {
-    "stack_backward", "the stack's backward: dx and every layer's parameter gradients",
-    &cli_family_block,
-    1 + PER_LAYER * BLOCK_MAX_LAYERS + 4,
-    {"x", STACK_INPUTS, "norm.weight", "norm.bias", "key_padding_mask", "dy"},
-    {0, STACK_OPT, 1, 1, 1, 0},
-    8, {BLK_ATTRS, {"final_norm", "0", CLI_ATTR_INT, 0, 1, NULL}},
-    1 + NPARAM * BLOCK_MAX_LAYERS + 2, {"dx", STACK_GRADS, "d.norm.weight", "d.norm.bias"},
-    BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound,
-};
-
 /* ---------------------------------------------------------------- the statistical tier */
 
-/* The statistical bounds of every output for output dtype od, into b[] (allocated here). */
-static int block_stat_bounds(const cli_job *job, rn_dtype cd, rn_dtype od, rn_array *b)
+/* The graph's statistical bounds of every output (specs/error-analysis-block.md §5). */
+static int blk_stat_bound(const cli_job *job, rn_dtype cd, rn_dtype od, double *const *o)
 {
     block_layer layers[BLOCK_MAX_LAYERS];
     block_args B;
     args_of(job, &B, layers);
-    double *o[CLI_MAX_IO] = {0};
-    for (int q = 0; q < job->op->noutputs; q++) {
-        int nd;
-        size_t sh[RN_MAX_DIMS];
-        cli_output_shape(job, q, &nd, sh);
-        if (nd >= 0 && rn_array_alloc(&b[q], RN_F64, nd, sh) != 0)
-            return RN_TWIN_NOMEM;
-        o[q] = b[q].data;
-    }
     if (!is_backward(job->op))
         return block_forward_bound_stat(o[0], &B, cd, od);
     block_layer_grad lg[BLOCK_MAX_LAYERS];
@@ -945,40 +892,47 @@ static int block_stat_bounds(const cli_job *job, rn_dtype cd, rn_dtype od, rn_ar
     return block_backward_bound_stat(&g, job->in[in_dy(job->op)].data, &B, cd, od);
 }
 
-/* The tier over every actual: one evaluation of the graph per distinct output dtype. */
-void cli_block_stat(const cli_job *job, const rn_array *want, cli_check_result *r)
-{
-    cli_stat_result *s = &r->stat;
-    rn_array(*b)[CLI_MAX_IO] = calloc(RN_NDTYPES, sizeof *b);
-    int have[RN_NDTYPES] = {0}, rc[RN_NDTYPES] = {0};
-    if (!b)
-        return; /* out of memory: the tier reports nothing tested */
-    for (int m = 0; m < job->nactual; m++) {
-        int k = job->act_index[m];
-        rn_dtype od = r->sum[m].out;
-        if (!have[od])
-            rc[od] = block_stat_bounds(job, r->cd, od, b[od]), have[od] = 1;
-        st_test *t = &s->test[m][0];
-        memset(t, 0, sizeof *t);
-        t->direction = "graph";
-        if (rc[od])
-            continue;
-        const double *got = job->act[m].data, *w = want[k].data, *bd = b[od][k].data;
-        for (size_t i = 0; i < want[k].count; i++) {
-            if (!isfinite(w[i]) || !isfinite(bd[i]))
-                continue;
-            double e = fabs(got[i] - w[i]), q = bd[i] > 0 ? e / bd[i] : (e > 0 ? INFINITY : 0);
-            if (!(q <= t->z_row))
-                t->z_row = q, t->worst_group = i;
-        }
-        t->groups = want[k].count;
-        t->lambda_row = 1.0;
-        t->flag = !(t->z_row <= 1.0);
-        s->ntests[m] = 1;
-        s->flag |= t->flag;
-    }
-    for (int d = 0; d < RN_NDTYPES; d++)
-        for (int q = 0; q < CLI_MAX_IO; q++)
-            rn_array_free(&b[d][q]);
-    free(b);
-}
+const cli_op cli_op_block = {
+    "block", "Transformer encoder layer (torch.nn.TransformerEncoderLayer), pre- or post-LN",
+    &cli_family_block,
+    18, {"x", BLK_LAYER_INPUTS(""), "key_padding_mask"}, {0, BLK_REQ, 1},
+    7, {BLK_ATTRS},
+    1, {"y"},
+    BLK_DOC, BLK_VOID,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+};
+
+const cli_op cli_op_block_backward = {
+    "block_backward", "the encoder layer's backward: dx and every parameter's gradient",
+    &cli_family_block,
+    19, {"x", BLK_LAYER_INPUTS(""), "key_padding_mask", "dy"}, {0, BLK_REQ, 1, 0},
+    7, {BLK_ATTRS},
+    13, {"dx", BLK_LAYER_GRADS("")},
+    BLK_DOC, BLK_VOID,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+};
+
+const cli_op cli_op_stack = {
+    "stack", "a stack of encoder layers (torch.nn.TransformerEncoder), optional final norm",
+    &cli_family_block,
+    1 + PER_LAYER * BLOCK_MAX_LAYERS + 3,
+    {"x", STACK_INPUTS, "norm.weight", "norm.bias", "key_padding_mask"},
+    {0, STACK_OPT, 1, 1, 1},
+    8, {BLK_ATTRS, {"final_norm", "0", CLI_ATTR_INT, 0, 1, NULL}},
+    1, {"y"},
+    BLK_DOC, BLK_VOID,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+};
+
+const cli_op cli_op_stack_backward = {
+    "stack_backward", "the stack's backward: dx and every layer's parameter gradients",
+    &cli_family_block,
+    1 + PER_LAYER * BLOCK_MAX_LAYERS + 4,
+    {"x", STACK_INPUTS, "norm.weight", "norm.bias", "key_padding_mask", "dy"},
+    {0, STACK_OPT, 1, 1, 1, 0},
+    8, {BLK_ATTRS, {"final_norm", "0", CLI_ATTR_INT, 0, 1, NULL}},
+    1 + NPARAM * BLOCK_MAX_LAYERS + 2, {"dx", STACK_GRADS, "d.norm.weight", "d.norm.bias"},
+    BLK_DOC, BLK_VOID,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+};
+

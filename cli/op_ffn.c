@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "block_bound.h"
 #include "ffn_bound.h"
 #include "ffn_mpfr.h"
 #include "golden.h"
@@ -152,6 +153,32 @@ static int ffn_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype d, doubl
     ffn_args F = ffn_job_args(job);
     return ffn_backward_bound(o[0], o[1], o[2], o[3], o[4], job->in[I_X].data, job->in[I_DY].data,
                               &F, compute, d);
+}
+
+/* The statistical tier: the block's graph evaluator on the FFN alone
+   (specs/error-analysis-ffn.md, "The statistical tier"). */
+static int ffn_stat_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double *const *o)
+{
+    ffn_args F = ffn_job_args(job);
+    return ffn_forward_bound_stat(o[0], job->in[I_X].data, &F, compute, d);
+}
+
+static int ffn_bwd_stat_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double *const *o)
+{
+    ffn_args F = ffn_job_args(job);
+    return ffn_backward_bound_stat(o[0], o[1], o[2], o[3], o[4], job->in[I_X].data,
+                                   job->in[I_DY].data, &F, compute, d);
+}
+
+/* The "act" test on y (ref/block_bound.h ffn_act_test); -1 when the activation is not a GELU
+   (relu: no other approximation to test against). */
+int cli_ffn_act_test(const cli_job *job, rn_dtype compute, rn_dtype d, const double *got,
+                     const double *want, ffn_act_result *res)
+{
+    ffn_args F = ffn_job_args(job);
+    if (F.act == RN_ACT_RELU)
+        return -1;
+    return ffn_act_test(res, got, want, job->in[I_X].data, &F, compute, d);
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -393,7 +420,7 @@ const cli_op cli_op_ffn = {
     "specs/error-analysis-ffn.md", "ref/ffn_bound.c",
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-ffn.md §7",
-    ffn_prepare, ffn_output_shape, ffn_twin, ffn_bound,
+    ffn_prepare, ffn_output_shape, ffn_twin, ffn_bound, ffn_stat_bound,
 };
 
 const cli_op cli_op_ffn_backward = {
@@ -406,5 +433,5 @@ const cli_op cli_op_ffn_backward = {
     "specs/error-analysis-ffn.md", "ref/ffn_bound.c",
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-ffn.md §7",
-    ffn_prepare, ffn_output_shape, ffn_bwd_twin, ffn_bwd_bound,
+    ffn_prepare, ffn_output_shape, ffn_bwd_twin, ffn_bwd_bound, ffn_bwd_stat_bound,
 };

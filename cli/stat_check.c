@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "block_bound.h"
 #include "bound_profile.h"
 #include "cli.h"
 #include "layernorm_bound.h"
@@ -112,8 +113,8 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
     s->mode = mode;
     if (mode == CLI_STAT_OFF)
         return;
-    if (job->op->family == &cli_family_block) { /* its own tier: the graph's composed scales */
-        cli_block_stat(job, want, r);
+    if (job->op->stat_bound) { /* the graph's composed statistical scales (block, sublayers) */
+        cli_graph_stat(job, want, r);
         return;
     }
     st_problem p = {0};
@@ -166,6 +167,81 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
     }
     st_rows_free(p.cache);
     free(sum), free(mag);
+}
+
+/* The op's statistical bounds of every output for output dtype od, into b[] (allocated here). */
+static int graph_stat_bounds(const cli_job *job, rn_dtype cd, rn_dtype od, rn_array *b)
+{
+    double *o[CLI_MAX_IO] = {0};
+    for (int q = 0; q < job->op->noutputs; q++) {
+        int nd;
+        size_t sh[RN_MAX_DIMS];
+        cli_output_shape(job, q, &nd, sh);
+        if (nd >= 0 && rn_array_alloc(&b[q], RN_F64, nd, sh) != 0)
+            return -1;
+        o[q] = b[q].data;
+    }
+    return job->op->stat_bound(job, cd, od, o);
+}
+
+/* The ffn forward's "act" test (specs/error-analysis-ffn.md §10, ref/block_bound.c
+   ffn_act_test) as a test line of direction "act"; 1 if the test ran. */
+static int ffn_act_line(const cli_job *job, rn_dtype cd, rn_dtype od, const double *got,
+                        const double *want, st_test *t)
+{
+    ffn_act_result a;
+    if (cli_ffn_act_test(job, cd, od, got, want, &a) != 0)
+        return 0;
+    memset(t, 0, sizeof *t);
+    t->direction = "act";
+    t->groups = a.used;
+    t->slope = a.slope, t->floor = a.floor;
+    t->z_pooled = a.z;
+    t->lambda_pooled = BLOCK_STAT_LAMBDA;
+    t->flag = a.used > 0 && !(a.z <= BLOCK_STAT_LAMBDA);
+    return 1;
+}
+
+/* The tier over every actual: one evaluation of the graph per distinct output dtype.  Direction
+   "graph": z_row = max |err| / bound over the output's finite elements; flag if it exceeds 1. */
+void cli_graph_stat(const cli_job *job, const rn_array *want, cli_check_result *r)
+{
+    cli_stat_result *s = &r->stat;
+    rn_array(*b)[CLI_MAX_IO] = calloc(RN_NDTYPES, sizeof *b);
+    int have[RN_NDTYPES] = {0}, rc[RN_NDTYPES] = {0};
+    if (!b)
+        return; /* out of memory: the tier reports nothing tested */
+    for (int m = 0; m < job->nactual; m++) {
+        int k = job->act_index[m];
+        rn_dtype od = r->sum[m].out;
+        if (!have[od])
+            rc[od] = graph_stat_bounds(job, r->cd, od, b[od]), have[od] = 1;
+        st_test *t = &s->test[m][0];
+        memset(t, 0, sizeof *t);
+        t->direction = "graph";
+        if (rc[od])
+            continue;
+        const double *got = job->act[m].data, *w = want[k].data, *bd = b[od][k].data;
+        for (size_t i = 0; i < want[k].count; i++) {
+            if (!isfinite(w[i]) || !isfinite(bd[i]))
+                continue;
+            double e = fabs(got[i] - w[i]), q = bd[i] > 0 ? e / bd[i] : (e > 0 ? INFINITY : 0);
+            if (!(q <= t->z_row))
+                t->z_row = q, t->worst_group = i;
+        }
+        t->groups = want[k].count;
+        t->lambda_row = 1.0;
+        t->flag = !(t->z_row <= 1.0);
+        s->ntests[m] = 1;
+        if (!strcmp(job->op->name, "ffn") && ffn_act_line(job, r->cd, od, job->act[m].data, w, &t[1]))
+            s->ntests[m] = 2;
+        for (int j = 0; j < s->ntests[m]; j++)
+            s->flag |= t[j].flag;
+    }
+    for (int d = 0; d < RN_NDTYPES; d++)
+        for (int q = 0; q < CLI_MAX_IO; q++)
+            rn_array_free(&b[d][q]);
+    free(b);
 }
 
 static json_t *jnum(double v)
@@ -229,6 +305,13 @@ void cli_stat_print(const cli_job *job, const cli_check_result *r)
             printf("  %-7s not tested (no model for this output)\n", name);
         for (int j = 0; j < s->ntests[m]; j++) {
             const st_test *t = &s->test[m][j];
+            if (!strcmp(t->direction, "act")) {
+                printf("  %-7s act   %s: errors along the other GELU's direction: slope %+.3g "
+                       "(1 = the other GELU; floor %.3g), z %.3g/%.3g over %zu rows\n", name,
+                       t->flag ? "FLAG" : "ok", t->slope, t->floor, t->z_pooled, t->lambda_pooled,
+                       t->groups);
+                continue;
+            }
             if (!strcmp(t->direction, "graph")) {
                 printf("  %-7s graph %s: max |err| / statistical bound %.3g (element %zu of %zu)\n",
                        name, t->flag ? "FLAG" : "ok", t->z_row, t->worst_group, t->groups);

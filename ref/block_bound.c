@@ -94,6 +94,10 @@ static double abs_dot(const double *a, size_t as, const double *b, size_t bs, si
     return s * (1.0 + (double)(n + 2) * 0x1p-52);
 }
 
+/* A sum of k terms' own error in the statistical tier (§5): sqrt(k)·u·Σ|terms| (Higham & Mary's
+   probabilistic γ̃_k, λ applied once at the end). */
+static double own_sum_stat(const ectx *E, double k, double sum_abs) { return sqrt(k) * E->u * sum_abs; }
+
 /* r = init + Σ x[i·xs]·y[i·ys], exact on the balls, widened by γ_{n(+1)}·(|init| + Σ|x||y|) with
    ax, ay the magnitudes' upper bounds. */
 static void wdot(arb_t r, const arb_t init, arb_srcptr x, size_t xs, const double *ax,
@@ -116,7 +120,7 @@ static void wdot(arb_t r, const arb_t init, arb_srcptr x, size_t xs, const doubl
         double t = ay[i * ys] * rx[i * xs] + ax[i * xs] * ry[i * ys];
         q += t * t;
     }
-    mag_set_d(arb_radref(r), up(sqrt(q) * (1.0 + (double)(n + 2) * 0x1p-52) + sqrt(k) * E->u * s));
+    mag_set_d(arb_radref(r), up(sqrt(q) * (1.0 + (double)(n + 2) * 0x1p-52) + own_sum_stat(E, k, s)));
 }
 
 /* A tensor as balls with the magnitudes' upper bounds beside them. */
@@ -150,8 +154,12 @@ static void tens_mags(tens *t)
         t->r[i] = mag_get_d(arb_radref(t->v + i));
 }
 
+/* A tensor of the exact values d[0 .. n-1]; d == NULL (an optional bias the sublayer ops may
+   omit): a tensor of 0 elements, which lin_fwd reads as "no bias". */
 static int tens_from(tens *t, const double *d, size_t n)
 {
+    if (!d)
+        n = 0;
     if (tens_init(t, n) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -165,7 +173,7 @@ static void lin_fwd(arb_ptr y, const tens *x, const tens *W, const tens *b, size
 {
     for (size_t r = 0; r < R; r++)
         for (size_t j = 0; j < out; j++)
-            wdot(y + r * out + j, b ? b->v + j : NULL, x->v + r * in, 1, x->a + r * in, x->r + r * in, W->v + j * in, 1, W->a + j * in, W->r + j * in, in, E);
+            wdot(y + r * out + j, b && b->n ? b->v + j : NULL, x->v + r * in, 1, x->a + r * in, x->r + r * in, W->v + j * in, 1, W->a + j * in, W->r + j * in, in, E);
 }
 
 /* The linear layer's backward: dx[r, k] = Σ_j g[r, j]·W[j, k] (dx may be NULL),
@@ -527,6 +535,17 @@ static int watt_bwd(arb_ptr dx, arb_ptr gin_w, arb_ptr gin_b, arb_ptr gout_w, ar
 
 /* ---------------------------------------------------------------- the FFN (§3.4) */
 
+/* The activation's own error (§3 of specs/error-analysis-block.md): relu 0; gelu (erf) 8u·|z|;
+   gelu_tanh 4u·|z|·(2 + |z| + 0.045|z|³).  az = |z|. */
+static double act_own(rn_activation act, double az, double u)
+{
+    if (act == RN_ACT_RELU)
+        return 0.0;
+    if (act == RN_ACT_GELU)
+        return 8 * u * az;
+    return 4 * u * az * (2 + az + 0.045 * az * az * az);
+}
+
 /* act(z) and act'(z) exact on the ball; own errors (§3.4): relu 0; gelu (erf) 8u·|z| and
    8u·(1 + |z|) for the derivative; gelu_tanh 4u·|z|·(2 + |z| + 0.045|z|³) and
    8u·(1 + |z|·(1 + |z|)·(1 + 0.14 z²)). */
@@ -562,7 +581,7 @@ static void wact(arb_t a, arb_t da, const arb_t z, rn_activation act, const ectx
         arb_mul(u, u, c, BPREC);
         arb_mul(u, u, z, BPREC);
         arb_add(da, t, u, BPREC);
-        widen(a, up(8 * E->u * az));
+        widen(a, up(act_own(act, az, E->u)));
         widen(da, up(8 * E->u * (1 + az)));
     } else { /* 0.5·z·(1 + tanh(k(z + 0.044715 z³))), k = sqrt(2/π) */
         arb_t th, s, q;
@@ -592,7 +611,7 @@ static void wact(arb_t a, arb_t da, const arb_t z, rn_activation act, const ectx
         arb_mul(u, u, z, BPREC);
         arb_add(da, t, u, BPREC);
         arb_mul_2exp_si(da, da, -1);
-        widen(a, up(4 * E->u * az * (2 + az + 0.045 * az * az * az)));
+        widen(a, up(act_own(act, az, E->u)));
         widen(da, up(8 * E->u * (1 + az * (1 + az) * (1 + 0.14 * az * az))));
         arb_clear(th), arb_clear(s), arb_clear(q);
     }
@@ -839,37 +858,52 @@ static void lgrad_emit_clear(lgrad *G, const block_layer_grad *o, size_t d, size
     _arb_vec_clear(G->g2, (slong)d), _arb_vec_clear(G->b2n, (slong)d);
 }
 
-static int run(double *y, const block_grads *g, const double *dy, const block_args *B,
-               rn_dtype compute, rn_dtype out, int stat)
+/* The evaluation's context for the shapes and attributes of B (its tensors are not read here):
+   the tier (stat), the dtypes' unit roundoffs, eps, the dropout scale 1/(1 - p), 1/sqrt(dh) and the
+   exact ones of the column sums.  Shared by the block, the stack and the sublayers alone. */
+static int ctx_open(bctx *X, const block_args *B, rn_dtype compute, rn_dtype out, int stat)
 {
-    bctx X;
-    memset(&X, 0, sizeof X);
-    X.B = B;
-    X.E.stat = stat;
+    memset(X, 0, sizeof *X);
+    X->B = B;
+    X->E.stat = stat;
     emit_factor = stat ? BLOCK_STAT_LAMBDA : 2.0;
-    X.E.cd = compute;
-    X.E.u = rn_dtype_unit_roundoff(compute);
-    X.E.sd = rn_dtype_unit_roundoff(out) > X.E.u ? out : compute;
-    X.E.us = X.E.sd != compute ? rn_dtype_unit_roundoff(out) : 0.0;
-    X.R = B->batch * B->seq, X.d = B->d, X.ff = B->ff, X.S = B->seq, X.H = B->heads;
-    X.dh = B->d / B->heads;
-    size_t N = X.R * X.d, d = X.d, L = B->nlayers;
-    arb_init(X.eps), arb_init(X.scale), arb_init(X.iscale);
-    arb_set_d(X.eps, B->eps);
-    arb_one(X.scale);
+    X->E.cd = compute;
+    X->E.u = rn_dtype_unit_roundoff(compute);
+    X->E.sd = rn_dtype_unit_roundoff(out) > X->E.u ? out : compute;
+    X->E.us = X->E.sd != compute ? rn_dtype_unit_roundoff(out) : 0.0;
+    X->R = B->batch * B->seq, X->d = B->d, X->ff = B->ff, X->S = B->seq, X->H = B->heads;
+    X->dh = B->d / B->heads;
+    arb_init(X->eps), arb_init(X->scale), arb_init(X->iscale);
+    arb_set_d(X->eps, B->eps);
+    arb_one(X->scale);
     if (B->p != 0.0) {
         arb_t p;
         arb_init(p);
         arb_set_d(p, B->p);
-        arb_sub(X.scale, X.scale, p, BPREC);
+        arb_sub(X->scale, X->scale, p, BPREC);
         arb_clear(p);
-        arb_inv(X.scale, X.scale, BPREC);
+        arb_inv(X->scale, X->scale, BPREC);
     }
-    arb_rsqrt_ui(X.iscale, (ulong)X.dh, BPREC);
-    size_t no = X.R > X.S ? X.R : X.S;
-    int rc = tens_init(&X.ones, no) ? RN_TWIN_NOMEM : 0;
+    arb_rsqrt_ui(X->iscale, (ulong)X->dh, BPREC);
+    size_t no = X->R > X->S ? X->R : X->S;
+    int rc = tens_init(&X->ones, no) ? RN_TWIN_NOMEM : 0;
     for (size_t i = 0; i < no && !rc; i++)
-        arb_one(X.ones.v + i), X.ones.a[i] = 1.0;
+        arb_one(X->ones.v + i), X->ones.a[i] = 1.0;
+    return rc;
+}
+
+static void ctx_close(bctx *X)
+{
+    tens_clear(&X->ones);
+    arb_clear(X->eps), arb_clear(X->scale), arb_clear(X->iscale);
+}
+
+static int run(double *y, const block_grads *g, const double *dy, const block_args *B,
+               rn_dtype compute, rn_dtype out, int stat)
+{
+    bctx X;
+    int rc = ctx_open(&X, B, compute, out, stat);
+    size_t N = X.R * X.d, d = X.d, L = B->nlayers;
     lcache *c = calloc(L, sizeof *c);
     lparams *W = calloc(L, sizeof *W);
     lgrad *G = dy ? calloc(L, sizeof *G) : NULL;
@@ -925,8 +959,7 @@ static int run(double *y, const block_grads *g, const double *dy, const block_ar
     _arb_vec_clear(v, (slong)N), _arb_vec_clear(w, (slong)N), _arb_vec_clear(xhf, (slong)N);
     _arb_vec_clear(rf, (slong)X.R), _arb_vec_clear(fin, (slong)N);
     _arb_vec_clear(dfg, (slong)d), _arb_vec_clear(dfb, (slong)d);
-    tens_clear(&X.ones);
-    arb_clear(X.eps), arb_clear(X.scale), arb_clear(X.iscale);
+    ctx_close(&X);
     flint_cleanup();
     return rc;
 }
@@ -951,4 +984,256 @@ int block_backward_bound_stat(const block_grads *g, const double *dy, const bloc
                               rn_dtype compute, rn_dtype out)
 {
     return run(NULL, g, dy, B, compute, out, 1);
+}
+
+/* ---------------------------------------------------------------- the sublayers alone
+
+   `attention`, `ffn` and their backward ops evaluated by the same graph code as inside the block
+   (watt_fwd/watt_bwd, wffn_fwd/wffn_bwd): the op's input x enters exact (radius 0), the sublayer's
+   stages add their own errors exactly as in the block, and the outputs are emitted as the block's
+   (specs/error-analysis-attention.md and -ffn.md, "The statistical tier").  Only the statistical
+   tier is exposed: the sublayers' rigorous bounds are their own written analyses
+   (ref/attention_bound.c, ref/ffn_bound.c). */
+
+typedef enum { SUB_ATTENTION, SUB_FFN } sub_kind;
+
+/* The sizes of a sublayer's four parameter gradients (in_w, in_b, out_w, out_b or w1, b1, w2, b2). */
+static void sub_grad_sizes(sub_kind k, const bctx *X, size_t n[4])
+{
+    size_t d = X->d, f = k == SUB_ATTENTION ? 3 * d : X->ff;
+    n[0] = f * d, n[1] = f, n[2] = k == SUB_ATTENTION ? d * d : d * f, n[3] = d;
+}
+
+/* o[0] = y (forward, dy == NULL), or o[0] = dx and o[1..4] the parameter gradients (any may be
+   NULL: not wanted).  B describes the sublayer as a one-layer block (its layers[0]). */
+static int sub_run(sub_kind k, double *const *o, const double *x, const double *dy,
+                   const block_args *B, rn_dtype compute, rn_dtype out)
+{
+    bctx X;
+    int rc = ctx_open(&X, B, compute, out, 1);
+    const block_layer *L = &B->layers[0];
+    size_t N = X.R * X.d, ng[4];
+    sub_grad_sizes(k, &X, ng);
+    lparams W;
+    acache ac;
+    fcache fc;
+    memset(&W, 0, sizeof W), memset(&ac, 0, sizeof ac), memset(&fc, 0, sizeof fc);
+    tens dY;
+    memset(&dY, 0, sizeof dY);
+    arb_ptr y = _arb_vec_init((slong)N), g[4];
+    for (int q = 0; q < 4; q++)
+        g[q] = _arb_vec_init((slong)(dy ? ng[q] : 1));
+    if (!rc && (lp_init(&W, L, X.d, X.ff) ||
+                (k == SUB_ATTENTION ? ac_init(&ac, &X) : fc_init(&fc, &X)) ||
+                (dy && tens_from(&dY, dy, N))))
+        rc = RN_TWIN_NOMEM;
+    tens *in = k == SUB_ATTENTION ? &ac.in : &fc.in;
+    for (size_t i = 0; i < N && !rc; i++)
+        arb_set_d(in->v + i, x[i]);
+    if (!rc)
+        rc = k == SUB_ATTENTION ? watt_fwd(y, &ac, &W, L, &X) : wffn_fwd(y, &fc, &W, L, &X);
+    if (!rc && dy)
+        rc = k == SUB_ATTENTION
+                 ? watt_bwd(y, g[0], g[1], g[2], g[3], &dY, &ac, &W, L, &X)
+                 : wffn_bwd(y, g[0], g[1], g[2], g[3], &dY, &fc, &W, &X);
+    if (!rc) { /* y and dx are stored by the stages; the parameter gradients' own output rounding */
+        emit(o[0], y, N);
+        for (int q = 0; q < 4 && dy; q++)
+            if (o[q + 1]) {
+                store(&X.E, g[q], ng[q]);
+                emit(o[q + 1], g[q], ng[q]);
+            }
+    }
+    _arb_vec_clear(y, (slong)N);
+    for (int q = 0; q < 4; q++)
+        _arb_vec_clear(g[q], (slong)(dy ? ng[q] : 1));
+    tens_clear(&dY), lp_clear(&W), ac_clear(&ac), fc_clear(&fc);
+    ctx_close(&X);
+    flint_cleanup();
+    return rc;
+}
+
+/* The attention as a one-layer block: its projections, masks and attributes. */
+static block_args attention_as_block(const attn_args *A, block_layer *L)
+{
+    memset(L, 0, sizeof *L);
+    L->in_w = A->in_w, L->in_b = A->in_b, L->out_w = A->out_w, L->out_b = A->out_b;
+    L->amask = A->amask;
+    block_args B;
+    memset(&B, 0, sizeof B);
+    B.nlayers = 1, B.layers = L, B.kpm = A->kpm, B.causal = A->causal, B.p = A->p;
+    B.batch = A->batch, B.seq = A->seq, B.d = A->d, B.heads = A->heads;
+    return B;
+}
+
+/* The FFN as a one-layer block over its rows (batch 1, seq = rows, one head: unused). */
+static block_args ffn_as_block(const ffn_args *F, block_layer *L)
+{
+    memset(L, 0, sizeof *L);
+    L->w1 = F->w1, L->b1 = F->b1, L->w2 = F->w2, L->b2 = F->b2, L->dmask = F->mask;
+    block_args B;
+    memset(&B, 0, sizeof B);
+    B.nlayers = 1, B.layers = L, B.act = F->act, B.p = F->p;
+    B.batch = 1, B.seq = F->rows, B.d = F->d, B.heads = 1, B.ff = F->ff;
+    return B;
+}
+
+int attention_forward_bound_stat(double *by, const double *x, const attn_args *A, rn_dtype compute,
+                                 rn_dtype out)
+{
+    block_layer L;
+    block_args B = attention_as_block(A, &L);
+    double *o[1] = {by};
+    return sub_run(SUB_ATTENTION, o, x, NULL, &B, compute, out);
+}
+
+int attention_backward_bound_stat(double *bdx, double *bdin_w, double *bdin_b, double *bdout_w,
+                                  double *bdout_b, const double *x, const double *dy,
+                                  const attn_args *A, rn_dtype compute, rn_dtype out)
+{
+    block_layer L;
+    block_args B = attention_as_block(A, &L);
+    double *o[5] = {bdx, bdin_w, bdin_b, bdout_w, bdout_b};
+    return sub_run(SUB_ATTENTION, o, x, dy, &B, compute, out);
+}
+
+int ffn_forward_bound_stat(double *by, const double *x, const ffn_args *F, rn_dtype compute,
+                           rn_dtype out)
+{
+    block_layer L;
+    block_args B = ffn_as_block(F, &L);
+    double *o[1] = {by};
+    return sub_run(SUB_FFN, o, x, NULL, &B, compute, out);
+}
+
+int ffn_backward_bound_stat(double *bdx, double *bdw1, double *bdb1, double *bdw2, double *bdb2,
+                            const double *x, const double *dy, const ffn_args *F, rn_dtype compute,
+                            rn_dtype out)
+{
+    block_layer L;
+    block_args B = ffn_as_block(F, &L);
+    double *o[5] = {bdx, bdw1, bdb1, bdw2, bdb2};
+    return sub_run(SUB_FFN, o, x, dy, &B, compute, out);
+}
+
+/* ---------------------------------------------------------------- the FFN's activation direction
+
+   specs/error-analysis-ffn.md, "The statistical tier", test "act": the errors of y projected on
+   the direction of the other GELU, D_r = W2·((act_o(z_r) - act(z_r))·mask·scale) per row r (act_o:
+   gelu_tanh for gelu and gelu for gelu_tanh; z_r = x_r·W1ᵀ + b1 at the exact inputs, in long double:
+   D is data, not an error).  Under the tier's model the errors of a correct implementation are
+   e_r = W2·ε_h + o_r with ε_h the dropped activation's errors (independent across the ff units,
+   scale r_h,k: the evaluator's statistical radii) and o_r linear2's own errors (independent across
+   the d outputs, scale own_i), so t_r = D_r·e_r has scale pi_r = (Σ_k c_k² r_h,k² + Σ_i D_i² own_i²)^½
+   with c = W2ᵀ·D_r; the activation's and the dropout's own errors, which a libm or a shared constant
+   may bias, are also counted as possibly systematic: floor phi_r = Σ_k |c_k|·(own_act,k·mask·scale
+   + γ₃|h_k|). */
+
+static double gelu_erf_d(double z) { return 0.5 * z * (1.0 + erf(z * 0.70710678118654752440)); }
+
+static double gelu_tanh_d(double z)
+{
+    return 0.5 * z * (1.0 + tanh(0.79788456080286535588 * (z + 0.044715 * z * z * z)));
+}
+
+/* One row's D (d), pi and phi, given the evaluator's state after wffn_fwd. */
+static void act_dir_row(double *D, double *pi, double *phi, size_t r, const double *x,
+                        const ffn_args *F, const fcache *fc, arb_srcptr y, double scale,
+                        const ectx *E, double *dlt, double *c, double *own_a)
+{
+    size_t d = F->d, ff = F->ff;
+    for (size_t k = 0; k < ff; k++) {
+        long double z = F->b1 ? F->b1[k] : 0.0;
+        for (size_t j = 0; j < d; j++)
+            z += (long double)x[r * d + j] * F->w1[k * d + j];
+        double zd = (double)z, m = F->mask ? F->mask[r * ff + k] * scale : 1.0;
+        double other = F->act == RN_ACT_GELU ? gelu_tanh_d(zd) - gelu_erf_d(zd)
+                                             : gelu_erf_d(zd) - gelu_tanh_d(zd);
+        dlt[k] = other * m;
+        own_a[k] = act_own(F->act, fabs(zd), E->u) * fabs(m) +
+                   (F->mask ? gam(E, 3) * fc->hid.a[r * ff + k] : 0.0);
+    }
+    double var = 0.0;
+    for (size_t i = 0; i < d; i++) {
+        double s = 0.0, sa = F->b2 ? fabs(F->b2[i]) : 0.0;
+        for (size_t k = 0; k < ff; k++)
+            s += F->w2[i * ff + k] * dlt[k], sa += fabs(F->w2[i * ff + k]) * fc->hid.a[r * ff + k];
+        D[r * d + i] = s;
+        double own = own_sum_stat(E, (double)ff + (F->b2 ? 1 : 0), sa) +
+                     (E->us + 0x1p-53) * aub(y + r * d + i);
+        var += s * s * own * own;
+    }
+    for (size_t k = 0; k < ff; k++)
+        c[k] = 0.0;
+    for (size_t i = 0; i < d; i++)
+        for (size_t k = 0; k < ff; k++)
+            c[k] += D[r * d + i] * F->w2[i * ff + k];
+    double fl = 0.0;
+    for (size_t k = 0; k < ff; k++) {
+        double rh = fc->hid.r[r * ff + k];
+        var += c[k] * c[k] * rh * rh;
+        fl += fabs(c[k]) * own_a[k];
+    }
+    pi[r] = up(sqrt(var) * (1.0 + 0x1p-40));
+    phi[r] = up(fl * (1.0 + 0x1p-40));
+}
+
+int ffn_act_direction_stat(double *D, double *pi, double *phi, const double *x, const ffn_args *F,
+                           rn_dtype compute, rn_dtype out)
+{
+    block_layer L;
+    block_args B = ffn_as_block(F, &L);
+    bctx X;
+    int rc = ctx_open(&X, &B, compute, out, 1);
+    size_t N = X.R * X.d;
+    lparams W;
+    fcache fc;
+    memset(&W, 0, sizeof W), memset(&fc, 0, sizeof fc);
+    arb_ptr y = _arb_vec_init((slong)N);
+    double *dlt = malloc((F->ff + 1) * sizeof *dlt), *c = malloc((F->ff + 1) * sizeof *c),
+           *own_a = malloc((F->ff + 1) * sizeof *own_a);
+    if (!rc && (!dlt || !c || !own_a || lp_init(&W, &L, X.d, X.ff) || fc_init(&fc, &X)))
+        rc = RN_TWIN_NOMEM;
+    for (size_t i = 0; i < N && !rc; i++)
+        arb_set_d(fc.in.v + i, x[i]);
+    if (!rc)
+        rc = wffn_fwd(y, &fc, &W, &L, &X);
+    double scale = 1.0 / (1.0 - F->p);
+    for (size_t r = 0; r < F->rows && !rc; r++)
+        act_dir_row(D, pi, phi, r, x, F, &fc, y, scale, &X.E, dlt, c, own_a);
+    free(dlt), free(c), free(own_a);
+    _arb_vec_clear(y, (slong)N);
+    lp_clear(&W), fc_clear(&fc);
+    ctx_close(&X);
+    flint_cleanup();
+    return rc;
+}
+
+/* The pooled test over the rows (specs/error-analysis-ffn.md §10): t_r = D_r·(got_r - want_r),
+   S = Σ t_r, slope S/Σ|D_r|², floor Σ phi_r/Σ|D_r|², z = max(0, |S| - Σ phi_r)/Σ pi_r; rows with a
+   non-finite t_r, pi_r or phi_r are left out (*used counts the others). */
+int ffn_act_test(ffn_act_result *res, const double *got, const double *want, const double *x,
+                 const ffn_args *F, rn_dtype compute, rn_dtype out)
+{
+    size_t R = F->rows, d = F->d;
+    double *D = malloc((R * d + 1) * sizeof *D), *pi = malloc((R + 1) * sizeof *pi),
+           *phi = malloc((R + 1) * sizeof *phi);
+    int rc = D && pi && phi ? ffn_act_direction_stat(D, pi, phi, x, F, compute, out) : RN_TWIN_NOMEM;
+    memset(res, 0, sizeof *res);
+    if (!rc) {
+        double S = 0, Q = 0, P = 0, Fl = 0;
+        for (size_t r = 0; r < R; r++) {
+            double tr = 0, qr = 0;
+            for (size_t i = 0; i < d; i++)
+                tr += D[r * d + i] * (got[r * d + i] - want[r * d + i]), qr += D[r * d + i] * D[r * d + i];
+            if (!isfinite(tr) || !isfinite(qr) || !isfinite(pi[r]) || !isfinite(phi[r]))
+                continue;
+            S += tr, Q += qr, P += pi[r], Fl += phi[r], res->used++;
+        }
+        res->slope = Q > 0 ? S / Q : 0;
+        res->floor = Q > 0 ? Fl / Q : 0;
+        res->z = P > 0 ? fmax(0.0, fabs(S) - Fl) / P : (fabs(S) > Fl ? INFINITY : 0);
+    }
+    free(D), free(pi), free(phi);
+    return rc;
 }

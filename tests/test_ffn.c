@@ -19,7 +19,9 @@
 
 #define CLI_HARNESS_PREFIX "/tmp/resnorm_test_ffn."
 #include "cli_harness.h"
+#include "block_bound.h"
 #include "ffn.h"
+#include "block_bound.h"
 #include "ffn_bound.h"
 #include "ffn_mpfr.h"
 #include "golden_harness.h"
@@ -284,6 +286,53 @@ Test(ffn, mutant_mask_not_applied_in_backward_fails_at_gpt2_width, .timeout = 60
 Test(ffn, mutant_gradients_from_one_row_fail_at_gpt2_width, .timeout = 60)
 {
     expect_killed(K_ONE_ROW, "ffn_backward", "gpt2", "dW/db not summed over the batch");
+}
+
+/* The statistical tier's "act" test (specs/error-analysis-ffn.md §10) on every f32 ffn forward case
+   with a GELU: the project's f32 kernel must give z <= λ on every one (no false alarm) and the same
+   kernel with the other GELU z > λ on some (the golden gpt2 cases are slices of GPT-2 width:
+   tests/pytorch_sublayers.py measures the full width). */
+Test(ffn, act_test_no_false_alarm_and_gelu_swap_flagged, .timeout = 120)
+{
+    json_error_t e;
+    json_t *m = json_load_file(MANIFEST, 0, &e);
+    cr_assert_not_null(m, "%s", e.text);
+    size_t i, tried = 0, flagged = 0;
+    double zmax_ok = 0.0;
+    json_t *c;
+    json_array_foreach(json_object_get(m, "cases"), i, c)
+    {
+        if (!is_ffn(c) || strcmp(json_string_value(json_object_get(c, "op")), "ffn") ||
+            !strcmp(json_string_value(json_object_get(c, "input_dtype")), "f64"))
+            continue;
+        fcase_in C;
+        load_case(c, &C);
+        if (C.F.act == RN_ACT_RELU) {
+            free_case(&C);
+            continue;
+        }
+        rn_array want = load(get_path(json_object_get(json_object_get(c, "expected"), "f64"), "y"));
+        double *ok[6], *bug[6];
+        run_kernel(&C, 1, K_OK, ok);
+        run_kernel(&C, 1, K_ACT_SWAP, bug);
+        ffn_act_result a, b;
+        cr_assert_eq(ffn_act_test(&a, ok[0], want.data, C.a[0].data, &C.F, RN_F32, RN_F32), 0);
+        cr_assert_eq(ffn_act_test(&b, bug[0], want.data, C.a[0].data, &C.F, RN_F32, RN_F32), 0);
+        const char *id = json_string_value(json_object_get(c, "id"));
+        cr_assert_leq(a.z, BLOCK_STAT_LAMBDA, "%s: the f32 kernel flagged by the act test (z %g)", id, a.z);
+        printf("ffn act test %-36s f32 kernel z %.3g (slope %+.2g), gelu swapped z %.3g (slope %+.3g)\n",
+               id, a.z, a.slope, b.z, b.slope);
+        zmax_ok = a.z > zmax_ok ? a.z : zmax_ok;
+        tried++;
+        flagged += b.z > BLOCK_STAT_LAMBDA;
+        for (int k = 0; k < 6; k++)
+            free(ok[k]), free(bug[k]);
+        rn_array_free(&want);
+        free_case(&C);
+    }
+    cr_assert_gt(tried, 3, "GELU ffn cases: %zu", tried);
+    cr_assert_gt(flagged, 0, "the GELU swap flagged on none of %zu cases", tried);
+    json_decref(m);
 }
 
 /* ================================================================ twin vs independent MPFR */
