@@ -18,7 +18,6 @@ function kernel(g,   fl) {
     return "float_model_other"
   }
   if (family == "rmsnorm") {
-    if (g ~ /^lemma_rq_|^(rms_sq|rms_add|sumsq)_f(32|64)_/) return "sumsq_error (Gappa)"
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f32/ || g ~ /^sqrtf_/) return "rmsnorm_row_forward_f32"
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f64/ || g ~ /^sqrt_/) return "rmsnorm_row_forward_f64"
     if (g ~ /^(rmsnorm_row_backward|rms_backward_apply|rms_dx|rms_acc_prod)_f32/) return "rmsnorm_row_backward_f32"
