@@ -28,7 +28,6 @@ function kernel(g,   fl) {
     if (g ~ /^rmsnorm_backward_f64/) return "rmsnorm_backward_f64"
     if (g ~ /^rms_lemma_row_offset/) return "drivers_lemma_row_offset"
   } else {
-    if (g ~ /^lemma_rs_|^residual_add_f(32|64)_/) return "residual_add (Gappa)"
     if (g ~ /^residual_forward_f32/ || g ~ /^res_add_f32/) return "residual_forward_f32"
     if (g ~ /^residual_forward_f64/ || g ~ /^res_add_f64/) return "residual_forward_f64"
     if (g ~ /^residual_backward_f32/) return "residual_backward_f32"
