@@ -5,7 +5,7 @@
  *   0 <= n <= EVA_NMAX (4096);
  *   (a) |x[i]|, |f[i]|, |dy[i]| <= 1.0e4, dx, df accumulated from values in the same range;
  *   (b) float: |x[i]|, |f[i]|, |dy[i]|, |dx[i]|, |df[i]| <= 0x1p126; double: <= 0x1p1022
- *       (the Gappa range of proofs/gappa_residual.c: |a + b| <= 2^127 / 2^1023, no overflow).
+ *       (the float-model range of specs/residual.h, fl_range: |a + b| <= 2^127 / 2^1023, no overflow).
  */
 #include "__fc_builtin.h"
 #include "residual.h"

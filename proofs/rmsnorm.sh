@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# `make prove-rmsnorm`: WP (real model) on the RMSNorm kernels, EVA on the float kernels, Gappa (+SMT)
-# on the float error bound of the sum of squares.  Exits non-zero on any unproved goal, failed smoke
+# `make prove-rmsnorm`: WP (real model) on the RMSNorm kernels, EVA on the float kernels, WP in the
+# IEEE float model on ref/rmsnorm.c itself (Gappa + SMT: the float error bound of the sum of squares,
+# rstd never NaN; proofs/rmsnorm_float.sh).  Exits non-zero on any unproved goal, failed smoke
 # test, EVA alarm, or unsound ACSL literal; writes proofs/results/rmsnorm.json and prints a per-kernel
 # table.  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/rmsnorm_float.sh"
 proof_init prove-rmsnorm build/proofs/rmsnorm
 
-proof_soundness_greps specs/rmsnorm.h specs/rmsnorm_model.h ref/rmsnorm.c proofs/eva_rmsnorm.c \
-  proofs/gappa_rmsnorm_sumsq.c
+proof_soundness_greps specs/rmsnorm.h specs/rmsnorm_model.h specs/fperr_rms.h ref/rmsnorm.c proofs/eva_rmsnorm.c
 proof_eva_start ref/rmsnorm.c proofs/eva_rmsnorm.c
 proof_wp_real proofs/session_rmsnorm ref/rmsnorm.c
-proof_gappa proofs/gappa_rmsnorm_sumsq.c proofs/session_rmsnorm_gappa \
-  sq_err,sq_err_tiny,add_err,nov,res_fin,x2 qed,cvc5,z3nofp -cpp-extra-args=-Ispecs
+# The float model on ref/rmsnorm.c itself (forward, f32 and f64): the helpers' rounding facts by Gappa,
+# the loops and the kernels by SMT (proofs/README-rmsnorm-residual.md).
+rms_float_run proofs/session_rmsnorm_float
 proof_eva_wait
 proof_summary proofs/results/rmsnorm.json proofs/rmsnorm_residual_summary.awk -v family=rmsnorm
 proof_finish "all goals proved, 0 EVA alarms"

@@ -25,6 +25,14 @@
   static void rms_lemma_row_offset(int r, int rows, int n) {}
 */
 
+/* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand).
+   Read by the float-model run only (proofs/rmsnorm_float.sh). */
+#ifdef RESNORM_WP_FLOAT
+/*@ lemma rms_f32_is_f32: \forall float f; \is_finite(f) ==> is_f32(f);
+    lemma rms_f64_is_f64: \forall double f; \is_finite(f) ==> is_f64(f);
+*/
+#endif
+
 /* Per-element helpers: each is one line of the kernel, moved out so that its formula is a contract
    and the loop proofs are about framing only.  Same operations, same order (static inline: the
    compiled code is the same). */
@@ -32,14 +40,14 @@
 /* ---- float ---- */
 
 /*@ assigns \nothing;
-    ensures w: \result == rms_w_v(g, offset); */
+    ensures w: LN_EXACT(\result == rms_w_v(g, offset)); */
 static inline float rms_w_f32(float g, int offset)
 {
     return offset ? 1.0f + g : g;
 }
 
 /*@ assigns \nothing;
-    ensures y: \result == rms_y_v(xi, r, w); */
+    ensures y: LN_EXACT(\result == rms_y_v(xi, r, w)); */
 static inline float rms_y_f32(float xi, float r, float w)
 {
     return xi * r * w; /* (x_i * rstd) * w_i */
@@ -59,32 +67,161 @@ static inline float rms_dx_f32(float g, float xhat, float mean_gx, float r)
     return (g - xhat * mean_gx) * r;
 }
 
+/* a * a, the term of the sum of squares.  Float model: |a| <= 2^50, so a * a <= 2^100 does not
+   overflow; the error is u * a^2 relative, or 2^-149 absolute when the square is (nearly) subnormal
+   (Gappa needs the two cases apart: the behaviors). */
+/*@ requires sq_pre: LN_FLOAT(\is_finite(a) && is_f32(a) && \abs(a) <= 0x1p50);
+    assigns \nothing;
+    ensures sq: LN_EXACT(\result == a * a);
+    ensures sq_nn: \result >= 0;
+    ensures sq_fin: LN_FLOAT(\is_finite(\result) && \result <= 0x1p100);
+    ensures sq_rnd: LN_FLOAT(\result == rnd32(a * a));
+    behavior normal:
+      assumes sq_big: LN_FLOAT(\abs(a) >= 0x1p-62);
+      ensures sq_err: LN_FLOAT(\abs(fp_err(rnd32(a * a), a * a)) <= u32 * \abs(a * a));
+    behavior tiny:
+      assumes sq_small: LN_FLOAT(\abs(a) <= 0x1p-62);
+      ensures sq_err_tiny: LN_FLOAT(\abs(fp_err(rnd32(a * a), a * a)) <= 0x1p-149); */
+static inline float rms_sq_f32(float a)
+{
+    //@ ghost lemma_sq_nonneg_f32(a);
+    //@ assert sq_nov: LN_FLOAT(no_ovf32(a * a));
+    float sq = a * a;
+    //@ assert sq_rnd0: LN_FLOAT(sq == rnd32(a * a));
+    //@ assert sq_range: LN_FLOAT(0 <= rnd32(a * a) <= 0x1p100);
+    return sq;
+}
+
+/* a + b (the running sum of squares, and ms + eps). */
+/*@ requires add_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f32(a) && is_f32(b));
+    requires add_range: LN_FLOAT(\abs(a) <= 0x1p120 && \abs(b) <= 0x1p120);
+    assigns \nothing;
+    ensures add: LN_EXACT(\result == a + b);
+    ensures add_fin: LN_FLOAT(\is_finite(\result));
+    ensures add_rnd: LN_FLOAT(\result == rnd32(a + b));
+    ensures add_err: LN_FLOAT(\abs(fp_err(rnd32(a + b), a + b)) <= u32 * \abs(a + b));
+    ensures add_nn: LN_FLOAT(a >= 0 && b >= 0 ==> rnd32(a + b) >= 0); */
+static inline float rms_add_f32(float a, float b)
+{
+    //@ assert add_nov: LN_FLOAT(no_ovf32(a + b));
+    return a + b;
+}
+
+/* a / b, b = n >= 1 (the mean of the squares). */
+/*@ requires div_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f32(a) && is_f32(b));
+    requires div_range: LN_FLOAT(\abs(a) <= 0x1p120 && 1 <= b <= 0x1p100);
+    assigns \nothing;
+    ensures div: LN_EXACT(\result == rms_div(a, b));
+    ensures div_fin: LN_FLOAT(\is_finite(\result));
+    ensures div_rnd: LN_FLOAT(\result == rnd32(a / b));
+    ensures div_err: LN_FLOAT(\abs(fp_err(rnd32(a / b), a / b)) <= u32 * \abs(a / b) + 0x1p-150);
+    ensures div_nn: LN_FLOAT(a >= 0 ==> rnd32(a / b) >= 0);
+    ensures div_le: LN_FLOAT(rnd32(a / b) <= 0x1p120); */
+static inline float rms_div_f32(float a, float b)
+{
+    //@ assert div_nov: LN_FLOAT(no_ovf32(a / b));
+    return a / b;
+}
+
+/* The sum of the squares of a row, x_0^2 + ... + x_{n-1}^2, left to right.  All terms are >= 0, so
+   nothing cancels: the error is relative to the sum itself (specs/error-analysis-rmsnorm.md R§2).
+   Float model: |ss - sum_i x_i^2| <= 2.001 * n * u * sum_i x_i^2 + n * 2^-148 (rms_err_sumsq32). */
+/*@ requires n_pos: n >= 1;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(rms_in_range32(x, n));
+    assigns \nothing;
+    ensures sumsq: LN_EXACT(\result == rms_sumsq(x, n));
+    ensures sumsq_nn: \result >= 0;
+    ensures sumsq_fin: LN_FLOAT(\is_finite(\result) && \result <= 0x1p113);
+    ensures sumsq_err: LN_FLOAT(\abs(\result - rms_sumsq(x, n)) <= rms_err_sumsq32(n, rms_sumsq(x, n))); */
+static float rms_row_sumsq_f32(const float *x, int n)
+{
+    float ss = 0.0f;
+    /*@ loop invariant i_range: 0 <= i <= n;
+        loop invariant ss_def: LN_EXACT(ss == rms_sumsq(x, i));
+        loop invariant ss_nonneg: ss >= 0;
+        loop invariant ss_fin: LN_FLOAT(\is_finite(ss));
+        loop invariant s_bound: LN_FLOAT(0 <= rms_sumsq(x, i) <= i * 0x1p100 <= 0x1p112);
+        loop invariant ss_err: LN_FLOAT(\abs(ss - rms_sumsq(x, i)) <= rms_err_sumsq32(i, rms_sumsq(x, i)));
+        loop assigns i, ss;
+        loop variant n - i; */
+    for (int i = 0; i < n; i++) {
+        //@ assert x_fin: LN_FLOAT(\is_finite(x[i]) && \abs(x[i]) <= 0x1p50);
+        //@ assert x_flt: LN_FLOAT(is_f32(x[i]) && is_f32(ss));
+        //@ assert x2: LN_FLOAT(0 <= x[i] * x[i] <= 0x1p100);
+        //@ assert m0a: LN_FLOAT(0 <= i * rms_sumsq(x, i));
+        //@ assert m0b: LN_FLOAT(0 <= (4096 - i) * rms_sumsq(x, i));
+        //@ assert e_small: LN_FLOAT(\abs(ss - rms_sumsq(x, i)) <= 0x1p-10 * rms_sumsq(x, i) + 1);
+        //@ assert s_range: LN_FLOAT(\abs(ss) <= 0x1p120);
+        float q = rms_sq_f32(x[i]);
+        //@ assert d_err: LN_FLOAT(\abs(q - x[i] * x[i]) <= u32 * (x[i] * x[i]) + 0x1p-149);
+        //@ assert q_range: LN_FLOAT(\abs(q) <= 0x1p120 && is_f32(q));
+        ss = rms_add_f32(ss, q); /* ss += x[i] * x[i] */
+        /*@ assert f_err: LN_FLOAT(\abs(ss - (\at(ss, LoopCurrent) + q)) <= u32 * \abs(\at(ss, LoopCurrent) + q)); */
+        /*@ assert tri: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1))
+                 <= \abs(ss - (\at(ss, LoopCurrent) + q)) + \abs(\at(ss, LoopCurrent) - rms_sumsq(x, i))
+                    + \abs(q - x[i] * x[i])); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(ss, LoopCurrent) + q)
+                 <= rms_sumsq(x, i) + \abs(\at(ss, LoopCurrent) - rms_sumsq(x, i)) + x[i] * x[i]
+                    + \abs(q - x[i] * x[i])); */
+        /*@ assert step1: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1))
+                 <= u32 * rms_sumsq(x, i) + u32 * (x[i] * x[i])
+                    + (1 + u32) * \abs(\at(ss, LoopCurrent) - rms_sumsq(x, i)) + (1 + u32) * \abs(q - x[i] * x[i])); */
+        //@ assert m2: LN_FLOAT(0 <= i * (x[i] * x[i]));
+        //@ assert u_val: LN_FLOAT(u32 == 0x1p-24);
+        /*@ assert e_def: LN_FLOAT(rms_err_sumsq32(i, rms_sumsq(x, i))
+                                   == 2.001 * 0x1p-24 * (i * rms_sumsq(x, i)) + i * 0x1p-148); */
+        /*@ assert step_a: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1))
+                 <= 0x1p-24 * rms_sumsq(x, i) + 0x1p-24 * (x[i] * x[i])
+                    + (1 + 0x1p-24) * (2.001 * 0x1p-24 * (i * rms_sumsq(x, i)) + i * 0x1p-148)
+                    + (1 + 0x1p-24) * (0x1p-24 * (x[i] * x[i]) + 0x1p-149)); */
+        //@ assert s_next: LN_FLOAT(rms_sumsq(x, i + 1) == rms_sumsq(x, i) + x[i] * x[i]);
+        /*@ assert dist: LN_FLOAT(rms_err_sumsq32(i + 1, rms_sumsq(x, i + 1))
+                 == 2.001 * 0x1p-24 * (i * rms_sumsq(x, i) + i * (x[i] * x[i]) + rms_sumsq(x, i) + x[i] * x[i])
+                    + (i + 1) * 0x1p-148); */
+        /*@ assert step: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1)) <= rms_err_sumsq32(i + 1, rms_sumsq(x, i + 1))); */
+    }
+    //@ assert m_n: LN_FLOAT(0 <= n * rms_sumsq(x, n) && 0 <= (4096 - n) * rms_sumsq(x, n));
+    //@ assert e_n: LN_FLOAT(\abs(ss - rms_sumsq(x, n)) <= 0x1p-10 * rms_sumsq(x, n) + 1);
+    return ss;
+}
+
+/* rstd = 1 / sqrt(ms + eps), ms = (1/n) sum_i x_i^2 (specs/error-analysis-rmsnorm.md R§2, R§3).
+   Float model: ms >= 0 and finite, so sqrtf never sees a negative argument: rstd is never NaN. */
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(rms_in_range32(x, n) && \is_finite(eps) && eps <= 1);
+    assigns \nothing;
+    ensures rstd: LN_EXACT(\result == rms_rstd(x, n, eps));
+    ensures rstd_not_nan: LN_FLOAT(!\is_NaN(\result)); */
+static float rms_row_rstd_f32(const float *x, int n, float eps)
+{
+    float ss = rms_row_sumsq_f32(x, n);
+    //@ assert n_rnd: LN_FLOAT((float)n == rnd32(n));
+    //@ assert n_exact: LN_FLOAT(rnd32(n) == n && is_f32(ss));
+    float ms = rms_div_f32(ss, (float)n);
+    //@ assert ms_nn: LN_FLOAT(ms >= 0 && \is_finite(ms) && is_f32(ms) && is_f32(eps));
+    //@ assert ms_p: LN_FLOAT(ms <= 0x1p120);
+    return 1.0f / sqrtf(rms_add_f32(ms, eps));
+}
+
 void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int n,
                              float eps, int offset)
 {
     /* Sum of squares: all terms >= 0, so no cancellation: |ms_hat - ms| <= gamma_{n+2} ms (+ underflow),
-       specs/error-analysis-rmsnorm.md R§2 (the float sum: proofs/gappa_rmsnorm_sumsq.c); rstd within
+       specs/error-analysis-rmsnorm.md R§2 (float model: rms_row_sumsq_f32's sumsq_err); rstd within
        R r, R§3; y, R§4. */
-    float ss = 0.0f;
-    /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant ss_def: ss == rms_sumsq(x, i);
-        loop invariant ss_nonneg: ss >= 0;
-        loop assigns i, ss;
-        loop variant n - i; */
-    for (int i = 0; i < n; i++) {
-        //@ ghost lemma_sq_nonneg_f32(x[i]);
-        ss += x[i] * x[i];
-    }
-    float ms = ss / (float)n;
-    float r = 1.0f / sqrtf(ms + eps);
+    float r = rms_row_rstd_f32(x, n, eps);
 
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant y_def: \forall integer k; 0 <= k < i ==>
-          y[k] == rms_y_v(\at(x[k], Pre), r, rms_w_v(\at(gamma[k], Pre), offset));
+        loop invariant y_def: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          y[k] == rms_y_v(\at(x[k], Pre), r, rms_w_v(\at(gamma[k], Pre), offset)));
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre);
+        /* (real model only: in the float model == is IEEE equality, and gamma may hold NaN) */
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre));
         y[i] = rms_y_f32(x[i], r, rms_w_f32(gamma[i], offset));
     }
     *rstd = r;
@@ -177,14 +314,14 @@ void rmsnorm_backward_f32(float *dx, float *dgamma, const float *dy, const float
 /* ---- double: the same code with double ---- */
 
 /*@ assigns \nothing;
-    ensures w: \result == rms_w_v(g, offset); */
+    ensures w: LN_EXACT(\result == rms_w_v(g, offset)); */
 static inline double rms_w_f64(double g, int offset)
 {
     return offset ? 1.0 + g : g;
 }
 
 /*@ assigns \nothing;
-    ensures y: \result == rms_y_v(xi, r, w); */
+    ensures y: LN_EXACT(\result == rms_y_v(xi, r, w)); */
 static inline double rms_y_f64(double xi, double r, double w)
 {
     return xi * r * w; /* (x_i * rstd) * w_i */
@@ -204,32 +341,159 @@ static inline double rms_dx_f64(double g, double xhat, double mean_gx, double r)
     return (g - xhat * mean_gx) * r;
 }
 
-void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int n,
-                             double eps, int offset)
+/* a * a, the term of the sum of squares.  Float model: |a| <= 2^50, so a * a <= 2^100 does not
+   overflow; the error is u * a^2 relative, or 2^-149 absolute when the square is (nearly) subnormal
+   (Gappa needs the two cases apart: the behaviors). */
+/*@ requires sq_pre: LN_FLOAT(\is_finite(a) && is_f64(a) && \abs(a) <= 0x1p50);
+    assigns \nothing;
+    ensures sq: LN_EXACT(\result == a * a);
+    ensures sq_nn: \result >= 0;
+    ensures sq_fin: LN_FLOAT(\is_finite(\result) && \result <= 0x1p100);
+    ensures sq_rnd: LN_FLOAT(\result == rnd64(a * a));
+    behavior normal:
+      assumes sq_big: LN_FLOAT(\abs(a) >= 0x1p-510);
+      ensures sq_err: LN_FLOAT(\abs(fp_err(rnd64(a * a), a * a)) <= u64 * \abs(a * a));
+    behavior tiny:
+      assumes sq_small: LN_FLOAT(\abs(a) <= 0x1p-510);
+      ensures sq_err_tiny: LN_FLOAT(\abs(fp_err(rnd64(a * a), a * a)) <= 0x1p-1074); */
+static inline double rms_sq_f64(double a)
 {
-    /* Sum of squares: all terms >= 0, so no cancellation: |ms_hat - ms| <= gamma_{n+2} ms (+ underflow),
-       specs/error-analysis-rmsnorm.md R§2 (the float sum: proofs/gappa_rmsnorm_sumsq.c); rstd within
-       R r, R§3; y, R§4. */
+    //@ ghost lemma_sq_nonneg_f64(a);
+    //@ assert sq_nov: LN_FLOAT(no_ovf64(a * a));
+    double sq = a * a;
+    //@ assert sq_rnd0: LN_FLOAT(sq == rnd64(a * a));
+    //@ assert sq_range: LN_FLOAT(0 <= rnd64(a * a) <= 0x1p100);
+    return sq;
+}
+
+/* a + b (the running sum of squares, and ms + eps). */
+/*@ requires add_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f64(a) && is_f64(b));
+    requires add_range: LN_FLOAT(\abs(a) <= 0x1p120 && \abs(b) <= 0x1p120);
+    assigns \nothing;
+    ensures add: LN_EXACT(\result == a + b);
+    ensures add_fin: LN_FLOAT(\is_finite(\result));
+    ensures add_rnd: LN_FLOAT(\result == rnd64(a + b));
+    ensures add_err: LN_FLOAT(\abs(fp_err(rnd64(a + b), a + b)) <= u64 * \abs(a + b));
+    ensures add_nn: LN_FLOAT(a >= 0 && b >= 0 ==> rnd64(a + b) >= 0); */
+static inline double rms_add_f64(double a, double b)
+{
+    //@ assert add_nov: LN_FLOAT(no_ovf64(a + b));
+    return a + b;
+}
+
+/* a / b, b = n >= 1 (the mean of the squares). */
+/*@ requires div_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f64(a) && is_f64(b));
+    requires div_range: LN_FLOAT(\abs(a) <= 0x1p120 && 1 <= b <= 0x1p100);
+    assigns \nothing;
+    ensures div: LN_EXACT(\result == rms_div(a, b));
+    ensures div_fin: LN_FLOAT(\is_finite(\result));
+    ensures div_rnd: LN_FLOAT(\result == rnd64(a / b));
+    ensures div_err: LN_FLOAT(\abs(fp_err(rnd64(a / b), a / b)) <= u64 * \abs(a / b) + 0x1p-1074);
+    ensures div_nn: LN_FLOAT(a >= 0 ==> rnd64(a / b) >= 0);
+    ensures div_le: LN_FLOAT(rnd64(a / b) <= 0x1p120); */
+static inline double rms_div_f64(double a, double b)
+{
+    //@ assert div_nov: LN_FLOAT(no_ovf64(a / b));
+    return a / b;
+}
+
+/* The sum of the squares of a row, x_0^2 + ... + x_{n-1}^2, left to right.  All terms are >= 0, so
+   nothing cancels: the error is relative to the sum itself (specs/error-analysis-rmsnorm.md R§2).
+   Float model: |ss - sum_i x_i^2| <= 2.001 * n * u * sum_i x_i^2 + n * 2^-148 (rms_err_sumsq64). */
+/*@ requires n_pos: n >= 1;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(rms_in_range64(x, n));
+    assigns \nothing;
+    ensures sumsq: LN_EXACT(\result == rms_sumsq(x, n));
+    ensures sumsq_nn: \result >= 0;
+    ensures sumsq_fin: LN_FLOAT(\is_finite(\result) && \result <= 0x1p113);
+    ensures sumsq_err: LN_FLOAT(\abs(\result - rms_sumsq(x, n)) <= rms_err_sumsq64(n, rms_sumsq(x, n))); */
+static double rms_row_sumsq_f64(const double *x, int n)
+{
     double ss = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant ss_def: ss == rms_sumsq(x, i);
+        loop invariant ss_def: LN_EXACT(ss == rms_sumsq(x, i));
         loop invariant ss_nonneg: ss >= 0;
+        loop invariant ss_fin: LN_FLOAT(\is_finite(ss));
+        loop invariant s_bound: LN_FLOAT(0 <= rms_sumsq(x, i) <= i * 0x1p100 <= 0x1p112);
+        loop invariant ss_err: LN_FLOAT(\abs(ss - rms_sumsq(x, i)) <= rms_err_sumsq64(i, rms_sumsq(x, i)));
         loop assigns i, ss;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ ghost lemma_sq_nonneg_f64(x[i]);
-        ss += x[i] * x[i];
+        //@ assert x_fin: LN_FLOAT(\is_finite(x[i]) && \abs(x[i]) <= 0x1p50);
+        //@ assert x_flt: LN_FLOAT(is_f64(x[i]) && is_f64(ss));
+        //@ assert x2: LN_FLOAT(0 <= x[i] * x[i] <= 0x1p100);
+        //@ assert m0a: LN_FLOAT(0 <= i * rms_sumsq(x, i));
+        //@ assert m0b: LN_FLOAT(0 <= (4096 - i) * rms_sumsq(x, i));
+        //@ assert e_small: LN_FLOAT(\abs(ss - rms_sumsq(x, i)) <= 0x1p-10 * rms_sumsq(x, i) + 1);
+        //@ assert s_range: LN_FLOAT(\abs(ss) <= 0x1p120);
+        double q = rms_sq_f64(x[i]);
+        //@ assert d_err: LN_FLOAT(\abs(q - x[i] * x[i]) <= u64 * (x[i] * x[i]) + 0x1p-1074);
+        //@ assert q_range: LN_FLOAT(\abs(q) <= 0x1p120 && is_f64(q));
+        ss = rms_add_f64(ss, q); /* ss += x[i] * x[i] */
+        /*@ assert f_err: LN_FLOAT(\abs(ss - (\at(ss, LoopCurrent) + q)) <= u64 * \abs(\at(ss, LoopCurrent) + q)); */
+        /*@ assert tri: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1))
+                 <= \abs(ss - (\at(ss, LoopCurrent) + q)) + \abs(\at(ss, LoopCurrent) - rms_sumsq(x, i))
+                    + \abs(q - x[i] * x[i])); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(ss, LoopCurrent) + q)
+                 <= rms_sumsq(x, i) + \abs(\at(ss, LoopCurrent) - rms_sumsq(x, i)) + x[i] * x[i]
+                    + \abs(q - x[i] * x[i])); */
+        /*@ assert step1: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1))
+                 <= u64 * rms_sumsq(x, i) + u64 * (x[i] * x[i])
+                    + (1 + u64) * \abs(\at(ss, LoopCurrent) - rms_sumsq(x, i)) + (1 + u64) * \abs(q - x[i] * x[i])); */
+        //@ assert m2: LN_FLOAT(0 <= i * (x[i] * x[i]));
+        //@ assert u_val: LN_FLOAT(u64 == 0x1p-53);
+        /*@ assert e_def: LN_FLOAT(rms_err_sumsq64(i, rms_sumsq(x, i))
+                                   == 2.001 * 0x1p-53 * (i * rms_sumsq(x, i)) + i * 0x1p-1073); */
+        /*@ assert step_a: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1))
+                 <= 0x1p-53 * rms_sumsq(x, i) + 0x1p-53 * (x[i] * x[i])
+                    + (1 + 0x1p-53) * (2.001 * 0x1p-53 * (i * rms_sumsq(x, i)) + i * 0x1p-1073)
+                    + (1 + 0x1p-53) * (0x1p-53 * (x[i] * x[i]) + 0x1p-1074)); */
+        //@ assert s_next: LN_FLOAT(rms_sumsq(x, i + 1) == rms_sumsq(x, i) + x[i] * x[i]);
+        /*@ assert dist: LN_FLOAT(rms_err_sumsq64(i + 1, rms_sumsq(x, i + 1))
+                 == 2.001 * 0x1p-53 * (i * rms_sumsq(x, i) + i * (x[i] * x[i]) + rms_sumsq(x, i) + x[i] * x[i])
+                    + (i + 1) * 0x1p-1073); */
+        /*@ assert step: LN_FLOAT(\abs(ss - rms_sumsq(x, i + 1)) <= rms_err_sumsq64(i + 1, rms_sumsq(x, i + 1))); */
     }
-    double ms = ss / (double)n;
-    double r = 1.0 / sqrt(ms + eps);
+    //@ assert m_n: LN_FLOAT(0 <= n * rms_sumsq(x, n) && 0 <= (4096 - n) * rms_sumsq(x, n));
+    //@ assert e_n: LN_FLOAT(\abs(ss - rms_sumsq(x, n)) <= 0x1p-10 * rms_sumsq(x, n) + 1);
+    return ss;
+}
+
+/* rstd = 1 / sqrt(ms + eps), ms = (1/n) sum_i x_i^2 (specs/error-analysis-rmsnorm.md R§2, R§3).
+   Float model: ms >= 0 and finite, so sqrtf never sees a negative argument: rstd is never NaN. */
+/*@ requires n_pos: n >= 1;
+    requires eps_pos: eps > 0;
+    requires valid_x: \valid_read(x + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(rms_in_range64(x, n) && \is_finite(eps) && eps <= 1);
+    assigns \nothing;
+    ensures rstd: LN_EXACT(\result == rms_rstd(x, n, eps));
+    ensures rstd_not_nan: LN_FLOAT(!\is_NaN(\result)); */
+static double rms_row_rstd_f64(const double *x, int n, double eps)
+{
+    double ss = rms_row_sumsq_f64(x, n);
+    //@ assert n_rnd: LN_FLOAT((double)n == rnd64(n));
+    //@ assert n_exact: LN_FLOAT(rnd64(n) == n && is_f64(ss));
+    double ms = rms_div_f64(ss, (double)n);
+    //@ assert ms_nn: LN_FLOAT(ms >= 0 && \is_finite(ms) && is_f64(ms) && is_f64(eps));
+    //@ assert ms_p: LN_FLOAT(ms <= 0x1p120);
+    return 1.0 / sqrt(rms_add_f64(ms, eps));
+}
+
+void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int n,
+                             double eps, int offset)
+{
+    /* As rmsnorm_row_forward_f32 (specs/error-analysis-rmsnorm.md R§2-R§4). */
+    double r = rms_row_rstd_f64(x, n, eps);
 
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant y_def: \forall integer k; 0 <= k < i ==>
-          y[k] == rms_y_v(\at(x[k], Pre), r, rms_w_v(\at(gamma[k], Pre), offset));
+        loop invariant y_def: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          y[k] == rms_y_v(\at(x[k], Pre), r, rms_w_v(\at(gamma[k], Pre), offset)));
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre);
+        /* (real model only: in the float model == is IEEE equality, and gamma may hold NaN) */
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre));
         y[i] = rms_y_f64(x[i], r, rms_w_f64(gamma[i], offset));
     }
     *rstd = r;

@@ -25,13 +25,19 @@
 #include <limits.h>
 
 #include "rmsnorm_model.h" /* the real-number model (ACSL logic functions) */
+#include "fperr_rms.h"     /* the float-model ranges and error bounds (LN_EXACT / LN_FLOAT) */
 
 /* Contracts (ACSL, proved by `make prove-rmsnorm`, proofs/rmsnorm.mk; see proofs/README-rmsnorm-residual.md).
  * In the proofs, float and double values are the real numbers they denote (WP's real model): the
  * functional postconditions state that the code implements the formulas above, in the stated order,
- * up to rounding; the rounding itself is bounded by EVA (no NaN/Inf/overflow over the ranges below),
- * by Gappa (error of the sum of squares, proofs/gappa_rmsnorm_sumsq.c) and by the analysis in
- * specs/error-analysis-rmsnorm.md.
+ * up to rounding (LN_EXACT: the real-model run); the rounding itself is bounded by EVA (no
+ * NaN/Inf/overflow over the ranges below), by the float-model WP run on ref/rmsnorm.c (LN_FLOAT,
+ * specs/fperr.h, specs/fperr_rms.h; proofs/rmsnorm_float.sh): for 1 <= n <= 4096, finite |x_i| <= 2^50,
+ * finite eps in (0, 1] (requires fl_range), f32 and f64 forward,
+ *   rms_row_sumsq_*: sumsq_err  |fl(sum x_i^2) - sum x_i^2| <= 2.001 n u sum x_i^2 + n eta'
+ *                               (u = 2^-24, eta' = 2^-148; f64: 2^-53, 2^-1073)
+ *   rmsnorm_row_forward_*: rstd_not_nan (ms >= 0 and finite: sqrt never sees a negative argument)
+ * and by the analysis in specs/error-analysis-rmsnorm.md (the rstd interval R§3, y R§4, backward R§5).
  *
  * EVA-checked input ranges (proofs/eva_rmsnorm.c, -warn-special-float non-finite: 0 alarms),
  * for float and for double, forward and backward, offset 0 and 1:
@@ -51,10 +57,12 @@
     requires sep_out: \separated(y + (0 .. n - 1), rstd);
     requires sep_x: \separated(y + (0 .. n - 1), rstd, x + (0 .. n - 1));
     requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(rms_in_range32(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *rstd;
-    ensures rstd_def: *rstd == rms_rstd{Pre}(x, n, eps);
-    ensures y_def: \forall integer i; 0 <= i < n ==>
-      y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i);
+    ensures rstd_def: LN_EXACT(*rstd == rms_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i));
+    ensures rstd_not_nan: LN_FLOAT(!\is_NaN(*rstd));
 */
 void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int n,
                              float eps, int offset);
@@ -67,10 +75,12 @@ void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float 
     requires sep_out: \separated(y + (0 .. n - 1), rstd);
     requires sep_x: \separated(y + (0 .. n - 1), rstd, x + (0 .. n - 1));
     requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(rms_in_range64(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *rstd;
-    ensures rstd_def: *rstd == rms_rstd{Pre}(x, n, eps);
-    ensures y_def: \forall integer i; 0 <= i < n ==>
-      y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i);
+    ensures rstd_def: LN_EXACT(*rstd == rms_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i));
+    ensures rstd_not_nan: LN_FLOAT(!\is_NaN(*rstd));
 */
 void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int n,
                              double eps, int offset);
