@@ -353,8 +353,12 @@ static void args_of(const cli_job *job, block_args *B, block_layer *layers)
                       D.batch, D.seq, D.d, D.heads, D.ff, job->eps, job->attr_value[A_P]};
 }
 
-/* Output pointers o[] (registry order) as the twin's gradient structs. */
-static void grads_of(const block_args *B, double *const *o, block_layer_grad *lg, block_grads *g)
+/* Output pointers o[] (dx, then NPARAM per layer; with a final norm, d.norm.weight and d.norm.bias
+   at o[final_at], o[final_at + 1]) as the twin's and the bounds' gradient structs.  final_at is
+   1 + NPARAM × the layers the layout has room for: the CLI's registry always has BLOCK_MAX_LAYERS
+   (a stack), a golden case exactly its own. */
+static void grads_of(const block_args *B, double *const *o, size_t final_at, block_layer_grad *lg,
+                     block_grads *g)
 {
     for (size_t l = 0; l < B->nlayers; l++) {
         double *const *q = o + 1 + NPARAM * l;
@@ -362,7 +366,12 @@ static void grads_of(const block_args *B, double *const *o, block_layer_grad *lg
                                    q[P_W2],   q[P_B2],   q[P_G1],    q[P_BN1],   q[P_G2], q[P_BN2]};
     }
     *g = (block_grads){o[0], lg, NULL, NULL};
+    if (B->fg)
+        g->dfg = o[final_at], g->dfb = o[final_at + 1];
 }
+
+/* Where the CLI's outputs put the final norm's gradients (see grads_of). */
+static size_t cli_final_at(const cli_job *job) { return 1 + NPARAM * (size_t)max_layers(job->op); }
 
 static int blk_twin(const cli_job *job, rn_dtype d, double *const *o)
 {
@@ -373,11 +382,7 @@ static int blk_twin(const cli_job *job, rn_dtype d, double *const *o)
         return block_forward_mpfr(o, &d, 1, &B);
     block_layer_grad lg[BLOCK_MAX_LAYERS];
     block_grads g;
-    grads_of(&B, o, lg, &g);
-    if (B.fg) {
-        size_t k = 1 + NPARAM * (size_t)max_layers(job->op);
-        g.dfg = o[k], g.dfb = o[k + 1];
-    }
+    grads_of(&B, o, cli_final_at(job), lg, &g);
     return block_backward_mpfr(&g, &d, 1, job->in[in_dy(job->op)].data, &B);
 }
 
@@ -390,11 +395,7 @@ static int blk_bound(const cli_job *job, rn_dtype compute, rn_dtype d, double *c
         return block_forward_bound(o[0], &B, compute, d);
     block_layer_grad lg[BLOCK_MAX_LAYERS];
     block_grads g;
-    grads_of(&B, o, lg, &g);
-    if (B.fg) {
-        size_t k = 1 + NPARAM * (size_t)max_layers(job->op);
-        g.dfg = o[k], g.dfb = o[k + 1];
-    }
+    grads_of(&B, o, cli_final_at(job), lg, &g);
     return block_backward_bound(&g, job->in[in_dy(job->op)].data, &B, compute, d);
 }
 
@@ -664,9 +665,7 @@ static int bd_compute(bcase_data *D, int backward)
     block_layer_grad lg[RN_NDTYPES][BLOCK_MAX_LAYERS];
     block_grads g[RN_NDTYPES];
     for (int t = 0; t < RN_NDTYPES; t++) {
-        grads_of(&D->B, D->outs[t], lg[t], &g[t]);
-        if (c->final)
-            g[t].dfg = D->outs[t][1 + NPARAM * c->L], g[t].dfb = D->outs[t][2 + NPARAM * c->L];
+        grads_of(&D->B, D->outs[t], 1 + NPARAM * c->L, lg[t], &g[t]);
     }
     return block_backward_mpfr(g, dts, RN_NDTYPES, D->dy, &D->B);
 }
@@ -884,11 +883,7 @@ static int blk_stat_bound(const cli_job *job, rn_dtype cd, rn_dtype od, double *
         return block_forward_bound_stat(o[0], &B, cd, od);
     block_layer_grad lg[BLOCK_MAX_LAYERS];
     block_grads g;
-    grads_of(&B, o, lg, &g);
-    if (B.fg) {
-        size_t f = 1 + NPARAM * (size_t)max_layers(job->op);
-        g.dfg = o[f], g.dfb = o[f + 1];
-    }
+    grads_of(&B, o, cli_final_at(job), lg, &g);
     return block_backward_bound_stat(&g, job->in[in_dy(job->op)].data, &B, cd, od);
 }
 
