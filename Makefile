@@ -27,7 +27,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-.PHONY: all deps build check unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove prove-mutants golden golden-check \
+.PHONY: all deps build check check-tests unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove prove-mutants golden golden-check \
         bench bench-sublayers bench-block clean fastpath-soak
 
 all: deps
@@ -67,15 +67,20 @@ $(B)/tests/%: tests/%.c $(B)/libresnorm.a $(RESNORM) $(wildcard tests/*.h)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(B)/libresnorm.a -lcriterion $(LDLIBS)
 
 # ---- tests ----
+# Two lanes (tests/run_beside.sh): the proofs and the fuzz smoke run in the background beside the
+# tests (they share no file; Frama-C's replays use mostly one core); check fails unless both pass.
 check: deps
+	$(MAKE) -j2 build $(TESTS)
+	tests/run_beside.sh $(B)/check-proofs.log '$(MAKE) --no-print-directory prove fuzz-smoke' \
+	  $(MAKE) --no-print-directory check-tests
+	@echo "make check: all passed"
+
+check-tests:
 	$(MAKE) unit
 	$(MAKE) pytorch-check
 	$(MAKE) onnx-check
 	$(MAKE) golden-check
-	$(MAKE) prove
 	$(MAKE) asan
-	$(MAKE) fuzz-smoke
-	@echo "make check: all passed"
 
 # Each Criterion binary prints its own synthesis line; RESNORM tells the CLI tests which binary to run.
 # UNIT_JOBS: Criterion's workers; `make asan` runs them one at a time, because Criterion's runner
@@ -199,8 +204,11 @@ include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk proofs/attention.mk
 include proofs/ffn.mk proofs/block.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
-# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
-prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn
+# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk), then the
+# sublayers.  make check runs it beside the tests (tests/run_beside.sh), so the attention replay (~5 min
+# of one core) fits.
+prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn \
+       prove-attention
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
