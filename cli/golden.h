@@ -49,6 +49,8 @@ int golden_sha256_mem(const void *buf, size_t len, char hex[65]);
    that of the image it would write): what `golden verify` compares the committed manifest with.
    0, or an exit code after a message; *manifest is a new reference. */
 int golden_expected_manifest(json_t **manifest);
+/* The same, kept per binary in $RESNORM_VERIFY_CACHE when that is set (cli/golden.c). */
+int golden_expected_manifest_cached(json_t **manifest);
 
 /* mkdir -p; 0 or -1. */
 int golden_mkdirs(const char *path);

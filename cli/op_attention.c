@@ -254,8 +254,10 @@ static const char *const AT_FLAGS[][2] = {
     {"dropout", "an attn_dropout.mask input with attr p: the attention probabilities scaled by "
                 "mask/(1 - p)"},
     {"unbatched", "x is [seq, d] (2-D, no batch axis)"},
-    {"no_weight_grads", "attention_backward's expected outputs are dx, d.in_proj_bias and "
-                        "d.out_proj.bias only (the weight gradients at GPT-2 width would be 37 MB)"},
+    {"no_weight_grads", "the backward's expected outputs omit the weight matrices' gradients "
+                        "(attention: dx, d.in_proj_bias and d.out_proj.bias only; block: dx and "
+                        "the biases' and norms' gradients): at GPT-2 width they would be tens of "
+                        "MB, and they are the same bilinear sums as on the small cases"},
     {NULL, NULL},
 };
 

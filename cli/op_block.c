@@ -412,50 +412,61 @@ typedef struct {
     int stack, post, act, causal, final, masks;
     const char *p;
     bkind k;
+    int no_wgrad;                  /* 1: block_backward's golden outputs omit the four weight
+                                      matrices' gradients (GPT-2 width: 28 M values per dtype;
+                                      the same bilinear sums as on the small cases) */
 } bcase;
+
+/* The weight matrices, whose gradients a no_wgrad case leaves out of its golden outputs. */
+static int is_weight(int j) { return j == P_IN_W || j == P_OUT_W || j == P_W1 || j == P_W2; }
 
 /* clang-format off */
 static const bcase BCASES[] = {
     {"pre_relu_d4_f32", "pre-LN block, d = 4, 1 head, ff = 8, one sequence of 3 tokens, relu",
-     "pre_ln small_n", RN_F32, 1, 1, 3, 4, 1, 8, 1, 0, 0, RN_ACT_RELU, 0, 0, 0, "0.1", K_RANDOM},
+     "pre_ln small_n", RN_F32, 1, 1, 3, 4, 1, 8, 1, 0, 0, RN_ACT_RELU, 0, 0, 0, "0.1", K_RANDOM, 0},
     {"post_gelu_d4_causal_f32", "post-LN block, d = 4, 2 heads, ff = 8, batch 2 × seq 3, gelu (erf), causal",
-     "post_ln causal batch", RN_F32, 1, 2, 3, 4, 2, 8, 1, 0, 1, RN_ACT_GELU, 1, 0, 0, "0.1", K_RANDOM},
+     "post_ln causal batch", RN_F32, 1, 2, 3, 4, 2, 8, 1, 0, 1, RN_ACT_GELU, 1, 0, 0, "0.1", K_RANDOM, 0},
     {"pre_gelu_tanh_masks_f32", "pre-LN block with every dropout mask (attn_dropout, dropout, dropout1, "
      "dropout2; p = 0.1) and a key_padding_mask, d = 8, 2 heads, ff = 16, batch 2 × seq 4",
      "pre_ln dropout_masks key_padding batch", RN_F32, 1, 2, 4, 8, 2, 16, 1, 0, 0, RN_ACT_GELU_TANH, 0, 0,
-     MK_ALL, "0.1", K_RANDOM},
+     MK_ALL, "0.1", K_RANDOM, 0},
     {"post_relu_masks_causal_f32", "post-LN block with every dropout mask (p = 0.2), causal, relu, "
      "d = 8, 2 heads, ff = 16, seq 4 as [seq, d]", "post_ln dropout_masks causal", RN_F32, 0, 1, 4, 8, 2, 16,
-     1, 0, 1, RN_ACT_RELU, 1, 0, MK_ATTN | MK_DROP | MK_DROP1 | MK_DROP2, "0.2", K_RANDOM},
+     1, 0, 1, RN_ACT_RELU, 1, 0, MK_ATTN | MK_DROP | MK_DROP1 | MK_DROP2, "0.2", K_RANDOM, 0},
     {"post_relu_f64", "post-LN block on f64 inputs, d = 8, 4 heads, ff = 16, batch 1 × seq 5",
-     "post_ln", RN_F64, 1, 1, 5, 8, 4, 16, 1, 0, 1, RN_ACT_RELU, 0, 0, 0, "0.1", K_RANDOM},
+     "post_ln", RN_F64, 1, 1, 5, 8, 4, 16, 1, 0, 1, RN_ACT_RELU, 0, 0, 0, "0.1", K_RANDOM, 0},
     {"pre_gelu_f16", "pre-LN block on f16 inputs, d = 4, 2 heads, ff = 8, seq 3", "pre_ln half_input",
-     RN_F16, 1, 1, 3, 4, 2, 8, 1, 0, 0, RN_ACT_GELU, 0, 0, 0, "0.1", K_RANDOM},
+     RN_F16, 1, 1, 3, 4, 2, 8, 1, 0, 0, RN_ACT_GELU, 0, 0, 0, "0.1", K_RANDOM, 0},
     {"post_relu_bf16", "post-LN block on bf16 inputs, d = 4, 1 head, ff = 8, seq 3", "post_ln half_input",
-     RN_BF16, 1, 1, 3, 4, 1, 8, 1, 0, 1, RN_ACT_RELU, 0, 0, 0, "0.1", K_RANDOM},
+     RN_BF16, 1, 1, 3, 4, 1, 8, 1, 0, 1, RN_ACT_RELU, 0, 0, 0, "0.1", K_RANDOM, 0},
     {"multihead_d16_f32", "pre-LN block, d = 16, 4 heads, ff = 64, batch 2 × seq 6, gelu, causal",
-     "pre_ln causal batch", RN_F32, 1, 2, 6, 16, 4, 64, 1, 0, 0, RN_ACT_GELU, 1, 0, 0, "0.1", K_RANDOM},
+     "pre_ln causal batch", RN_F32, 1, 2, 6, 16, 4, 64, 1, 0, 0, RN_ACT_GELU, 1, 0, 0, "0.1", K_RANDOM, 0},
     {"identity_pre_f32", "pre-LN block whose out_proj and linear2 weights and biases are zero: y = x "
      "exactly (the seed's 'identity is always achievable')", "pre_ln identity", RN_F32, 1, 1, 3, 4, 2, 8,
-     1, 0, 0, RN_ACT_GELU, 0, 0, 0, "0.1", K_IDENTITY},
+     1, 0, 0, RN_ACT_GELU, 0, 0, 0, "0.1", K_IDENTITY, 0},
     {"identity_pre_bf16", "the identity pre-LN block on bf16 inputs", "pre_ln identity half_input",
-     RN_BF16, 1, 1, 3, 4, 2, 8, 1, 0, 0, RN_ACT_RELU, 0, 0, 0, "0.1", K_IDENTITY},
+     RN_BF16, 1, 1, 3, 4, 2, 8, 1, 0, 0, RN_ACT_RELU, 0, 0, 0, "0.1", K_IDENTITY, 0},
     {"seed_trace_d4_f32", "the seed's one-token pre-LN trace: x = [1.0, 0.5, 1.5, 0.8] (assumed, as "
      "`resnorm experiment trace`), the attention sublayer's update F = out_proj.bias = [0.10, -0.05, "
      "0.20, 0.00] (value projection zero), a small FFN update G", "pre_ln one_token", RN_F32, 1, 1, 1, 4,
-     1, 8, 1, 0, 0, RN_ACT_RELU, 0, 0, 0, "0.1", K_TRACE},
+     1, 8, 1, 0, 0, RN_ACT_RELU, 0, 0, 0, "0.1", K_TRACE, 0},
     {"stack2_pre_final_f32", "stack of 2 pre-LN layers with the final norm (GPT-2's layout), d = 8, "
      "2 heads, ff = 16, batch 1 × seq 4, gelu, causal", "stack pre_ln final_norm causal", RN_F32, 1, 1, 4,
-     8, 2, 16, 2, 1, 0, RN_ACT_GELU, 1, 1, 0, "0.1", K_RANDOM},
+     8, 2, 16, 2, 1, 0, RN_ACT_GELU, 1, 1, 0, "0.1", K_RANDOM, 0},
     {"stack2_post_f32", "stack of 2 post-LN layers without final norm, d = 8, 2 heads, ff = 16, "
      "batch 2 × seq 3, relu", "stack post_ln batch", RN_F32, 1, 2, 3, 8, 2, 16, 2, 1, 1, RN_ACT_RELU, 0, 0,
-     0, "0.1", K_RANDOM},
+     0, "0.1", K_RANDOM, 0},
     {"stack4_pre_final_f32", "stack of 4 pre-LN layers with the final norm, d = 8, 2 heads, ff = 16, "
      "batch 1 × seq 4, relu", "stack pre_ln final_norm", RN_F32, 1, 1, 4, 8, 2, 16, 4, 1, 0, RN_ACT_RELU,
-     0, 1, 0, "0.1", K_RANDOM},
+     0, 1, 0, "0.1", K_RANDOM, 0},
     {"stack4_post_final_f32", "stack of 4 post-LN layers with a final norm, d = 8, 4 heads, ff = 16, "
      "batch 1 × seq 3, gelu", "stack post_ln final_norm", RN_F32, 1, 1, 3, 8, 4, 16, 4, 1, 1, RN_ACT_GELU,
-     0, 1, 0, "0.1", K_RANDOM},
+     0, 1, 0, "0.1", K_RANDOM, 0},
+    {"gpt2_pre_gelu_causal_bf16", "GPT-2 width: one pre-LN layer, d = 768, 12 heads (dh = 64), "
+     "ff = 3072, gelu (erf), causal, batch 1 × seq 16, bf16 inputs (as a bf16 checkpoint), weights "
+     "~ N(0, 1/fan_in); the backward's outputs are dx and the biases' and norms' gradients",
+     "gpt2 pre_ln causal half_input no_weight_grads", RN_BF16, 1, 1, 16, 768, 12, 3072, 1, 0, 0,
+     RN_ACT_GELU, 1, 0, 0, "0.1", K_RANDOM, 1},
 };
 /* clang-format on */
 #define NBCASES (sizeof BCASES / sizeof BCASES[0])
@@ -693,10 +704,13 @@ static int gc_bwd(void *ctx, rn_dtype d, double *const *o)
             return rc;
         D->have_bwd = 1;
     }
-    size_t nout = 1 + NPARAM * c->L + (c->final ? 2 : 0);
+    size_t nout = 1 + NPARAM * c->L + (c->final ? 2 : 0), w = 0; /* w: the written output */
     for (size_t k = 0; k < nout; k++) {
-        size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, (int)((k - 1) % NPARAM)) : c->d;
-        memcpy(o[k], D->outs[d][k], n * sizeof(double));
+        int j = (int)((k - 1) % NPARAM);
+        if (k >= 1 && k <= NPARAM * c->L && c->no_wgrad && is_weight(j))
+            continue;
+        size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, j) : c->d;
+        memcpy(o[w++], D->outs[d][k], n * sizeof(double));
     }
     return RN_TWIN_OK;
 }
@@ -761,7 +775,7 @@ static int bd_gen_case(golden_ctx *G, const bcase *c)
                 mask_shape(c, m, &a.ndim, a.shape);
             gc.arrays[gc.narrays++] = a;
             f->inputs[f->ninputs++] = D->names[l][j];
-            if (j < NPARAM) {
+            if (j < NPARAM && !(c->no_wgrad && is_weight(j))) {
                 snprintf(D->dnames[l][j], sizeof D->dnames[l][j], "d.%s", D->names[l][j]);
                 a.name = D->dnames[l][j];
                 bw->outputs[bw->noutputs++] = a;
