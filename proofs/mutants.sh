@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make prove-mutants`: proof regression.  Each proofs/mutants/*.patch is a wrong kernel that is exact
+# `make prove-mutants-full` (LayerNorm part): proof regression, the full runs (the fast check of
+# `make prove` is proofs/mutants_fast.sh).  Each proofs/mutants/*.patch is a wrong kernel that is exact
 # over the reals (so the real-model proofs accept it) but wrong in float.  For each, a copy of ref/,
 # specs/ and the prover settings is patched in a temporary folder and the float-model WP run
 # (proofs/layernorm_float.sh, the same three passes as in make prove, replaying a copy of its cache
@@ -43,6 +44,8 @@ run_copy() {
 echo "control (ref/ unpatched): every goal must be proved"
 if run_copy control; then echo "  ok"; else echo "$PROOF_NAME: the control run does not prove every goal"; status=1; fi
 for p in proofs/mutants/*.patch; do
+  # the LayerNorm mutants only (proofs/mutants_rmsnorm.sh runs those of ref/rmsnorm.c, ref/residual.c)
+  grep -q '^+++ b/ref/layernorm.c' "$p" || continue
   m=$(basename "$p" .patch)
   echo "mutant $m: the proof must reject it"
   run_copy "$m" "$p"; rc=$?

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make prove-mutants`, RMSNorm and residual part: proof regression.  Each proofs/mutants/rmsnorm_*.patch
+# `make prove-mutants-full`, RMSNorm and residual part: proof regression.  Each proofs/mutants/rmsnorm_*.patch
 # (residual_*.patch) is a wrong ref/rmsnorm.c (ref/residual.c) that is exact over the reals (so the
 # real-model proofs accept it) but wrong in float.  For each, a copy of ref/, specs/ and the prover
 # settings is patched in a temporary folder and the float-model WP run of proofs/rmsnorm_float.sh

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# `make prove-mutants-fast` (run by `make prove`): the proof regression of issue 13, one goal per mutant.
+#
+# Each proofs/mutants/*.patch is a wrong kernel (exact over the reals, wrong in float, or wrong rows).
+# Its header declares the goal(s) it must break, one selection per line,
+#
+#   expect: MODE:FILE[,FILE...] FUNCTIONS PROPS PROVERS
+#   counterexample: <inputs for which that goal is false on the mutant, and why>
+#
+#   MODE       the WP setup of make prove that proves the goal on ref/:
+#                float   IEEE float model, -DRESNORM_WP_FLOAT, -wp-driver proofs/fperr.driver
+#                        (proof_wp_float in proofs/lib.sh; layernorm_float.sh, rmsnorm_float.sh)
+#                real    real model with -wp-rte (proof_wp_real)
+#                rows    real model, -DRESNORM_WP_ROWS (ln_rows_run in proofs/layernorm_float.sh)
+#   FILE       the translation unit(s) given to frama-c (paths in the repository: ref/layernorm.c)
+#   FUNCTIONS  -wp-fct (comma-separated); PROPS -wp-prop (names, comma-separated); PROVERS -wp-prover
+#
+# For every selection WP runs twice, on temporary copies of ref/, specs/, cli/ and the prover settings,
+# with no session and -wp-cache none (nothing replayed) and a short timeout (MUT_TIMEOUT, default 10 s):
+# on the unpatched copy (the control), which must prove every selected goal, and on the patched copy
+# (the mutant), which must leave at least one selected goal unproved.  It fails on: an accepted mutant,
+# a failed control, an empty selection (0 goals on either copy), a patch that does not apply, a patch
+# without an expect: or counterexample: line, a malformed expect: line, a Frama-C error.
+# A new patch with these lines needs no change here.  See proofs/mutants/README.md.
+#
+#   proofs/mutants_fast.sh [PATCH...]     default: every proofs/mutants/*.patch
+# Logs: build/proofs/mutants_fast/NAME.{control,mutant}.K.log (K = the selection's line number).
+source "$(dirname "$0")/lib.sh"
+proof_init prove-mutants-fast build/proofs/mutants_fast
+OUT=$PWD/$OUT
+MUT_TIMEOUT=${MUT_TIMEOUT:-10}
+
+# make_copy DIR: the files a WP run reads, with the Why3 config pointing at the copy's Gappa driver.
+make_copy() {
+  mkdir -p "$1/proofs"
+  cp -r ref specs cli "$1/"
+  cp proofs/fperr.mlw proofs/fperr.driver proofs/gappa_wp.drv "$1/proofs/"
+  sed "s#proofs/gappa_wp.drv#$1/proofs/gappa_wp.drv#" proofs/why3.conf > "$1/proofs/why3.conf"
+}
+
+# wp_select DIR LOG MODE FILES FCT PROPS PROVERS PAR: one uncached WP run in DIR (-wp-par PAR); prints "PROVED TOTAL"
+# (TOTAL 0 when WP found no goal; "ERR" when Frama-C failed).
+wp_select() {
+  local dir=$1 log=$2 mode=$3 files=$4 fct=$5 props=$6 provers=$7 par=$8 opts rc
+  case $mode in
+    float) opts=(-cpp-extra-args="$CPP -DRESNORM_WP_FLOAT" -wp -wp-driver proofs/fperr.driver);;
+    real)  opts=(-cpp-extra-args="$CPP" -wp -wp-rte -wp-model real);;
+    rows)  opts=(-cpp-extra-args="$CPP -DRESNORM_WP_ROWS" -wp -wp-model real);;
+  esac
+  # shellcheck disable=SC2046
+  (cd "$dir" && WHY3CONFIG="$dir/proofs/why3.conf" frama-c "${opts[@]}" $(tr , ' ' <<< "$files") \
+     -wp-fct "$fct" -wp-prop "$props" -wp-prover "$provers" -wp-par "$par" -wp-timeout "$MUT_TIMEOUT" \
+     -wp-cache none < /dev/null) > "$log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then echo ERR; return; fi
+  awk '/^\[wp\] Proved goals: / { p = $4; t = $6 } END { print (t == "" ? "0 0" : p " " t) }' "$log"
+}
+
+# unproved WHO LOG: the names of the goals WP did not prove (indented, one a line).
+unproved() {
+  grep -E '^\[wp\] \[[^]]*\] Goal ' "$2" | grep -v ' : Valid' |
+    sed -E "s/^\\[wp\\] \\[[^]]*\\] Goal ([^ ]*).*/      $1 unproved: \\1/"
+}
+
+CONTROL=$(mktemp -d)
+trap 'rm -rf "$CONTROL"' EXIT
+make_copy "$CONTROL"
+
+patches=("$@")
+[ ${#patches[@]} -eq 0 ] && patches=(proofs/mutants/*.patch)
+n_rej=0; n_all=0
+for p in "${patches[@]}"; do
+  m=$(basename "$p" .patch)
+  n_all=$((n_all + 1))
+  t_m=$(date +%s)
+  if ! grep -q '^expect: ' "$p"; then
+    echo "$m: FAIL: no 'expect:' line in $p"; status=1; continue
+  fi
+  if ! grep -q '^counterexample: ' "$p"; then
+    echo "$m: FAIL: no 'counterexample:' line in $p"; status=1; continue
+  fi
+  tmp=$(mktemp -d)
+  make_copy "$tmp"
+  # --fuzz=0: a patch whose context no longer matches ref/ exactly fails (update the mutant)
+  if ! patch -s --fuzz=0 --no-backup-if-mismatch -d "$tmp" -p1 < "$p" > "$OUT/$m.patch.log" 2>&1; then
+    echo "$m: FAIL: $p does not apply (update the mutant; see $OUT/$m.patch.log)"; status=1
+    rm -rf "$tmp"; continue
+  fi
+  ok=1; k=0
+  while read -r _ run fct props provers extra; do
+    k=$((k + 1))
+    mode=${run%%:*}; files=${run#*:}
+    if [ -z "$provers" ] || [ -n "$extra" ] || [ "$mode" = "$run" ] ||
+       ! [[ $mode =~ ^(float|real|rows)$ ]]; then
+      echo "$m: FAIL: malformed line 'expect: $run $fct $props $provers $extra'"
+      echo "    (want: expect: float|real|rows:FILE[,FILE] FUNCTIONS PROPS PROVERS)"; ok=0; continue
+    fi
+    for f in $(tr , ' ' <<< "$files"); do
+      [ -f "$CONTROL/$f" ] || { echo "$m: FAIL: expect: no file $f"; ok=0; continue 2; }
+    done
+    lc="$OUT/$m.control.$k.log"; lm="$OUT/$m.mutant.$k.log"
+    # the control and the mutant in parallel (the control's goals take well under a second; the
+    # mutant's unproved ones run to the timeout, two at a time)
+    wp_select "$CONTROL" "$lc" "$mode" "$files" "$fct" "$props" "$provers" 1 > "$OUT/$m.rc.c" &
+    wp_select "$tmp" "$lm" "$mode" "$files" "$fct" "$props" "$provers" 2 > "$OUT/$m.rc.m"
+    wait
+    read -r cp ct < "$OUT/$m.rc.c"; read -r mp mt < "$OUT/$m.rc.m"; rm -f "$OUT/$m.rc.c" "$OUT/$m.rc.m"
+    sel="$mode $fct $props"
+    echo "$m: $sel: control ${cp}/${ct:-?}, mutant ${mp}/${mt:-?} proved"
+    if [ "$cp" = ERR ]; then echo "$m: FAIL: Frama-C failed on the control (see $lc)"; ok=0; continue; fi
+    if [ "$mp" = ERR ]; then echo "$m: FAIL: Frama-C failed on the mutant (see $lm)"; ok=0; continue; fi
+    if [ "$ct" -eq 0 ] || [ "$mt" -eq 0 ]; then
+      echo "$m: FAIL: empty selection (0 goals; see $lc, $lm)"; ok=0; continue
+    fi
+    if [ "$cp" -ne "$ct" ]; then
+      echo "$m: FAIL: the control does not prove every selected goal (see $lc)"; unproved control "$lc"; ok=0
+    fi
+    if [ "$mp" -eq "$mt" ]; then
+      echo "$m: FAIL: mutant ACCEPTED: every selected goal proved on it (see $lm)"; ok=0
+    else
+      unproved mutant "$lm"
+    fi
+  done < <(grep '^expect: ' "$p")
+  rm -rf "$tmp"
+  if [ "$ok" -eq 1 ]; then
+    echo "$m: rejected ($(( $(date +%s) - t_m )) s)"; n_rej=$((n_rej + 1))
+  else
+    status=1
+  fi
+done
+secs=$(( $(date +%s) - t0 ))
+if [ "$status" -eq 0 ]; then
+  echo "$PROOF_NAME: $n_rej/$n_all mutants rejected, every control proved (${secs} s, timeout ${MUT_TIMEOUT} s)"
+else
+  echo "$PROOF_NAME: FAILED ($n_rej/$n_all mutants rejected with their controls proved; ${secs} s)"
+fi
+exit "$status"
