@@ -328,6 +328,9 @@ void stack_forward_f32(float *y, float *acts, const float *x, const float *param
     /* layer i: out_i = block_i(out_{i-1}), out_{-1} = x; the last layer writes y directly when
        there is no final norm (its output slot is then unused) */
     const float *in = x;
+    /*@ loop invariant i_range: 0 <= i <= L;
+        loop assigns i, in, y[0 .. B * T * d - 1], acts[0 .. stack_acts_size(L, B, T, d, H, ff) - 1];
+        loop variant L - i; */
     for (int i = 0; i < L; i++) {
         float *ai = acts + i * (A + n), *out = i == L - 1 && !final_norm ? y : ai + A;
         block_forward_f32(out, ai, in, params + i * P, kpm, stack_mask_f32(amask, i, natt),
@@ -364,6 +367,10 @@ void stack_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
     }
     /* layer i = L-1 .. 0: d(out_{i-1}) = block_iᵀ(g) at its input out_{i-1} (x for layer 0), into
        the other buffer, and into dx for layer 0 */
+    /*@ loop invariant i_range: -1 <= i <= L - 1;
+        loop assigns i, g, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
+                     ws[0 .. stack_scratch_size(B, T, d, ff) - 1];
+        loop variant i + 1; */
     for (int i = L - 1; i >= 0; i--) {
         const float *ai = acts + i * (A + n), *in = i == 0 ? x : acts + (i - 1) * (A + n) + A;
         float *out = i == 0 ? dx : g == g0 ? g1 : g0;
@@ -393,6 +400,9 @@ void stack_forward_f64(double *y, double *acts, const double *x, const double *p
     /* layer i: out_i = block_i(out_{i-1}), out_{-1} = x; the last layer writes y directly when
        there is no final norm (its output slot is then unused) */
     const double *in = x;
+    /*@ loop invariant i_range: 0 <= i <= L;
+        loop assigns i, in, y[0 .. B * T * d - 1], acts[0 .. stack_acts_size(L, B, T, d, H, ff) - 1];
+        loop variant L - i; */
     for (int i = 0; i < L; i++) {
         double *ai = acts + i * (A + n), *out = i == L - 1 && !final_norm ? y : ai + A;
         block_forward_f64(out, ai, in, params + i * P, kpm, stack_mask_f64(amask, i, natt),
@@ -429,6 +439,10 @@ void stack_backward_f64(double *dx, double *grads, double *ws, const double *dy,
     }
     /* layer i = L-1 .. 0: d(out_{i-1}) = block_iᵀ(g) at its input out_{i-1} (x for layer 0), into
        the other buffer, and into dx for layer 0 */
+    /*@ loop invariant i_range: -1 <= i <= L - 1;
+        loop assigns i, g, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
+                     ws[0 .. stack_scratch_size(B, T, d, ff) - 1];
+        loop variant i + 1; */
     for (int i = L - 1; i >= 0; i--) {
         const double *ai = acts + i * (A + n), *in = i == 0 ? x : acts + (i - 1) * (A + n) + A;
         double *out = i == 0 ? dx : g == g0 ? g1 : g0;
