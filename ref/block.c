@@ -313,7 +313,7 @@ static int stack_block_acts(int B, int T, int d, int H, int ff)
 
 /* Layer i's mask of `size` elements (the masks of the L layers are contiguous), or NULL. */
 /*@ requires range: 0 <= i && size >= 0 && i * size <= INT_MAX;
-    assigns \nothing;
+    assigns \result \from m, i, size;
     ensures no_mask: m == \null ==> \result == \null;
     ensures mask: m != \null ==> \result == m + i * size; */
 static const float *stack_mask_f32(const float *m, int i, int size) { return m ? m + i * size : NULL; }
@@ -385,7 +385,7 @@ void stack_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
 
 /* Layer i's mask of `size` elements (the masks of the L layers are contiguous), or NULL. */
 /*@ requires range: 0 <= i && size >= 0 && i * size <= INT_MAX;
-    assigns \nothing;
+    assigns \result \from m, i, size;
     ensures no_mask: m == \null ==> \result == \null;
     ensures mask: m != \null ==> \result == m + i * size; */
 static const double *stack_mask_f64(const double *m, int i, int size) { return m ? m + i * size : NULL; }

@@ -200,7 +200,11 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
  * block's.  acts: the forward's caches for the same inputs (and final_norm).
  *
  * Contracts as the block's (RTE, callee preconditions, assigns, termination; no output formula);
- * NOT yet proved (no make target runs them).
+ * NOT yet proved: `make prove-block` skips them (proofs/block.sh).  A first WP run (real model,
+ * stack_*_f32) proved 67 of the 71 assigns / loop invariant / variant goals as they stand; the 4
+ * left (layer i's ranges inside the stack's: i·(A + n) + A + n <= L·(A + n)) and the int-overflow
+ * goals of the layers' offsets i·P, i·(A + n), i·size need the nonlinear ghost steps the block's
+ * proof uses (GUIDE: "lemma functions").
  */
 /*@ logic integer stack_params_size(integer L, integer d, integer ff, integer final_norm) =
       L * block_params_size(d, ff) + (final_norm != 0 ? 2 * d : 0);
