@@ -290,3 +290,165 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         residual_forward_f64(dx, dx, ga, n);
     }
 }
+
+/* ---- the stack (nn.TransformerEncoder): L blocks in order, then the optional final LayerNorm ----
+ * Layouts (specs/block.h, "The stack"): layer i's parameters at params + i·P (P =
+ * block_params_size), then the final norm's weight and bias; layer i's caches at acts + i·(A + n)
+ * (A = block_acts_size, n = B·T·d): its block caches, then its output; after the L layers the
+ * final norm's mean and rstd.  The block's offsets in int (the contract bounds the products). */
+/*@ requires dims: d >= 1 && ff >= 1 && d * d <= INT_MAX && d * ff <= INT_MAX &&
+                    block_params_size(d, ff) <= INT_MAX;
+    assigns \nothing;
+    ensures size: \result == block_params_size(d, ff); */
+static int stack_block_params(int d, int ff) { return 4 * (d * d) + 2 * (d * ff) + 9 * d + ff; }
+/*@ requires dims: BLK_DIMS;
+    assigns \nothing;
+    ensures size: \result == block_acts_size(B, T, d, H, ff); */
+static int stack_block_acts(int B, int T, int d, int H, int ff)
+{
+    return 7 * (B * T * d) + 4 * (B * T) + 3 * (B * T * d) + B * H * T * T + 2 * (B * T * ff) + 2 * T;
+}
+
+/* ---- float ---- */
+
+/* Layer i's mask of `size` elements (the masks of the L layers are contiguous), or NULL. */
+/*@ requires range: 0 <= i && size >= 0 && i * size <= INT_MAX;
+    assigns \result \from m, i, size;
+    ensures no_mask: m == \null ==> \result == \null;
+    ensures mask: m != \null ==> \result == m + i * size; */
+static const float *stack_mask_f32(const float *m, int i, int size) { return m ? m + i * size : NULL; }
+
+void stack_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
+                       const float *amask, const float *dmask, const float *d1mask,
+                       const float *d2mask, float p, float eps, int post, ffn_act act, int causal,
+                       int final_norm, int L, int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
+    int natt = B * H * T * T, nff = B * T * ff;
+    /* layer i: out_i = block_i(out_{i-1}), out_{-1} = x; the last layer writes y directly when
+       there is no final norm (its output slot is then unused) */
+    const float *in = x;
+    /*@ loop invariant i_range: 0 <= i <= L;
+        loop assigns i, in, y[0 .. B * T * d - 1], acts[0 .. stack_acts_size(L, B, T, d, H, ff) - 1];
+        loop variant L - i; */
+    for (int i = 0; i < L; i++) {
+        float *ai = acts + i * (A + n), *out = i == L - 1 && !final_norm ? y : ai + A;
+        block_forward_f32(out, ai, in, params + i * P, kpm, stack_mask_f32(amask, i, natt),
+                          stack_mask_f32(dmask, i, nff), stack_mask_f32(d1mask, i, n),
+                          stack_mask_f32(d2mask, i, n), p, eps, post, act, causal, B, T, d, H, ff);
+        in = out;
+    }
+    /* y = norm(out_{L-1}) */
+    if (final_norm) {
+        float *fmean = acts + L * (A + n), *frstd = fmean + rows;
+        const float *fg = params + L * P;
+        layernorm_forward_f32(y, fmean, frstd, in, fg, fg + d, rows, d, eps);
+    }
+}
+
+void stack_backward_f32(float *dx, float *grads, float *ws, const float *dy, const float *acts,
+                        const float *x, const float *params, const float *amask, const float *dmask,
+                        const float *d1mask, const float *d2mask, float p, int post, ffn_act act,
+                        int final_norm, int L, int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
+    int natt = B * H * T * T, nff = B * T * ff;
+    /* the scratch: the block's, then two buffers g0, g1 [rows, d] that carry the gradient of the
+       residual stream between layers (a block's dx may not alias its dy) */
+    float *bws = ws, *g0 = ws + (6 * n + nff + 2 * T), *g1 = g0 + n;
+    /* g = d(out_{L-1}) = normᵀ(dy) at out_{L-1} (the final norm's gradients accumulated), or dy */
+    const float *g = dy;
+    if (final_norm) {
+        const float *fmean = acts + L * (A + n), *frstd = fmean + rows, *fin = acts + (L - 1) * (A + n) + A;
+        const float *fg = params + L * P;
+        float *dfg = grads + L * P;
+        layernorm_backward_f32(g0, dfg, dfg + d, dy, fin, fg, fmean, frstd, rows, d);
+        g = g0;
+    }
+    /* layer i = L-1 .. 0: d(out_{i-1}) = block_iᵀ(g) at its input out_{i-1} (x for layer 0), into
+       the other buffer, and into dx for layer 0 */
+    /*@ loop invariant i_range: -1 <= i <= L - 1;
+        loop assigns i, g, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
+                     ws[0 .. stack_scratch_size(B, T, d, ff) - 1];
+        loop variant i + 1; */
+    for (int i = L - 1; i >= 0; i--) {
+        const float *ai = acts + i * (A + n), *in = i == 0 ? x : acts + (i - 1) * (A + n) + A;
+        float *out = i == 0 ? dx : g == g0 ? g1 : g0;
+        block_backward_f32(out, grads + i * P, bws, g, ai, in, params + i * P, stack_mask_f32(amask, i, natt),
+                           stack_mask_f32(dmask, i, nff), stack_mask_f32(d1mask, i, n),
+                           stack_mask_f32(d2mask, i, n), p, post, act, B, T, d, H, ff);
+        g = out;
+    }
+}
+
+/* ---- double: the same code with double ---- */
+
+/* Layer i's mask of `size` elements (the masks of the L layers are contiguous), or NULL. */
+/*@ requires range: 0 <= i && size >= 0 && i * size <= INT_MAX;
+    assigns \result \from m, i, size;
+    ensures no_mask: m == \null ==> \result == \null;
+    ensures mask: m != \null ==> \result == m + i * size; */
+static const double *stack_mask_f64(const double *m, int i, int size) { return m ? m + i * size : NULL; }
+
+void stack_forward_f64(double *y, double *acts, const double *x, const double *params, const double *kpm,
+                       const double *amask, const double *dmask, const double *d1mask,
+                       const double *d2mask, double p, double eps, int post, ffn_act act, int causal,
+                       int final_norm, int L, int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
+    int natt = B * H * T * T, nff = B * T * ff;
+    /* layer i: out_i = block_i(out_{i-1}), out_{-1} = x; the last layer writes y directly when
+       there is no final norm (its output slot is then unused) */
+    const double *in = x;
+    /*@ loop invariant i_range: 0 <= i <= L;
+        loop assigns i, in, y[0 .. B * T * d - 1], acts[0 .. stack_acts_size(L, B, T, d, H, ff) - 1];
+        loop variant L - i; */
+    for (int i = 0; i < L; i++) {
+        double *ai = acts + i * (A + n), *out = i == L - 1 && !final_norm ? y : ai + A;
+        block_forward_f64(out, ai, in, params + i * P, kpm, stack_mask_f64(amask, i, natt),
+                          stack_mask_f64(dmask, i, nff), stack_mask_f64(d1mask, i, n),
+                          stack_mask_f64(d2mask, i, n), p, eps, post, act, causal, B, T, d, H, ff);
+        in = out;
+    }
+    /* y = norm(out_{L-1}) */
+    if (final_norm) {
+        double *fmean = acts + L * (A + n), *frstd = fmean + rows;
+        const double *fg = params + L * P;
+        layernorm_forward_f64(y, fmean, frstd, in, fg, fg + d, rows, d, eps);
+    }
+}
+
+void stack_backward_f64(double *dx, double *grads, double *ws, const double *dy, const double *acts,
+                        const double *x, const double *params, const double *amask, const double *dmask,
+                        const double *d1mask, const double *d2mask, double p, int post, ffn_act act,
+                        int final_norm, int L, int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
+    int natt = B * H * T * T, nff = B * T * ff;
+    /* the scratch: the block's, then two buffers g0, g1 [rows, d] that carry the gradient of the
+       residual stream between layers (a block's dx may not alias its dy) */
+    double *bws = ws, *g0 = ws + (6 * n + nff + 2 * T), *g1 = g0 + n;
+    /* g = d(out_{L-1}) = normᵀ(dy) at out_{L-1} (the final norm's gradients accumulated), or dy */
+    const double *g = dy;
+    if (final_norm) {
+        const double *fmean = acts + L * (A + n), *frstd = fmean + rows, *fin = acts + (L - 1) * (A + n) + A;
+        const double *fg = params + L * P;
+        double *dfg = grads + L * P;
+        layernorm_backward_f64(g0, dfg, dfg + d, dy, fin, fg, fmean, frstd, rows, d);
+        g = g0;
+    }
+    /* layer i = L-1 .. 0: d(out_{i-1}) = block_iᵀ(g) at its input out_{i-1} (x for layer 0), into
+       the other buffer, and into dx for layer 0 */
+    /*@ loop invariant i_range: -1 <= i <= L - 1;
+        loop assigns i, g, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
+                     ws[0 .. stack_scratch_size(B, T, d, ff) - 1];
+        loop variant i + 1; */
+    for (int i = L - 1; i >= 0; i--) {
+        const double *ai = acts + i * (A + n), *in = i == 0 ? x : acts + (i - 1) * (A + n) + A;
+        double *out = i == 0 ? dx : g == g0 ? g1 : g0;
+        block_backward_f64(out, grads + i * P, bws, g, ai, in, params + i * P, stack_mask_f64(amask, i, natt),
+                           stack_mask_f64(dmask, i, nff), stack_mask_f64(d1mask, i, n),
+                           stack_mask_f64(d2mask, i, n), p, post, act, B, T, d, H, ff);
+        g = out;
+    }
+}

@@ -174,4 +174,130 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
                         const double *d2mask, double p, int post, ffn_act act,
                         int B, int T, int d, int H, int ff);
 
+
+/* ---- the stack: nn.TransformerEncoder (batch_first=True), L blocks, then the optional final norm ----
+ *
+ *   out_{-1} = x;  out_i = block_i(out_{i-1}) (i = 0 .. L-1, the block above with layer i's
+ *   parameters, masks and the shared kpm);  y = norm(out_{L-1}) (final_norm != 0) or out_{L-1}.
+ *
+ * norm: LayerNorm with norm.weight, norm.bias and the blocks' eps.  The same memory convention,
+ * the layers laid out one after another (stack_*_size below):
+ *   params: layer 0's block (the layout above: layers.0.self_attn.in_proj_weight ...
+ *     layers.0.norm2.bias), layer 1's, ..., layer L-1's, then (final_norm only) fg [d]
+ *     norm.weight, fb [d] norm.bias; grads: the same layout (d.layers.<i>.<name>, d.norm.*).
+ *   acts, per layer i: the block's caches (block_acts_size), then out_i [rows, d] (layer i+1's
+ *     input, the final norm's for i = L-1; the last layer's slot is unused without a final norm:
+ *     that layer writes y); after the L layers the final norm's mean, rstd [rows] (unused
+ *     without it).
+ *   masks: each kind for every layer, contiguous (layer i's at i·(its size)), or NULL (no
+ *     dropout of that kind in any layer): amask [L, B, H, T, T], dmask [L, rows, ff],
+ *     d1mask, d2mask [L, rows, d].  kpm [B, T]: shared by the layers, as nn.TransformerEncoder
+ *     passes src_key_padding_mask to each.
+ *   scratch (backward, overwritten): the block's (block_scratch_size), then g0, g1 [rows, d] (the
+ *     residual stream's gradient between layers).
+ * The backward: g = normᵀ(dy) at out_{L-1} (or dy), then layer i = L-1 .. 0: g = block_iᵀ(g) at
+ * out_{i-1}; dx = the last g, OVERWRITTEN; every parameter gradient ACCUMULATED (+=), as the
+ * block's.  acts: the forward's caches for the same inputs (and final_norm).
+ *
+ * Contracts as the block's (RTE, callee preconditions, assigns, termination; no output formula);
+ * NOT yet proved: `make prove-block` skips them (proofs/block.sh).  A first WP run (real model,
+ * stack_*_f32) proved 67 of the 71 assigns / loop invariant / variant goals as they stand; the 4
+ * left (layer i's ranges inside the stack's: i·(A + n) + A + n <= L·(A + n)) and the int-overflow
+ * goals of the layers' offsets i·P, i·(A + n), i·size need the nonlinear ghost steps the block's
+ * proof uses (GUIDE: "lemma functions").
+ */
+/*@ logic integer stack_params_size(integer L, integer d, integer ff, integer final_norm) =
+      L * block_params_size(d, ff) + (final_norm != 0 ? 2 * d : 0);
+    logic integer stack_acts_size(integer L, integer B, integer T, integer d, integer H, integer ff) =
+      L * (block_acts_size(B, T, d, H, ff) + B * T * d) + 2 * (B * T);
+    logic integer stack_scratch_size(integer B, integer T, integer d, integer ff) =
+      block_scratch_size(B, T, d, ff) + 2 * (B * T * d);
+*/
+/* The same sizes in elements, for the caller's allocation. */
+static inline long stack_params_size(long L, long d, long ff, int final_norm)
+{
+    return L * block_params_size(d, ff) + (final_norm ? 2 * d : 0);
+}
+static inline long stack_acts_size(long L, long B, long T, long d, long H, long ff)
+{
+    return L * (block_acts_size(B, T, d, H, ff) + B * T * d) + 2 * B * T;
+}
+static inline long stack_scratch_size(long B, long T, long d, long ff)
+{
+    return block_scratch_size(B, T, d, ff) + 2 * B * T * d;
+}
+
+/* Sizes: the block's, L >= 1, and the stack's blocks and its layers' offsets fit an int (the
+   masks' L·size included). */
+#define STK_DIMS                                                                                   \
+    BLK_DIMS && L >= 1 && L * block_params_size(d, ff) + 2 * d <= INT_MAX &&                       \
+    stack_acts_size(L, B, T, d, H, ff) <= INT_MAX && stack_scratch_size(B, T, d, ff) <= INT_MAX && \
+    L * (B * H * T * T) <= INT_MAX && L * (B * T * ff) <= INT_MAX && L * (B * T * d) <= INT_MAX
+#define STK_PAR(v) (v + (0 .. stack_params_size(L, d, ff, final_norm) - 1))
+#define STK_ACT(v) (v + (0 .. stack_acts_size(L, B, T, d, H, ff) - 1))
+#define STK_WS(v) (v + (0 .. stack_scratch_size(B, T, d, ff) - 1))
+#define STK_ATT(v) (v + (0 .. L * (B * H * T * T) - 1))
+#define STK_RF(v) (v + (0 .. L * (B * T * ff) - 1))
+#define STK_RDL(v) (v + (0 .. L * (B * T * d) - 1))
+#define STK_MASKS_READ                                                                             \
+    (amask == \null || \valid_read(STK_ATT(amask))) && (dmask == \null || \valid_read(STK_RF(dmask))) && \
+    (d1mask == \null || \valid_read(STK_RDL(d1mask))) && (d2mask == \null || \valid_read(STK_RDL(d2mask)))
+#define STK_MASKS_SEP(...)                                                                         \
+    (amask == \null || \separated(STK_ATT(amask), __VA_ARGS__)) &&                               \
+    (dmask == \null || \separated(STK_RF(dmask), __VA_ARGS__)) &&                                \
+    (d1mask == \null || \separated(STK_RDL(d1mask), __VA_ARGS__)) &&                             \
+    (d2mask == \null || \separated(STK_RDL(d2mask), __VA_ARGS__))
+
+#define STK_FWD_CONTRACT                                                                           \
+    requires dims: STK_DIMS;                                                                       \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires eps_pos: eps > 0;                                                                     \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires valid_in: \valid_read(BLK_RD(x)) && \valid_read(STK_PAR(params));                     \
+    requires valid_masks: STK_MASKS_READ && (kpm == \null || \valid_read(BLK_KPM(kpm)));           \
+    requires valid_out: \valid(BLK_RD(y)) && \valid(STK_ACT(acts));                                \
+    requires sep: \separated(BLK_RD(y), STK_ACT(acts), BLK_RD(x), STK_PAR(params));               \
+    requires sep_masks: STK_MASKS_SEP(BLK_RD(y), STK_ACT(acts)) &&                                 \
+                        (kpm == \null || \separated(BLK_KPM(kpm), BLK_RD(y), STK_ACT(acts)));      \
+    assigns *BLK_RD(y), *STK_ACT(acts);
+
+#define STK_BWD_CONTRACT                                                                           \
+    requires dims: STK_DIMS;                                                                       \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires valid_in: \valid_read(BLK_RD(dy)) && \valid_read(BLK_RD(x)) &&                        \
+                       \valid_read(STK_PAR(params)) && \valid_read(STK_ACT(acts));                 \
+    requires valid_masks: STK_MASKS_READ;                                                          \
+    requires valid_out: \valid(BLK_RD(dx)) && \valid(STK_PAR(grads)) && \valid(STK_WS(ws));        \
+    requires sep: \separated(BLK_RD(dx), STK_PAR(grads), STK_WS(ws), BLK_RD(dy), BLK_RD(x),        \
+                             STK_PAR(params), STK_ACT(acts));                                      \
+    requires sep_masks: STK_MASKS_SEP(BLK_RD(dx), STK_PAR(grads), STK_WS(ws)) &&                   \
+                        (d2mask == \null || \separated(STK_RDL(d2mask), BLK_RD(dy)));            \
+    assigns *BLK_RD(dx), *STK_PAR(grads), *STK_WS(ws);
+
+/*@ STK_FWD_CONTRACT */
+void stack_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
+                       const float *amask, const float *dmask, const float *d1mask,
+                       const float *d2mask, float p, float eps, int post, ffn_act act, int causal,
+                       int final_norm, int L, int B, int T, int d, int H, int ff);
+/*@ STK_FWD_CONTRACT */
+void stack_forward_f64(double *y, double *acts, const double *x, const double *params,
+                       const double *kpm, const double *amask, const double *dmask,
+                       const double *d1mask, const double *d2mask, double p, double eps, int post,
+                       ffn_act act, int causal, int final_norm, int L, int B, int T, int d, int H,
+                       int ff);
+
+/*@ STK_BWD_CONTRACT */
+void stack_backward_f32(float *dx, float *grads, float *ws, const float *dy, const float *acts,
+                        const float *x, const float *params, const float *amask,
+                        const float *dmask, const float *d1mask, const float *d2mask, float p,
+                        int post, ffn_act act, int final_norm, int L, int B, int T, int d, int H,
+                        int ff);
+/*@ STK_BWD_CONTRACT */
+void stack_backward_f64(double *dx, double *grads, double *ws, const double *dy,
+                        const double *acts, const double *x, const double *params,
+                        const double *amask, const double *dmask, const double *d1mask,
+                        const double *d2mask, double p, int post, ffn_act act, int final_norm,
+                        int L, int B, int T, int d, int H, int ff);
+
 #endif
