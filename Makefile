@@ -27,12 +27,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 TESTS   := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 RESNORM := $(B)/resnorm
 
-# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk), then the
-# sublayers, and the proof regression (proofs/mutants_fast.sh: every mutant rejected by its declared
-# goal, ~1-2 min).  make check runs it beside the tests (tests/run_beside.sh), so the attention replay
-# (~5 min of one core) fits.
-prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn \
-       prove-attention prove-mutants-fast
+.PHONY: all deps build check check-tests unit pytorch-check onnx-check asan asan-clients fuzz-smoke fuzz prove golden golden-check \
         bench bench-sublayers bench-block clean fastpath-soak
 
 all: deps
@@ -213,18 +208,12 @@ include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk proofs/attention.mk
 include proofs/ffn.mk proofs/block.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
-<<<<<<< HEAD
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk), then the
-# sublayers.  make check runs it beside the tests (tests/run_beside.sh), so the attention replay (~5 min
-# of one core) fits.
+# sublayers, and the proof regression (proofs/mutants_fast.sh: every mutant rejected by its declared
+# goal, ~1-2 min).  make check runs it beside the tests (tests/run_beside.sh), so the attention replay
+# (~5 min of one core) fits.
 prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn \
-       prove-attention
-=======
-# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk); and the
-# proof regression (proofs/mutants_fast.sh: every mutant rejected by its declared goal, ~1-2 min).
-prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn \
-       prove-mutants-fast
->>>>>>> mutfast
+       prove-attention prove-mutants-fast
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
