@@ -83,12 +83,12 @@ void lin_exact_dot(lin_dot_ws *ws, const double *a, size_t sa, const double *b, 
  * exact value, so that value is the exact value's rounding -- the bits of the exact route.  A ball
  * that does not decide (a tie or near-tie beyond LIN_PREC bits, a ball straddling 0 whose ends round
  * to -0 and +0) and every output that a non-finite input reaches (the balls see those inputs as 0)
- * take the exact route for that one output.  At GPT-2 width (64 × 768 -> 3072) this is ~25x faster
- * than an exact dot per output (specs/linear.md). */
+ * take the exact route for that one output.  At GPT-2 width (64 × 768 -> 3072) this takes ~15x
+ * less CPU than an exact dot per output (specs/error-analysis-linear.md). */
 
 /* Working precision of the balls: far above binary64's 53 bits, so that a ball fails to decide only
-   at a tie or near-tie (or a cancellation of ~70 bits); the block product costs about the same at
-   64 and at 128 bits on float inputs. */
+   at a tie or near-tie (or a cancellation of ~70 bits).  No Ziv loop: what 128 bits leave undecided
+   is rare, and the exact route is cheap for one output. */
 #define LIN_PREC 128
 
 /* A vector length for the allocators (never 0). */

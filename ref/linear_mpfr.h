@@ -13,7 +13,7 @@
  * terms' exponent span), so every value is certified by construction, without a Ziv loop.
  * Computed by the ball route (Arb's block matrix product, each ball rounded once when it decides;
  * the exact dot above for each output that does not decide or that a non-finite input reaches):
- * the same bits as an exact dot per output, ~25x faster at GPT-2 width (ref/linear_mpfr.c).
+ * the same bits as an exact dot per output, ~15x less CPU at GPT-2 width (ref/linear_mpfr.c).
  * An exact zero is +0.  Non-finite inputs give IEEE's class of the exact computation: NaN when a
  * term is NaN, 0·Inf, or Infs of both signs meet; otherwise +-Inf.
  * Returns RN_TWIN_OK or RN_TWIN_NOMEM (ref/layernorm_mpfr.h). */
