@@ -217,14 +217,17 @@ prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dro
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
+# bench_sublayers.py: certified linear and ffn forward+backward at (64, 768, 3072) beside PyTorch
+# float64 (issue 8; ~21 s of CPU, ~2 min wall at load 17 on 2 cores).
 # bench_block.py: the certified block at GPT-2 width beside PyTorch float64 (issue 9; ~25 s of CPU).
 bench: build $(B)/tests/bench_layernorm
 	$(B)/tests/bench_layernorm
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_fastpath.py
+	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_block.py
 
-# Certified linear and ffn (64, 768, 3072) beside torch float64: minutes today (per-product MPFR; issue 8),
-# so apart from `make bench`.
+# The certified linear and ffn (64, 768, 3072) beside PyTorch float64 alone (also in `make bench`;
+# THREADS=n for both sides, default every core; SHAPE=rows,d,ff for another shape).
 bench-sublayers: build
 	RESNORM=$(RESNORM) /usr/bin/python3 tests/bench_sublayers.py
 

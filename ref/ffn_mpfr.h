@@ -9,7 +9,7 @@
  *    rounded once (RN-even, subnormals and overflow to +-Inf as IEEE) to format `out`.  Ziv over the
  *    whole op: every output's ball is converted to an MPFR interval (outward) and emitted only when
  *    both ends round to the same value of `out`; otherwise the whole computation is redone at twice
- *    the precision (64 .. 65536 bits); past that RN_TWIN_UNCERTIFIED, never a guess.
+ *    the precision (128 .. 65536 bits); past that RN_TWIN_UNCERTIFIED, never a guess.
  *
  * The real op (shapes: ref/ffn.c, specs/ffn.h; s = 1/(1 - p), the REAL quotient, p the input-format
  * value of the attribute as ref/dropout_mpfr.h):

@@ -2,6 +2,8 @@
  *  - the float and double kernels against every golden case of linear / linear_backward, within
  *    the a-priori bound of specs/error-analysis-linear.md (the worst error/bound ratio is printed);
  *  - the twin against an independent 4096-bit evaluation (bit for bit, every output dtype);
+ *  - the twin's ball route against its exact route (bit for bit, every dtype) on planted ties,
+ *    near-ties, exact zeros, underflow, overflow, Inf and NaN, and on random inputs;
  *  - the twin's backward against high-precision (4096-bit) central finite differences of the loss
  *    L = Σ dy·y, for every input and every parameter (x, weight, bias);
  *  - mutants (W not transposed, bias dropped, d.weight from one row) fail `resnorm check`, the
@@ -371,4 +373,241 @@ Test(linear_cli, bad_shapes_exit_2_naming_the_file)
     cr_assert_eq(run("eval linear --in x=%s --in weight=%s --in bias=%s --out %s", P("x.npy"),
                      P("w.npy"), P("dy.npy"), P("o")), 2);
     cr_assert(strstr(err_text, "bias"), "%s", err_text);
+}
+
+/* ================================================================ ball route vs exact route */
+/* The twin's ball route (Arb block products, each ball rounded once when it decides) must give the
+   bits of the exact route (an exact dot per output) on the inputs where the balls are weakest:
+   ties and near-ties of every dtype, exact zeros (and -0 inputs), results below every dtype's
+   subnormals, overflow, Inf and NaN.  Each planted list of terms t[0..T) becomes one output
+   sum_i t[i]·q[i] for each partner vector q of PARTNERS (1, 2^-600 for f64's underflow, 0 for
+   0·Inf); the other outputs are random. */
+
+enum { T = 6, NPART = 3 };
+static const double PARTNERS[NPART] = {1.0, 0x1p-600, 0.0};
+
+/* Writes the planted lists (T terms each, zero-padded) to P and returns how many. */
+static size_t planted_lists(double P[][T])
+{
+    static const int prec[RN_NDTYPES] = {53, 24, 11, 8};
+    static const double minsub[RN_NDTYPES] = {0x1p-1074, 0x1p-149, 0x1p-24, 0x1p-133};
+    size_t n = 0;
+#define LIST(...) do { double t_[T] = {__VA_ARGS__}; memcpy(P[n++], t_, sizeof t_); } while (0)
+    for (int d = 0; d < RN_NDTYPES; d++) {
+        double u = ldexp(1.0, -prec[d]);
+        LIST(1.0, u);                       /* a tie: to even, down */
+        LIST(1.0, 3 * u);                   /* a tie: to even, up */
+        LIST(1.0, u, 0x1p-200);             /* just above a tie, beyond 128 bits */
+        LIST(1.0, u, -0x1p-200);            /* just below */
+        LIST(-1.0, -u, 0x1p-300);           /* negative, just above (toward 0) */
+        LIST(0x1p40, 1.0, u, -0x1p40);      /* a tie after cancellation */
+        LIST(0x1p40, 1.0, u, 0x1p-170, -0x1p40);
+        /* below and at the subnormals: for f64 through the 2^-600 partner */
+        double s = d == RN_F64 ? 0x1p-474 : minsub[d];
+        LIST(0.5 * s);                      /* half the smallest subnormal: a tie to +0 */
+        LIST(-0.5 * s);                     /* to -0 */
+        LIST(-0.75 * s);                    /* to -minsub */
+        LIST(2.5 * s);                      /* a tie between subnormals: to even */
+        LIST(s, -s, 0.5 * s, 0x1p-200 * s); /* just above the tie at minsub/2 */
+        LIST(1.0, 0.5 * s, -1.0);           /* the tie after cancellation */
+    }
+    LIST(1.5, -1.5);                        /* exact zeros */
+    LIST(0x1p60, 1.0, -0x1p60, -1.0);
+    LIST(-0.0, -0.0);                       /* -0 terms: the exact zero is +0 */
+    LIST(0x1p-1074, -0x1p-1074);
+    LIST(0x1p1023, 0x1p1023);               /* overflow: 2^1024 */
+    LIST(0x1p1023, 0x1p1023, -0x1p1023);    /* a partial sum overflows, the result does not */
+    LIST(0x1p127, 0x1p127);                 /* f32 overflow */
+    LIST(65504.0, 16.0);                    /* f16: 65520 rounds to Inf (tie at the top) */
+    LIST(65504.0, 16.0, -0x1p-100);         /* just below: 65504 */
+    LIST(0x1.fep127, 0x1p119);              /* bf16: the tie at the top, to Inf */
+    LIST(INFINITY, 1.0);                    /* non-finite: +Inf, then 0·Inf = NaN */
+    LIST(INFINITY, -INFINITY);              /* NaN */
+    LIST(-INFINITY, 0x1p1023, 0x1p1023);    /* -Inf */
+    LIST(NAN, 1.0);
+    unsigned long long g = 99;
+    for (int k = 0; k < 6; k++) {           /* generic lists, mixed exponents */
+        double t[T];
+        for (int i = 0; i < T; i++)
+            t[i] = ldexp((double)(float)(lcg(&g) - 1.0), (int)(lcg(&g) * 20) - 30);
+        memcpy(P[n++], t, sizeof t);
+    }
+#undef LIST
+    return n;
+}
+
+/* Bit for bit (NaN: any NaN on both sides). */
+static int same_bits(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void assert_same(const char *what, int d, const double *balls, const double *exact, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cr_assert(same_bits(balls[i], exact[i]), "%s dtype %s [%zu]: ball route %a, exact route %a",
+                  what, rn_dtype_name((rn_dtype)d), i, balls[i], exact[i]);
+}
+
+/* 1 when row i (or column i, stride-wise) of a matrix holds a non-finite value: n values from v
+   with step st. */
+static int line_nonfinite(const double *v, size_t n, size_t st)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(v[k * st]))
+            return 1;
+    return 0;
+}
+
+/* How many outputs of c [m, n] = a·b (a [m, k] with row stride sa_r, element stride sa_k; b [k, n]
+   likewise) a non-finite input reaches: they take the exact route whatever the balls say. */
+static size_t reached(const double *a, size_t sa_r, size_t sa_k, const double *b, size_t sb_k,
+                      size_t sb_c, size_t m, size_t k, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++)
+            c += line_nonfinite(a + i * sa_r, k, sa_k) || line_nonfinite(b + j * sb_c, k, sb_k);
+    return c;
+}
+
+static void random_fill(double *v, size_t n, unsigned long long *s)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (double)(float)(lcg(s) - 1.0);
+}
+
+Test(linear, ball_route_equals_exact_route_forward_on_planted_cases)
+{
+    static double P[128][T];
+    size_t L = planted_lists(P), O = NPART + 4;
+    cr_assert_leq(L, 128);
+    double *x = malloc(L * T * sizeof *x), *w = malloc(O * T * sizeof *w), b[NPART + 4];
+    double *yb = malloc(L * O * sizeof *yb), *ye = malloc(L * O * sizeof *ye);
+    unsigned long long s = 31;
+    memcpy(x, P, L * T * sizeof *x); /* row r = list r */
+    random_fill(w, O * T, &s);
+    random_fill(b, O, &s);
+    for (int q = 0; q < NPART; q++) { /* outputs 0 .. NPART-1: the lists against the partners */
+        b[q] = 0.0;
+        for (int i = 0; i < T; i++)
+            w[q * T + i] = PARTNERS[q];
+    }
+    b[O - 1] = NAN; /* a non-finite bias reaches its column only */
+    size_t fell_back = 0;
+    for (int d = 0; d < RN_NDTYPES; d++) {
+        size_t ne, ne_exact;
+        cr_assert_eq(linear_forward_route(yb, x, w, b, L, T, O, (rn_dtype)d, LIN_ROUTE_BALLS, &ne), 0);
+        cr_assert_eq(linear_forward_route(ye, x, w, b, L, T, O, (rn_dtype)d, LIN_ROUTE_EXACT,
+                                          &ne_exact), 0);
+        assert_same("y", d, yb, ye, L * O);
+        cr_assert_eq(ne_exact, L * O);
+        cr_assert_lt(ne, L * O, "dtype %d: the balls decided nothing", d);
+        fell_back += ne;
+    }
+    /* beyond the outputs that a non-finite input reaches, the near-ties beyond 128 bits cannot
+       decide: the exact route must have been taken for them too */
+    size_t nonfin = 0;
+    for (size_t r = 0; r < L; r++)
+        for (size_t j = 0; j < O; j++)
+            nonfin += line_nonfinite(x + r * T, T, 1) || line_nonfinite(w + j * T, T, 1) || isnan(b[j]);
+    cr_assert_gt(fell_back, RN_NDTYPES * nonfin, "%zu by the exact route, %zu non-finite", fell_back,
+                 RN_NDTYPES * nonfin);
+    printf("linear ball route: %zu planted lists x %zu outputs x 4 dtypes, %zu outputs by the exact "
+           "route\n", L, O, fell_back);
+    free(x), free(w), free(yb), free(ye);
+}
+
+/* Backward twice: once with the lists as rows of dy (planted dx = dy·W against W's partner
+   columns), once with the lists as columns of x (planted d.weight = dyᵀ·x against dy's partner
+   columns). */
+Test(linear, ball_route_equals_exact_route_backward_on_planted_cases)
+{
+    static double P[128][T];
+    size_t L = planted_lists(P), W = NPART + 3;
+    unsigned long long s = 57;
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: rows L, out T, in W.  pass 1: rows T, in L, out W. */
+        size_t rows = pass ? T : L, in = pass ? L : W, out = pass ? W : T;
+        double *dy = malloc(rows * out * sizeof *dy), *x = malloc(rows * in * sizeof *x),
+               *w = malloc(out * in * sizeof *w);
+        double *g[2][3];
+        for (int k = 0; k < 2; k++) {
+            g[k][0] = malloc(rows * in * sizeof(double));
+            g[k][1] = malloc(out * in * sizeof(double));
+            g[k][2] = malloc(out * sizeof(double));
+        }
+        random_fill(dy, rows * out, &s);
+        random_fill(x, rows * in, &s);
+        random_fill(w, out * in, &s);
+        for (size_t l = 0; l < L; l++)
+            for (int i = 0; i < T; i++) {
+                if (pass == 0)
+                    dy[l * out + i] = P[l][i];
+                else
+                    x[i * in + l] = P[l][i];
+            }
+        for (int q = 0; q < NPART; q++)
+            for (int i = 0; i < T; i++) {
+                if (pass == 0)
+                    w[i * in + q] = PARTNERS[q]; /* column q of W */
+                else
+                    dy[i * out + q] = PARTNERS[q]; /* column q of dy */
+            }
+        /* outputs reached by a non-finite input: dx = dy·W, d.weight = dyᵀ·x */
+        size_t nonfin = reached(dy, out, 1, w, in, 1, rows, out, in) +
+                        reached(dy, 1, out, x, in, 1, out, rows, in);
+        size_t fell_back = 0;
+        for (int d = 0; d < RN_NDTYPES; d++) {
+            size_t ne;
+            cr_assert_eq(linear_backward_route(g[0][0], g[0][1], g[0][2], dy, x, w, rows, in, out,
+                                               (rn_dtype)d, LIN_ROUTE_BALLS, &ne), 0);
+            cr_assert_eq(linear_backward_route(g[1][0], g[1][1], g[1][2], dy, x, w, rows, in, out,
+                                               (rn_dtype)d, LIN_ROUTE_EXACT, NULL), 0);
+            assert_same("dx", d, g[0][0], g[1][0], rows * in);
+            assert_same("d.weight", d, g[0][1], g[1][1], out * in);
+            assert_same("d.bias", d, g[0][2], g[1][2], out);
+            cr_assert_lt(ne, rows * in + out * in, "dtype %d: the balls decided nothing", d);
+            fell_back += ne;
+        }
+        cr_assert_gt(fell_back, RN_NDTYPES * nonfin,
+                     "pass %d: the planted near-ties must take the exact route (%zu, %zu non-finite)",
+                     pass, fell_back, RN_NDTYPES * nonfin);
+        free(dy), free(x), free(w);
+        for (int k = 0; k < 2; k++)
+            free(g[k][0]), free(g[k][1]), free(g[k][2]);
+    }
+}
+
+/* Generic inputs at a width where the block product splits into several blocks and chunks (more
+   than BALLMAT_CHUNK = 192 columns): the same bits, and every output decided by its ball. */
+Test(linear, ball_route_equals_exact_route_on_random_inputs_and_decides_them_all)
+{
+    enum { R = 5, I = 300, O = 200 };
+    unsigned long long s = 2024;
+    double *x = malloc(R * I * sizeof *x), *w = malloc(O * I * sizeof *w), b[O], *dy = malloc(R * O * sizeof *dy);
+    double *a = malloc(O * I * sizeof *a), *e = malloc(O * I * sizeof *e);
+    double *a2 = malloc(R * I * sizeof *a2), *e2 = malloc(R * I * sizeof *e2), ab[O], eb[O];
+    random_fill(x, R * I, &s);
+    random_fill(w, O * I, &s);
+    random_fill(b, O, &s);
+    random_fill(dy, R * O, &s);
+    for (int i = 0; i < R * I; i += 7)
+        x[i] = ldexp(x[i], -60); /* a spread of exponents */
+    for (int d = 0; d < RN_NDTYPES; d++) {
+        size_t ne;
+        cr_assert_eq(linear_forward_route(a, x, w, b, R, I, O, (rn_dtype)d, LIN_ROUTE_BALLS, &ne), 0);
+        cr_assert_eq(linear_forward_route(e, x, w, b, R, I, O, (rn_dtype)d, LIN_ROUTE_EXACT, NULL), 0);
+        assert_same("y", d, a, e, R * O);
+        cr_assert_eq(ne, 0, "dtype %d: %zu forward outputs by the exact route", d, ne);
+        cr_assert_eq(linear_backward_route(a2, a, ab, dy, x, w, R, I, O, (rn_dtype)d,
+                                           LIN_ROUTE_BALLS, &ne), 0);
+        cr_assert_eq(linear_backward_route(e2, e, eb, dy, x, w, R, I, O, (rn_dtype)d,
+                                           LIN_ROUTE_EXACT, NULL), 0);
+        assert_same("dx", d, a2, e2, R * I);
+        assert_same("d.weight", d, a, e, O * I);
+        assert_same("d.bias", d, ab, eb, O);
+        cr_assert_eq(ne, 0, "dtype %d: %zu backward outputs by the exact route", d, ne);
+    }
+    free(x), free(w), free(dy), free(a), free(e), free(a2), free(e2);
 }
