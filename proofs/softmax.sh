@@ -9,8 +9,30 @@ source "$(dirname "$0")/lib.sh"
 proof_init prove-softmax build/proofs/softmax
 
 proof_soundness_greps specs/softmax.h specs/libm.h ref/softmax.c ref/libm.c proofs/eva_softmax.c
-proof_eva_start ref/softmax.c ref/libm.c proofs/eva_softmax.c
+# EVA reads the annotations with -DRESNORM_EVA: the real-model statements (SM_MODEL, specs/softmax.h) and
+# the libm assumption (LIBM_REAL, specs/libm.h) are \true for it.  It is given two facts it cannot
+# decide, the assertions d_nonpos (d = z - m <= 0) and s_ge_half (s >= 1/2) of ref/softmax.c, which the WP
+# run below proves and which hold in IEEE arithmetic (proofs/README-sublayers.md, "Softmax: the two
+# facts EVA is given"); any other property EVA leaves unknown fails the run (checked below).
+EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/softmax.c ref/libm.c proofs/eva_softmax.c
 proof_wp_real proofs/session_softmax ref/softmax.c
 proof_eva_wait
+for f in "$OUT"/eva_F32.log "$OUT"/eva_F64.log; do
+  other=$(grep "got status unknown" "$f" | grep -vE "assertion '(d_nonpos|s_ge_half)' got status unknown" | sort -u)
+  if [ -n "$other" ]; then
+    echo "$PROOF_NAME: EVA left a property unknown other than d_nonpos / s_ge_half (it may have narrowed its states by it; see $f):"
+    echo "$other"; status=1
+  fi
+  # EVA must reach both (a renamed or removed assertion does not go unnoticed)
+  for a in d_nonpos s_ge_half; do
+    grep -q "assertion '$a' got status" "$f" || \
+      { echo "$PROOF_NAME: EVA never reached assertion $a (see $f)"; status=1; }
+  done
+done
+# ... and WP proved them (every goal is proved or the run fails; this checks they were among them)
+for a in d_nonpos s_ge_half; do
+  grep -qE "Goal typed_real_softmax_.*_assert_$a : Valid" "$OUT/wp.log" || \
+    { echo "$PROOF_NAME: WP did not prove assertion $a (see $OUT/wp.log)"; status=1; }
+done
 proof_summary proofs/results/softmax.json proofs/summary_softmax.awk
 proof_finish "all goals proved, 0 EVA alarms"

@@ -14,7 +14,7 @@ function json_head() {
 }
 function json_tail() {
   return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n", tp, tt) \
-    sprintf("  \"eva\": {\"harness\": \"proofs/eva_softmax.c\", \"n_max\": %d, \"alarms_f32\": %d, \"alarms_f64\": %d,\n          \"ranges\": \"1 <= n <= %d; no mask; |x| <= 5; |dy| <= 1.0e4\"},\n", evanmax, eva32, eva64, evanmax) \
+    sprintf("  \"eva\": {\"harness\": \"proofs/eva_softmax.c\", \"n_max\": %d, \"alarms_f32\": %d, \"alarms_f64\": %d,\n          \"ranges\": \"1 <= n <= %d; forward without a mask and with one, each then backward; f32: |x| <= 88, mask in [-3.0e38, 0]; f64: |x| <= 1.0e300, mask in [-1.0e300, 0]; |dy| <= 1.0e4, dx from 0\",\n          \"given_to_eva\": [\"d_nonpos: z - m <= 0\", \"s_ge_half: s >= 1/2 (s >= 1 over the reals)\"], \"given_justification\": \"proved by WP (real model); IEEE argument in proofs/README-sublayers.md\"},\n", evanmax, eva32, eva64, evanmax) \
     sprintf("  \"seconds\": %d\n", secs)
 }
 function total_line() {
