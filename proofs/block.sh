@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # `make prove-block`: WP (real model) on the Transformer block kernels (ref/block.c): no runtime
 # error, every callee's precondition (validity, separation, eps > 0, 0 <= p < 1, the int sizes),
-# assigns and termination of the forward and backward drivers and their helpers, and the forward's
-# two residual adds functionally.  The callees (LayerNorm, attention, FFN, residual, dropout) are
-# used through their contracts (specs/*.h), proved by their own targets (attention's not yet in
-# full: specs/attention.h).  No EVA run here: the block adds no float operation of its own beyond
-# the residual adds and dropouts whose kernels EVA checks (proofs/eva_residual.c, eva_dropout.c).
+# assigns and termination of the forward and backward drivers and their helpers; smoke tests (no
+# vacuous precondition, no dead call or dead code).  The callees (LayerNorm, attention, FFN,
+# residual, dropout) are used through their contracts (specs/*.h), proved by their own targets
+# (prove-attention is opt-in).  No EVA run here: the block adds no float operation of its own
+# beyond the residual adds and dropouts whose kernels EVA checks (eva_residual.c, eva_dropout.c).
 # Exits non-zero on any unproved goal, failed smoke test or unsound ACSL literal; writes
-# proofs/results/block.json and prints a per-kernel table.  Steps: proofs/lib.sh.
+# proofs/results/block.json and prints a per-kernel table.  Steps: proofs/lib.sh; numbers and
+# cost: proofs/README-block.md.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-block build/proofs/block
 
