@@ -199,8 +199,9 @@ include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk proofs/attention.mk
 include proofs/ffn.mk proofs/block.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
-# and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk).
-prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn
+# and the fused skip + norm kernels, the fast path's primitives (Gappa, proofs/fast_dd.mk), the
+# sublayers and the Transformer block (prove-block: its two dtypes' WP runs side by side).
+prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn prove-block
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
