@@ -5,6 +5,8 @@
 #   proof_soundness_greps FILE...                      ACSL literals like 1e6, admit/axiom
 #   proof_eva_start FILE.c...                          EVA f32 and f64 in the background
 #   proof_wp_real SESSION FILE...                      WP, real model, RTE, smoke tests -> wp_rc
+#   proof_wp_real_start TAG SESSION FCT FILE...        the same on functions FCT, in the background
+#   proof_wp_real_wait                                 -> wp_rc (every run started above)
 #   proof_gappa FILE SESSION PROPS SMT_PROVERS [FRAMA-C OPTION...]   two passes -> ga_rc, gs_rc
 #   proof_wp_float FILE SESSION GAPPA_FCT GAPPA_PROPS FCT LEMMAS     float model, 3 passes -> fl_rc
 #   proof_eva_wait                                     -> eva_f32, eva_f64 (alarm counts), eva_rc
@@ -41,6 +43,7 @@ proof_init() {
   eva_f32=0; eva_f64=0
   PROOF_EVA=0; PROOF_GAPPA=0; PROOF_FLOAT=0
   fl_rc=0
+  PROOF_WP_PIDS=(); PROOF_WP_LOGS=()
   t0=$(date +%s)
 }
 
@@ -94,6 +97,28 @@ proof_wp_real() {
     -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
     -then -report-classify -report-unclassified-unknown ERROR > "$OUT/wp.log" 2>&1
   wp_rc=$?
+}
+
+# ---- 2b. WP, real model, on some functions, in the background (several runs side by side) ---------
+# proof_wp_real_start TAG SESSION FCT FILE...: proof_wp_real's run restricted to the functions FCT
+# (-wp-fct, comma-separated), log $OUT/wp_TAG.log, started in the background; proof_wp_real_wait
+# waits for every such run (-> wp_rc) and proof_summary reads their logs instead of $OUT/wp.log.
+# Each run has its own SESSION (WP_CACHE=cleanup then prunes each one's stale entries), and WP_PAR
+# provers (default 1: two runs side by side fill the 2 cores; a replay is WP's goal generation, one
+# core per run).  The lemmas of FILE are not goals of such a run (-wp-fct).
+proof_wp_real_start() {
+  local tag=$1 session=$2 fct=$3; shift 3
+  frama-c -cpp-extra-args="$CPP" "$@" \
+    -wp -wp-fct "$fct" -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-par "${WP_PAR:-1}" \
+    -wp-timeout "$WP_TIMEOUT" -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
+    -then -report-classify -report-unclassified-unknown ERROR > "$OUT/wp_$tag.log" 2>&1 &
+  PROOF_WP_PIDS+=($!)
+  PROOF_WP_LOGS+=("$OUT/wp_$tag.log")
+}
+
+proof_wp_real_wait() {
+  local pid
+  for pid in "${PROOF_WP_PIDS[@]}"; do wait "$pid" || wp_rc=1; done
 }
 
 # ---- 3. Gappa + SMT, IEEE float model ----------------------------------------------------------
@@ -160,7 +185,7 @@ proof_eva_wait() {
 # wp, gappa, gappa_smt.
 proof_summary() {
   local json=$1 family=$2; shift 2
-  local logs=("$OUT/wp.log")
+  local logs=("${PROOF_WP_LOGS[@]:-$OUT/wp.log}")
   [ "$PROOF_GAPPA" -eq 1 ] && logs+=("$OUT/gappa.log" "$OUT/gappa_smt.log")
   [ "$PROOF_FLOAT" -eq 1 ] && logs+=("$OUT/float_gappa.log" "$OUT/float_smt.log" "$OUT/float_lemmas.log")
   # further WP logs of the family's own runs (e.g. LayerNorm's rows run: $OUT/rows.log)
