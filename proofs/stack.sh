@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make prove-stack`: WP (real model) on the stack kernels at the end of ref/block.c
+# (nn.TransformerEncoder: L blocks, then the optional final LayerNorm; specs/block.h, "The stack"):
+# no runtime error (the layers' offsets i·P, i·(A + n), i·size included), every callee's
+# precondition (the block's and LayerNorm's: validity of each layer's ranges within the stack's,
+# their separation, the int sizes), assigns and termination of stack_forward/backward_f32/_f64 and
+# their helpers, and the ghost lemmas (proofs/README-stack.md).  The blocks and LayerNorm are used
+# through their contracts (specs/block.h, specs/layernorm.h), proved by prove-block and prove.
+# Exits non-zero on any unproved goal, failed smoke test or unsound ACSL literal; writes
+# proofs/results/stack.json and prints a per-kernel table.  Steps: proofs/lib.sh.
+source "$(dirname "$0")/lib.sh"
+proof_init prove-stack build/proofs/stack
+
+STACK_FCT=stack_forward_f32,stack_forward_f64,stack_backward_f32,stack_backward_f64
+STACK_FCT=$STACK_FCT,stack_block_params,stack_block_acts,stack_block_scratch,stack_mask_f32,stack_mask_f64
+STACK_FCT=$STACK_FCT,lemma_stack_layer,lemma_stack_next,lemma_stack_sum
+
+proof_soundness_greps specs/block.h ref/block.c
+proof_wp_real proofs/session_stack ref/block.c -wp-fct "$STACK_FCT"
+proof_summary proofs/results/stack.json proofs/summary_stack.awk
+proof_finish "all goals proved"
