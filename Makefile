@@ -206,7 +206,7 @@ golden-check: build
 include proofs/prove.mk
 include proofs/rmsnorm.mk proofs/residual.mk proofs/skip.mk proofs/fast_dd.mk
 include proofs/linear.mk proofs/dropout.mk proofs/softmax.mk proofs/attention.mk
-include proofs/ffn.mk proofs/block.mk
+include proofs/ffn.mk proofs/block.mk proofs/stack.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk), then the
 # sublayers, the Transformer block (prove-block: its two dtypes' WP runs side by side) and the proof

@@ -293,9 +293,32 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
 
 /* ---- the stack (nn.TransformerEncoder): L blocks in order, then the optional final LayerNorm ----
  * Layouts (specs/block.h, "The stack"): layer i's parameters at params + i·P (P =
- * block_params_size), then the final norm's weight and bias; layer i's caches at acts + i·(A + n)
- * (A = block_acts_size, n = B·T·d): its block caches, then its output; after the L layers the
- * final norm's mean and rstd.  The block's offsets in int (the contract bounds the products). */
+ * block_params_size), then the final norm's weight and bias; layer i's caches at acts + i·An
+ * (An = A + n, A = block_acts_size, n = B·T·d): its block caches, then its output; after the L
+ * layers the final norm's mean and rstd.  The offsets in int (the contract bounds the products).
+ * Every offset i·s (s = An, P or a mask's size) is a product of two variables, which the solvers
+ * do not bound by themselves: the loops call the ghost lemmas below, which state the bounds
+ * 0 <= i·s and i·s + s <= L·s (layer i's range within the L layers') and (i-1)·s + s = i·s (layer
+ * i-1's output ends where layer i's caches begin) for the loop's own i. */
+/*@ ghost
+  /@ requires i_range: 0 <= i < L;
+     requires s_nonneg: s >= 0;
+     assigns \nothing;
+     ensures start: 0 <= i * s;
+     ensures end: i * s + s <= L * s; @/
+  static void lemma_stack_layer(int i, int L, int s) {}
+  /@ requires i_pos: i >= 1;
+     requires s_nonneg: s >= 0;
+     assigns \nothing;
+     ensures prev_start: 0 <= (i - 1) * s;
+     ensures prev_end: (i - 1) * s + s == i * s; @/
+  static void lemma_stack_next(int i, int s) {}
+  /@ requires L_pos: L >= 1;
+     requires nonneg: a >= 0 && b >= 0;
+     assigns \nothing;
+     ensures one_layer: a + b <= L * (a + b); @/
+  static void lemma_stack_sum(int L, int a, int b) {}
+*/
 /*@ requires dims: d >= 1 && ff >= 1 && d * d <= INT_MAX && d * ff <= INT_MAX &&
                     block_params_size(d, ff) <= INT_MAX;
     assigns \nothing;
@@ -306,7 +329,22 @@ static int stack_block_params(int d, int ff) { return 4 * (d * d) + 2 * (d * ff)
     ensures size: \result == block_acts_size(B, T, d, H, ff); */
 static int stack_block_acts(int B, int T, int d, int H, int ff)
 {
-    return 7 * (B * T * d) + 4 * (B * T) + 3 * (B * T * d) + B * H * T * T + 2 * (B * T * ff) + 2 * T;
+    /* each product and partial sum stored in an int: WP then knows it is in range (an unstored
+       intermediate keeps a to_sint32 cast that the solvers do not see through) */
+    int rows = B * T, n = rows * d, BH = B * H, BHT = BH * T, natt = BHT * T, nff = rows * ff;
+    int n10 = 10 * n, r4 = 4 * rows, f2 = 2 * nff, T2 = 2 * T;
+    int s1 = n10 + r4, s2 = s1 + natt, s3 = s2 + f2;
+    return s3 + T2;
+}
+
+/*@ requires dims: BLK_DIMS;
+    assigns \nothing;
+    ensures size: \result == block_scratch_size(B, T, d, ff); */
+static int stack_block_scratch(int B, int T, int d, int H, int ff)
+{
+    (void)H; /* (H: for the contract's BLK_DIMS only) */
+    int rows = B * T, n = rows * d, nff = rows * ff, n6 = 6 * n, T2 = 2 * T, s1 = n6 + nff;
+    return s1 + T2;
 }
 
 /* ---- float ---- */
@@ -324,15 +362,25 @@ void stack_forward_f32(float *y, float *acts, const float *x, const float *param
                        int final_norm, int L, int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
-    int natt = B * H * T * T, nff = B * T * ff;
+    int BH = B * H, BHT = BH * T, natt = BHT * T, nff = B * T * ff;  /* (each product stored: an int) */
+    //@ ghost lemma_stack_sum(L, A, n);
+    int An = A + n;
     /* layer i: out_i = block_i(out_{i-1}), out_{-1} = x; the last layer writes y directly when
        there is no final norm (its output slot is then unused) */
     const float *in = x;
     /*@ loop invariant i_range: 0 <= i <= L;
+        loop invariant in_x: i == 0 ==> in == x;
+        loop invariant in_prev: 0 < i < L ==> in == acts + ((i - 1) * An + A);
         loop assigns i, in, y[0 .. B * T * d - 1], acts[0 .. stack_acts_size(L, B, T, d, H, ff) - 1];
         loop variant L - i; */
     for (int i = 0; i < L; i++) {
-        float *ai = acts + i * (A + n), *out = i == L - 1 && !final_norm ? y : ai + A;
+        //@ ghost lemma_stack_layer(i, L, An);
+        //@ ghost lemma_stack_layer(i, L, P);
+        //@ ghost lemma_stack_layer(i, L, natt);
+        //@ ghost lemma_stack_layer(i, L, nff);
+        //@ ghost lemma_stack_layer(i, L, n);
+        //@ ghost if (i > 0) lemma_stack_next(i, An);
+        float *ai = acts + i * An, *out = i == L - 1 && !final_norm ? y : ai + A;
         block_forward_f32(out, ai, in, params + i * P, kpm, stack_mask_f32(amask, i, natt),
                           stack_mask_f32(dmask, i, nff), stack_mask_f32(d1mask, i, n),
                           stack_mask_f32(d2mask, i, n), p, eps, post, act, causal, B, T, d, H, ff);
@@ -340,9 +388,11 @@ void stack_forward_f32(float *y, float *acts, const float *x, const float *param
     }
     /* y = norm(out_{L-1}) */
     if (final_norm) {
-        float *fmean = acts + L * (A + n), *frstd = fmean + rows;
-        const float *fg = params + L * P;
-        layernorm_forward_f32(y, fmean, frstd, in, fg, fg + d, rows, d, eps);
+        /* fin: the last layer's output out_{L-1} (the loop's last `in`), the n elements before fmean */
+        //@ ghost lemma_stack_next(L, An);
+        float *fmean = acts + L * An, *frstd = fmean + rows;
+        const float *fin = fmean - n, *fg = params + L * P;
+        layernorm_forward_f32(y, fmean, frstd, fin, fg, fg + d, rows, d, eps);
     }
 }
 
@@ -352,32 +402,48 @@ void stack_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
                         int final_norm, int L, int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
-    int natt = B * H * T * T, nff = B * T * ff;
+    int BH = B * H, BHT = BH * T, natt = BHT * T, nff = B * T * ff;  /* (each product stored: an int) */
+    //@ ghost lemma_stack_sum(L, A, n);
+    int An = A + n;
     /* the scratch: the block's, then two buffers g0, g1 [rows, d] that carry the gradient of the
        residual stream between layers (a block's dx may not alias its dy) */
-    float *bws = ws, *g0 = ws + (6 * n + nff + 2 * T), *g1 = g0 + n;
+    int S = stack_block_scratch(B, T, d, H, ff);
+    float *bws = ws, *g0 = ws + S, *g1 = g0 + n;
     /* g = d(out_{L-1}) = normᵀ(dy) at out_{L-1} (the final norm's gradients accumulated), or dy */
     const float *g = dy;
+    int gbuf = 0; /* where g is: 0 dy, 1 g0, 2 g1 (a flag, not g == g0: WP's model hides that comparison) */
     if (final_norm) {
-        const float *fmean = acts + L * (A + n), *frstd = fmean + rows, *fin = acts + (L - 1) * (A + n) + A;
+        //@ ghost lemma_stack_next(L, An);
+        const float *fmean = acts + L * An, *frstd = fmean + rows, *fin = fmean - n;  /* out_{L-1} */
         const float *fg = params + L * P;
         float *dfg = grads + L * P;
         layernorm_backward_f32(g0, dfg, dfg + d, dy, fin, fg, fmean, frstd, rows, d);
         g = g0;
+        gbuf = 1;
     }
     /* layer i = L-1 .. 0: d(out_{i-1}) = block_iᵀ(g) at its input out_{i-1} (x for layer 0), into
        the other buffer, and into dx for layer 0 */
     /*@ loop invariant i_range: -1 <= i <= L - 1;
-        loop assigns i, g, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
+        loop invariant gbuf_range: 0 <= gbuf <= 2;
+        loop invariant g_buf: i >= 0 ==> (gbuf == 0 && g == dy) || (gbuf == 1 && g == g0) || (gbuf == 2 && g == g1);
+        loop assigns i, g, gbuf, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
                      ws[0 .. stack_scratch_size(B, T, d, ff) - 1];
         loop variant i + 1; */
     for (int i = L - 1; i >= 0; i--) {
-        const float *ai = acts + i * (A + n), *in = i == 0 ? x : acts + (i - 1) * (A + n) + A;
-        float *out = i == 0 ? dx : g == g0 ? g1 : g0;
+        //@ ghost lemma_stack_layer(i, L, An);
+        //@ ghost lemma_stack_layer(i, L, P);
+        //@ ghost lemma_stack_layer(i, L, natt);
+        //@ ghost lemma_stack_layer(i, L, nff);
+        //@ ghost lemma_stack_layer(i, L, n);
+        //@ ghost if (i > 0) lemma_stack_next(i, An);
+        /* layer i's input: x, or out_{i-1}, the n elements before layer i's caches */
+        const float *ai = acts + i * An, *in = i == 0 ? x : ai - n;
+        float *out = i == 0 ? dx : gbuf == 1 ? g1 : g0;
         block_backward_f32(out, grads + i * P, bws, g, ai, in, params + i * P, stack_mask_f32(amask, i, natt),
                            stack_mask_f32(dmask, i, nff), stack_mask_f32(d1mask, i, n),
                            stack_mask_f32(d2mask, i, n), p, post, act, B, T, d, H, ff);
         g = out;
+        gbuf = gbuf == 1 ? 2 : 1;
     }
 }
 
@@ -396,15 +462,25 @@ void stack_forward_f64(double *y, double *acts, const double *x, const double *p
                        int final_norm, int L, int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
-    int natt = B * H * T * T, nff = B * T * ff;
+    int BH = B * H, BHT = BH * T, natt = BHT * T, nff = B * T * ff;  /* (each product stored: an int) */
+    //@ ghost lemma_stack_sum(L, A, n);
+    int An = A + n;
     /* layer i: out_i = block_i(out_{i-1}), out_{-1} = x; the last layer writes y directly when
        there is no final norm (its output slot is then unused) */
     const double *in = x;
     /*@ loop invariant i_range: 0 <= i <= L;
+        loop invariant in_x: i == 0 ==> in == x;
+        loop invariant in_prev: 0 < i < L ==> in == acts + ((i - 1) * An + A);
         loop assigns i, in, y[0 .. B * T * d - 1], acts[0 .. stack_acts_size(L, B, T, d, H, ff) - 1];
         loop variant L - i; */
     for (int i = 0; i < L; i++) {
-        double *ai = acts + i * (A + n), *out = i == L - 1 && !final_norm ? y : ai + A;
+        //@ ghost lemma_stack_layer(i, L, An);
+        //@ ghost lemma_stack_layer(i, L, P);
+        //@ ghost lemma_stack_layer(i, L, natt);
+        //@ ghost lemma_stack_layer(i, L, nff);
+        //@ ghost lemma_stack_layer(i, L, n);
+        //@ ghost if (i > 0) lemma_stack_next(i, An);
+        double *ai = acts + i * An, *out = i == L - 1 && !final_norm ? y : ai + A;
         block_forward_f64(out, ai, in, params + i * P, kpm, stack_mask_f64(amask, i, natt),
                           stack_mask_f64(dmask, i, nff), stack_mask_f64(d1mask, i, n),
                           stack_mask_f64(d2mask, i, n), p, eps, post, act, causal, B, T, d, H, ff);
@@ -412,9 +488,11 @@ void stack_forward_f64(double *y, double *acts, const double *x, const double *p
     }
     /* y = norm(out_{L-1}) */
     if (final_norm) {
-        double *fmean = acts + L * (A + n), *frstd = fmean + rows;
-        const double *fg = params + L * P;
-        layernorm_forward_f64(y, fmean, frstd, in, fg, fg + d, rows, d, eps);
+        /* fin: the last layer's output out_{L-1} (the loop's last `in`), the n elements before fmean */
+        //@ ghost lemma_stack_next(L, An);
+        double *fmean = acts + L * An, *frstd = fmean + rows;
+        const double *fin = fmean - n, *fg = params + L * P;
+        layernorm_forward_f64(y, fmean, frstd, fin, fg, fg + d, rows, d, eps);
     }
 }
 
@@ -424,31 +502,47 @@ void stack_backward_f64(double *dx, double *grads, double *ws, const double *dy,
                         int final_norm, int L, int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d, P = stack_block_params(d, ff), A = stack_block_acts(B, T, d, H, ff);
-    int natt = B * H * T * T, nff = B * T * ff;
+    int BH = B * H, BHT = BH * T, natt = BHT * T, nff = B * T * ff;  /* (each product stored: an int) */
+    //@ ghost lemma_stack_sum(L, A, n);
+    int An = A + n;
     /* the scratch: the block's, then two buffers g0, g1 [rows, d] that carry the gradient of the
        residual stream between layers (a block's dx may not alias its dy) */
-    double *bws = ws, *g0 = ws + (6 * n + nff + 2 * T), *g1 = g0 + n;
+    int S = stack_block_scratch(B, T, d, H, ff);
+    double *bws = ws, *g0 = ws + S, *g1 = g0 + n;
     /* g = d(out_{L-1}) = normᵀ(dy) at out_{L-1} (the final norm's gradients accumulated), or dy */
     const double *g = dy;
+    int gbuf = 0; /* where g is: 0 dy, 1 g0, 2 g1 (a flag, not g == g0: WP's model hides that comparison) */
     if (final_norm) {
-        const double *fmean = acts + L * (A + n), *frstd = fmean + rows, *fin = acts + (L - 1) * (A + n) + A;
+        //@ ghost lemma_stack_next(L, An);
+        const double *fmean = acts + L * An, *frstd = fmean + rows, *fin = fmean - n;  /* out_{L-1} */
         const double *fg = params + L * P;
         double *dfg = grads + L * P;
         layernorm_backward_f64(g0, dfg, dfg + d, dy, fin, fg, fmean, frstd, rows, d);
         g = g0;
+        gbuf = 1;
     }
     /* layer i = L-1 .. 0: d(out_{i-1}) = block_iᵀ(g) at its input out_{i-1} (x for layer 0), into
        the other buffer, and into dx for layer 0 */
     /*@ loop invariant i_range: -1 <= i <= L - 1;
-        loop assigns i, g, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
+        loop invariant gbuf_range: 0 <= gbuf <= 2;
+        loop invariant g_buf: i >= 0 ==> (gbuf == 0 && g == dy) || (gbuf == 1 && g == g0) || (gbuf == 2 && g == g1);
+        loop assigns i, g, gbuf, dx[0 .. B * T * d - 1], grads[0 .. stack_params_size(L, d, ff, final_norm) - 1],
                      ws[0 .. stack_scratch_size(B, T, d, ff) - 1];
         loop variant i + 1; */
     for (int i = L - 1; i >= 0; i--) {
-        const double *ai = acts + i * (A + n), *in = i == 0 ? x : acts + (i - 1) * (A + n) + A;
-        double *out = i == 0 ? dx : g == g0 ? g1 : g0;
+        //@ ghost lemma_stack_layer(i, L, An);
+        //@ ghost lemma_stack_layer(i, L, P);
+        //@ ghost lemma_stack_layer(i, L, natt);
+        //@ ghost lemma_stack_layer(i, L, nff);
+        //@ ghost lemma_stack_layer(i, L, n);
+        //@ ghost if (i > 0) lemma_stack_next(i, An);
+        /* layer i's input: x, or out_{i-1}, the n elements before layer i's caches */
+        const double *ai = acts + i * An, *in = i == 0 ? x : ai - n;
+        double *out = i == 0 ? dx : gbuf == 1 ? g1 : g0;
         block_backward_f64(out, grads + i * P, bws, g, ai, in, params + i * P, stack_mask_f64(amask, i, natt),
                            stack_mask_f64(dmask, i, nff), stack_mask_f64(d1mask, i, n),
                            stack_mask_f64(d2mask, i, n), p, post, act, B, T, d, H, ff);
         g = out;
+        gbuf = gbuf == 1 ? 2 : 1;
     }
 }

@@ -199,12 +199,12 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
  * out_{i-1}; dx = the last g, OVERWRITTEN; every parameter gradient ACCUMULATED (+=), as the
  * block's.  acts: the forward's caches for the same inputs (and final_norm).
  *
- * Contracts as the block's (RTE, callee preconditions, assigns, termination; no output formula);
- * NOT yet proved: `make prove-block` skips them (proofs/block.sh).  A first WP run (real model,
- * stack_*_f32) proved 67 of the 71 assigns / loop invariant / variant goals as they stand; the 4
- * left (layer i's ranges inside the stack's: i·(A + n) + A + n <= L·(A + n)) and the int-overflow
- * goals of the layers' offsets i·P, i·(A + n), i·size need the nonlinear ghost steps the block's
- * proof uses (GUIDE: "lemma functions").
+ * Contracts as the block's (RTE, callee preconditions, assigns, termination; no output formula),
+ * proved by `make prove-stack` (proofs/stack.sh, proofs/README-stack.md; `make prove-block` skips
+ * the stack's functions): the layers' offsets i·P, i·(A + n), i·size through the ghost lemmas of
+ * ref/block.c (0 <= i·s, i·s + s <= L·s, (i-1)·s + s == i·s), the blocks and the final LayerNorm
+ * through their contracts (the blocks' own proof: prove-block; LayerNorm's: prove); there is no
+ * output formula because the block's contract has none to compose.
  */
 /*@ logic integer stack_params_size(integer L, integer d, integer ff, integer final_norm) =
       L * block_params_size(d, ff) + (final_norm != 0 ? 2 * d : 0);
