@@ -24,30 +24,227 @@
   static void lemma_lin_index(int j, int n, int s, int c) {}
 */
 
+/* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand).
+   Read by the float-model run only (proofs/linear_float.sh). */
+#ifdef RESNORM_WP_FLOAT
+/*@ lemma lin_f32_is_f32: \forall float f; \is_finite(f) ==> is_f32(f);
+    lemma lin_f64_is_f64: \forall double f; \is_finite(f) ==> is_f64(f);
+*/
+#endif
+
 /* ---- float ---- */
 
+/* a * b, one term of a dot product.  Float model: |a|, |b| <= 2^50, so |a * b| <= 2^100 does not
+   overflow; the error is u·|a·b| relative, or 2^-150 (half the smallest subnormal) absolute when
+   |a·b| <= 2^-125 (Gappa needs the two cases apart: the behaviors; its relative-error theorem wants
+   the product above 2^-125, one binade into the normal range, where the ulp is still 2^-149). */
+/*@ requires mul_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f32(a) && is_f32(b));
+    requires mul_range: LN_FLOAT(\abs(a) <= 0x1p50 && \abs(b) <= 0x1p50);
+    assigns \nothing;
+    ensures mul: LN_EXACT(\result == a * b);
+    ensures mul_fin: LN_FLOAT(\is_finite(\result));
+    ensures mul_abs: LN_FLOAT(\abs(\result) <= 0x1p100);
+    ensures mul_rnd: LN_FLOAT(\result == rnd32(a * b));
+    ensures mul_ab: LN_FLOAT(\abs(a * b) <= 0x1p100);
+    behavior normal:
+      assumes mul_big: LN_FLOAT(\abs(a * b) >= 0x1p-125);
+      ensures mul_err: LN_FLOAT(\abs(fp_err(rnd32(a * b), a * b)) <= u32 * \abs(a * b));
+    behavior tiny:
+      assumes mul_small: LN_FLOAT(\abs(a * b) <= 0x1p-125);
+      ensures mul_err_tiny: LN_FLOAT(\abs(fp_err(rnd32(a * b), a * b)) <= 0x1p-150); */
+static inline float lin_mul_f32(float a, float b)
+{
+    //@ assert mul_nov: LN_FLOAT(no_ovf32(a * b));
+    float p = a * b;
+    //@ assert mul_rnd0: LN_FLOAT(p == rnd32(a * b));
+    //@ assert mul_q: LN_FLOAT(\abs(rnd32(a * b)) <= 0x1p100);
+    return p;
+}
+
+/* a + b, the running sum of a dot product (a sum of two floats is exact below the normal range: no
+   absolute term). */
+/*@ requires add_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f32(a) && is_f32(b));
+    requires add_range: LN_FLOAT(\abs(a) <= 0x1p120 && \abs(b) <= 0x1p120);
+    assigns \nothing;
+    ensures add: LN_EXACT(\result == a + b);
+    ensures add_fin: LN_FLOAT(\is_finite(\result));
+    ensures add_rnd: LN_FLOAT(\result == rnd32(a + b));
+    ensures add_err: LN_FLOAT(\abs(fp_err(rnd32(a + b), a + b)) <= u32 * \abs(a + b)); */
+static inline float lin_add_f32(float a, float b)
+{
+    //@ assert add_nov: LN_FLOAT(no_ovf32(a + b));
+    return a + b;
+}
+
+/* Ghost lemma function (float model; \true in the real-model run): products of non-negative factors
+   that cvc5/z3 did not always prove inside linear_dot_f32's loop, proved here with no other context and
+   called where they are used (k = 4096 - (i + 1) is passed in: with the difference written out in the
+   product, they did not prove it even here). */
+/*@ ghost
+  /@ requires h_pre: LN_FLOAT(0 <= i < 4096 && 0 <= k && 0 <= lin_adot(x, w, i));
+     assigns \nothing;
+     ensures h_1: LN_FLOAT(0 <= i * (\abs(acc) + lin_adot(x, w, i)));
+     ensures h_2: LN_FLOAT(0 <= k * (\abs(acc) + lin_adot(x, w, i)));
+     ensures p_1: LN_FLOAT(0 <= i * \abs(x[i] * w[i])); @/
+  static void lemma_lin_dot_hints_f32(float acc, const float *x, const float *w, int i, int k) {}
+*/
+
+/* acc + x_0 w_0 + ... + x_{n-1} w_{n-1}, left to right, one product then one addition per term.
+   Float model (specs/error-analysis-linear.md §2-§3, m = n + 1 terms, acc the first):
+   |s - (acc + sum_k x_k w_k)| <= (1 + 2^-11)·(n + 1)·u·(|acc| + sum_k |x_k w_k|) + n·2^-149
+   (lin_err32, specs/fperr_linear.h).  The step (the assertions of the loop): with e_i the error
+   after i terms, A_i = |acc| + sum_{k<i} |x_k w_k|, p = x_i w_i and eta = 2^-150,
+   e_{i+1} <= u A_i + u |p| + (1 + u) e_i + (1 + u)(u |p| + eta), and with c = 1 + 2^-11,
+   u + (1 + u) c (i + 1) u <= c (i + 2) u as long as c (1 - (i + 1) u) >= 1, i.e. for i + 1 <= 4096. */
 float linear_dot_f32(float acc, const float *x, const float *w, int n)
 {
     float s = acc;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant s_def: s == acc + lin_dot(x, w, i);
+        loop invariant s_def: LN_EXACT(s == acc + lin_dot(x, w, i));
+        loop invariant n_max: LN_FLOAT(n <= 4096);
+        loop invariant s_fin: LN_FLOAT(\is_finite(s));
+        loop invariant a_bound: LN_FLOAT(0 <= lin_adot(x, w, i) <= i * 0x1p100);
+        loop invariant s_abs: LN_FLOAT(\abs(acc + lin_dot(x, w, i)) <= \abs(acc) + lin_adot(x, w, i));
+        loop invariant s_err: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i))) <= lin_err32(i, \abs(acc) + lin_adot(x, w, i)));
         loop assigns i, s;
         loop variant n - i; */
-    for (int i = 0; i < n; i++)
-        s += x[i] * w[i];
+    for (int i = 0; i < n; i++) {
+        //@ ghost lemma_lin_dot_hints_f32(acc, x, w, i, 4096 - (i + 1));
+        //@ assert x_fin: LN_FLOAT(\is_finite(x[i]) && \abs(x[i]) <= 0x1p50 && \is_finite(w[i]) && \abs(w[i]) <= 0x1p50);
+        //@ assert x_flt: LN_FLOAT(is_f32(x[i]) && is_f32(w[i]) && is_f32(s));
+        float q = lin_mul_f32(x[i], w[i]);
+        //@ assert d_err: LN_FLOAT(\abs(q - x[i] * w[i]) <= u32 * \abs(x[i] * w[i]) + 0x1p-150);
+        //@ assert q_range: LN_FLOAT(\abs(q) <= 0x1p120 && \abs(x[i] * w[i]) <= 0x1p100);
+        //@ assert q_flt: LN_FLOAT(is_f32(q));
+        //@ assert p_1: LN_FLOAT(0 <= i * \abs(x[i] * w[i]));
+        //@ assert a_range: LN_FLOAT(\abs(acc) + lin_adot(x, w, i) <= 0x1p113);
+        //@ assert h_1: LN_FLOAT(0 <= i * (\abs(acc) + lin_adot(x, w, i)));
+        //@ assert h_2: LN_FLOAT(0 <= (4096 - (i + 1)) * (\abs(acc) + lin_adot(x, w, i)));
+        //@ assert e_small: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i))) <= 0x1p-11 * (\abs(acc) + lin_adot(x, w, i)) + 1);
+        //@ assert s_range: LN_FLOAT(\abs(s) <= 0x1p120);
+        s = lin_add_f32(s, q); /* s += x[i] * w[i] */
+        /*@ assert f_err: LN_FLOAT(\abs(s - (\at(s, LoopCurrent) + q)) <= u32 * \abs(\at(s, LoopCurrent) + q)); */
+        //@ assert s_next: LN_FLOAT(acc + lin_dot(x, w, i + 1) == (acc + lin_dot(x, w, i)) + x[i] * w[i]);
+        //@ assert a_next: LN_FLOAT(lin_adot(x, w, i + 1) == lin_adot(x, w, i) + \abs(x[i] * w[i]));
+        /*@ assert tri: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= \abs(s - (\at(s, LoopCurrent) + q)) + \abs(\at(s, LoopCurrent) - (acc + lin_dot(x, w, i)))
+                    + \abs(q - x[i] * w[i])); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(s, LoopCurrent) + q)
+                 <= (\abs(acc) + lin_adot(x, w, i)) + \abs(\at(s, LoopCurrent) - (acc + lin_dot(x, w, i)))
+                    + \abs(x[i] * w[i]) + \abs(q - x[i] * w[i])); */
+        //@ assert u_val: LN_FLOAT(u32 == 0x1p-24);
+        /*@ assert step1: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= 0x1p-24 * (\abs(acc) + lin_adot(x, w, i)) + 0x1p-24 * \abs(x[i] * w[i])
+                    + (1 + 0x1p-24) * \abs(\at(s, LoopCurrent) - (acc + lin_dot(x, w, i)))
+                    + (1 + 0x1p-24) * \abs(q - x[i] * w[i])); */
+        /*@ assert e_def: LN_FLOAT(lin_err32(i, \abs(acc) + lin_adot(x, w, i))
+                 == (1 + 0x1p-11) * 0x1p-24 * (i * (\abs(acc) + lin_adot(x, w, i))) + (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_adot(x, w, i))
+                    + i * 0x1p-149); */
+        /*@ assert step_a: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= 0x1p-24 * (\abs(acc) + lin_adot(x, w, i)) + 0x1p-24 * \abs(x[i] * w[i])
+                    + (1 + 0x1p-24) * ((1 + 0x1p-11) * 0x1p-24 * (i * (\abs(acc) + lin_adot(x, w, i)))
+                                   + (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_adot(x, w, i)) + i * 0x1p-149)
+                    + (1 + 0x1p-24) * (0x1p-24 * \abs(x[i] * w[i]) + 0x1p-150)); */
+        /*@ assert k_a: LN_FLOAT(0x1p-24 * (\abs(acc) + lin_adot(x, w, i))
+                 + (1 + 0x1p-24) * ((1 + 0x1p-11) * 0x1p-24 * (i * (\abs(acc) + lin_adot(x, w, i))) + (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_adot(x, w, i)))
+                 <= (1 + 0x1p-11) * 0x1p-24 * (i * (\abs(acc) + lin_adot(x, w, i))) + 2 * (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_adot(x, w, i))); */
+        /*@ assert k_p: LN_FLOAT(0x1p-24 * \abs(x[i] * w[i]) + (1 + 0x1p-24) * (0x1p-24 * \abs(x[i] * w[i]))
+                 <= (1 + 0x1p-11) * 0x1p-24 * (i * \abs(x[i] * w[i])) + 2 * (1 + 0x1p-11) * 0x1p-24 * \abs(x[i] * w[i])); */
+        //@ assert k_e: LN_FLOAT((1 + 0x1p-24) * (i * 0x1p-149) + (1 + 0x1p-24) * (0x1p-150) <= (i + 1) * 0x1p-149);
+        /*@ assert step_b: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= (1 + 0x1p-11) * 0x1p-24 * (i * (\abs(acc) + lin_adot(x, w, i))) + 2 * (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_adot(x, w, i))
+                    + (1 + 0x1p-11) * 0x1p-24 * (i * \abs(x[i] * w[i])) + 2 * (1 + 0x1p-11) * 0x1p-24 * \abs(x[i] * w[i])
+                    + (i + 1) * 0x1p-149); */
+        /*@ assert e_next: LN_FLOAT(lin_err32(i + 1, \abs(acc) + lin_adot(x, w, i + 1))
+                 == (1 + 0x1p-11) * 0x1p-24 * (i * (\abs(acc) + lin_adot(x, w, i))) + 2 * (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_adot(x, w, i))
+                    + (1 + 0x1p-11) * 0x1p-24 * (i * \abs(x[i] * w[i])) + 2 * (1 + 0x1p-11) * 0x1p-24 * \abs(x[i] * w[i])
+                    + (i + 1) * 0x1p-149); */
+        /*@ assert step: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= lin_err32(i + 1, \abs(acc) + lin_adot(x, w, i + 1))); */
+    }
     return s;
 }
 
+/* Ghost lemma function (float model; \true in the real-model run): products of two non-negative
+   factors that the SMT solvers did not prove inside linear_sdot_f32's loop (its goals carry the
+   strided index terms), proved here with no other context, and called where they are used. */
+/*@ ghost
+  /@ requires h_pre: LN_FLOAT(0 <= j < 4096 && 0 <= k && 0 <= lin_sadot(a, w, c, s, j));
+     assigns \nothing;
+     ensures h_1: LN_FLOAT(0 <= j * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+     ensures h_2: LN_FLOAT(0 <= k * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+     ensures p_1: LN_FLOAT(0 <= j * \abs(a[j] * w[j * s + c])); @/
+  static void lemma_lin_sdot_hints_f32(float acc, const float *a, const float *w, int c, int s, int j, int k) {}
+*/
+
+/* acc + a_0 w[c] + a_1 w[s + c] + ... (column c of a row-major [n, s] matrix), left to right; the
+   float model as linear_dot_f32's, with lin_sdot / lin_sadot. */
 float linear_sdot_f32(float acc, const float *a, const float *w, int c, int s, int n)
 {
     float t = acc;
     /*@ loop invariant j_range: 0 <= j <= n;
-        loop invariant t_def: t == acc + lin_sdot(a, w, c, s, j);
+        loop invariant t_def: LN_EXACT(t == acc + lin_sdot(a, w, c, s, j));
+        loop invariant n_max: LN_FLOAT(n <= 4096);
+        loop invariant t_fin: LN_FLOAT(\is_finite(t));
+        loop invariant a_bound: LN_FLOAT(0 <= lin_sadot(a, w, c, s, j) <= j * 0x1p100);
+        loop invariant t_abs: LN_FLOAT(\abs(acc + lin_sdot(a, w, c, s, j)) <= \abs(acc) + lin_sadot(a, w, c, s, j));
+        loop invariant t_err: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j))) <= lin_err32(j, \abs(acc) + lin_sadot(a, w, c, s, j)));
         loop assigns j, t;
         loop variant n - j; */
     for (int j = 0; j < n; j++) {
         //@ ghost lemma_lin_index(j, n, s, c);
-        t += a[j] * w[j * s + c];
+        //@ ghost lemma_lin_sdot_hints_f32(acc, a, w, c, s, j, 4096 - (j + 1));
+        //@ assert x_fin: LN_FLOAT(\is_finite(a[j]) && \abs(a[j]) <= 0x1p50 && \is_finite(w[j * s + c]) && \abs(w[j * s + c]) <= 0x1p50);
+        //@ assert x_flt: LN_FLOAT(is_f32(a[j]) && is_f32(w[j * s + c]) && is_f32(t));
+        float q = lin_mul_f32(a[j], w[j * s + c]);
+        //@ assert d_err: LN_FLOAT(\abs(q - a[j] * w[j * s + c]) <= u32 * \abs(a[j] * w[j * s + c]) + 0x1p-150);
+        //@ assert q_range: LN_FLOAT(\abs(q) <= 0x1p120 && \abs(a[j] * w[j * s + c]) <= 0x1p100);
+        //@ assert q_flt: LN_FLOAT(is_f32(q));
+        //@ assert p_1: LN_FLOAT(0 <= j * \abs(a[j] * w[j * s + c]));
+        //@ assert a_range: LN_FLOAT(\abs(acc) + lin_sadot(a, w, c, s, j) <= 0x1p113);
+        //@ assert h_1: LN_FLOAT(0 <= j * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+        //@ assert h_2: LN_FLOAT(0 <= (4096 - (j + 1)) * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+        //@ assert e_small: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j))) <= 0x1p-11 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + 1);
+        //@ assert s_range: LN_FLOAT(\abs(t) <= 0x1p120);
+        t = lin_add_f32(t, q); /* t += a[j] * w[j * s + c] */
+        /*@ assert f_err: LN_FLOAT(\abs(t - (\at(t, LoopCurrent) + q)) <= u32 * \abs(\at(t, LoopCurrent) + q)); */
+        //@ assert s_next: LN_FLOAT(acc + lin_sdot(a, w, c, s, j + 1) == (acc + lin_sdot(a, w, c, s, j)) + a[j] * w[j * s + c]);
+        //@ assert a_next: LN_FLOAT(lin_sadot(a, w, c, s, j + 1) == lin_sadot(a, w, c, s, j) + \abs(a[j] * w[j * s + c]));
+        /*@ assert tri: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= \abs(t - (\at(t, LoopCurrent) + q)) + \abs(\at(t, LoopCurrent) - (acc + lin_sdot(a, w, c, s, j)))
+                    + \abs(q - a[j] * w[j * s + c])); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(t, LoopCurrent) + q)
+                 <= (\abs(acc) + lin_sadot(a, w, c, s, j)) + \abs(\at(t, LoopCurrent) - (acc + lin_sdot(a, w, c, s, j)))
+                    + \abs(a[j] * w[j * s + c]) + \abs(q - a[j] * w[j * s + c])); */
+        //@ assert u_val: LN_FLOAT(u32 == 0x1p-24);
+        /*@ assert step1: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + 0x1p-24 * \abs(a[j] * w[j * s + c])
+                    + (1 + 0x1p-24) * \abs(\at(t, LoopCurrent) - (acc + lin_sdot(a, w, c, s, j)))
+                    + (1 + 0x1p-24) * \abs(q - a[j] * w[j * s + c])); */
+        /*@ assert e_def: LN_FLOAT(lin_err32(j, \abs(acc) + lin_sadot(a, w, c, s, j))
+                 == (1 + 0x1p-11) * 0x1p-24 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                    + j * 0x1p-149); */
+        /*@ assert step_a: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + 0x1p-24 * \abs(a[j] * w[j * s + c])
+                    + (1 + 0x1p-24) * ((1 + 0x1p-11) * 0x1p-24 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j)))
+                                   + (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + j * 0x1p-149)
+                    + (1 + 0x1p-24) * (0x1p-24 * \abs(a[j] * w[j * s + c]) + 0x1p-150)); */
+        /*@ assert k_a: LN_FLOAT(0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                 + (1 + 0x1p-24) * ((1 + 0x1p-11) * 0x1p-24 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j)))
+                 <= (1 + 0x1p-11) * 0x1p-24 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + 2 * (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j))); */
+        /*@ assert k_p: LN_FLOAT(0x1p-24 * \abs(a[j] * w[j * s + c]) + (1 + 0x1p-24) * (0x1p-24 * \abs(a[j] * w[j * s + c]))
+                 <= (1 + 0x1p-11) * 0x1p-24 * (j * \abs(a[j] * w[j * s + c])) + 2 * (1 + 0x1p-11) * 0x1p-24 * \abs(a[j] * w[j * s + c])); */
+        //@ assert k_e: LN_FLOAT((1 + 0x1p-24) * (j * 0x1p-149) + (1 + 0x1p-24) * (0x1p-150) <= (j + 1) * 0x1p-149);
+        /*@ assert step_b: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= (1 + 0x1p-11) * 0x1p-24 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + 2 * (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                    + (1 + 0x1p-11) * 0x1p-24 * (j * \abs(a[j] * w[j * s + c])) + 2 * (1 + 0x1p-11) * 0x1p-24 * \abs(a[j] * w[j * s + c])
+                    + (j + 1) * 0x1p-149); */
+        /*@ assert e_next: LN_FLOAT(lin_err32(j + 1, \abs(acc) + lin_sadot(a, w, c, s, j + 1))
+                 == (1 + 0x1p-11) * 0x1p-24 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + 2 * (1 + 0x1p-11) * 0x1p-24 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                    + (1 + 0x1p-11) * 0x1p-24 * (j * \abs(a[j] * w[j * s + c])) + 2 * (1 + 0x1p-11) * 0x1p-24 * \abs(a[j] * w[j * s + c])
+                    + (j + 1) * 0x1p-149); */
+        /*@ assert step: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= lin_err32(j + 1, \abs(acc) + lin_sadot(a, w, c, s, j + 1))); */
     }
     return t;
 }
@@ -161,28 +358,217 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
 
 /* ---- double: the same code with double ---- */
 
+/* a * b, one term of a dot product.  Float model: |a|, |b| <= 2^50, so |a * b| <= 2^100 does not
+   overflow; the error is u·|a·b| relative, or 2^-1075 (half the smallest subnormal) absolute when
+   |a·b| <= 2^-1021 (Gappa needs the two cases apart: the behaviors; its relative-error theorem wants
+   the product above 2^-1021, one binade into the normal range, where the ulp is still 2^-1074). */
+/*@ requires mul_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f64(a) && is_f64(b));
+    requires mul_range: LN_FLOAT(\abs(a) <= 0x1p50 && \abs(b) <= 0x1p50);
+    assigns \nothing;
+    ensures mul: LN_EXACT(\result == a * b);
+    ensures mul_fin: LN_FLOAT(\is_finite(\result));
+    ensures mul_abs: LN_FLOAT(\abs(\result) <= 0x1p100);
+    ensures mul_rnd: LN_FLOAT(\result == rnd64(a * b));
+    ensures mul_ab: LN_FLOAT(\abs(a * b) <= 0x1p100);
+    behavior normal:
+      assumes mul_big: LN_FLOAT(\abs(a * b) >= 0x1p-1021);
+      ensures mul_err: LN_FLOAT(\abs(fp_err(rnd64(a * b), a * b)) <= u64 * \abs(a * b));
+    behavior tiny:
+      assumes mul_small: LN_FLOAT(\abs(a * b) <= 0x1p-1021);
+      ensures mul_err_tiny: LN_FLOAT(\abs(fp_err(rnd64(a * b), a * b)) <= 0x1p-1074 / 2); */
+static inline double lin_mul_f64(double a, double b)
+{
+    //@ assert mul_nov: LN_FLOAT(no_ovf64(a * b));
+    double p = a * b;
+    //@ assert mul_rnd0: LN_FLOAT(p == rnd64(a * b));
+    //@ assert mul_q: LN_FLOAT(\abs(rnd64(a * b)) <= 0x1p100);
+    return p;
+}
+
+/* a + b, the running sum of a dot product (a sum of two doubles is exact below the normal range: no
+   absolute term). */
+/*@ requires add_pre: LN_FLOAT(\is_finite(a) && \is_finite(b) && is_f64(a) && is_f64(b));
+    requires add_range: LN_FLOAT(\abs(a) <= 0x1p120 && \abs(b) <= 0x1p120);
+    assigns \nothing;
+    ensures add: LN_EXACT(\result == a + b);
+    ensures add_fin: LN_FLOAT(\is_finite(\result));
+    ensures add_rnd: LN_FLOAT(\result == rnd64(a + b));
+    ensures add_err: LN_FLOAT(\abs(fp_err(rnd64(a + b), a + b)) <= u64 * \abs(a + b)); */
+static inline double lin_add_f64(double a, double b)
+{
+    //@ assert add_nov: LN_FLOAT(no_ovf64(a + b));
+    return a + b;
+}
+
+/* Ghost lemma function (float model; \true in the real-model run): products of non-negative factors
+   that cvc5/z3 did not always prove inside linear_dot_f64's loop, proved here with no other context and
+   called where they are used (k = 4096 - (i + 1) is passed in: with the difference written out in the
+   product, they did not prove it even here). */
+/*@ ghost
+  /@ requires h_pre: LN_FLOAT(0 <= i < 4096 && 0 <= k && 0 <= lin_adot(x, w, i));
+     assigns \nothing;
+     ensures h_1: LN_FLOAT(0 <= i * (\abs(acc) + lin_adot(x, w, i)));
+     ensures h_2: LN_FLOAT(0 <= k * (\abs(acc) + lin_adot(x, w, i)));
+     ensures p_1: LN_FLOAT(0 <= i * \abs(x[i] * w[i])); @/
+  static void lemma_lin_dot_hints_f64(double acc, const double *x, const double *w, int i, int k) {}
+*/
+
+/* acc + x_0 w_0 + ... + x_{n-1} w_{n-1}, left to right, one product then one addition per term.
+   Float model (specs/error-analysis-linear.md §2-§3, m = n + 1 terms, acc the first):
+   |s - (acc + sum_k x_k w_k)| <= (1 + 2^-11)·(n + 1)·u·(|acc| + sum_k |x_k w_k|) + n·2^-1074
+   (lin_err64, specs/fperr_linear.h).  The step (the assertions of the loop): with e_i the error
+   after i terms, A_i = |acc| + sum_{k<i} |x_k w_k|, p = x_i w_i and eta = 2^-1075,
+   e_{i+1} <= u A_i + u |p| + (1 + u) e_i + (1 + u)(u |p| + eta), and with c = 1 + 2^-11,
+   u + (1 + u) c (i + 1) u <= c (i + 2) u as long as c (1 - (i + 1) u) >= 1, i.e. for i + 1 <= 4096. */
 double linear_dot_f64(double acc, const double *x, const double *w, int n)
 {
     double s = acc;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant s_def: s == acc + lin_dot(x, w, i);
+        loop invariant s_def: LN_EXACT(s == acc + lin_dot(x, w, i));
+        loop invariant n_max: LN_FLOAT(n <= 4096);
+        loop invariant s_fin: LN_FLOAT(\is_finite(s));
+        loop invariant a_bound: LN_FLOAT(0 <= lin_adot(x, w, i) <= i * 0x1p100);
+        loop invariant s_abs: LN_FLOAT(\abs(acc + lin_dot(x, w, i)) <= \abs(acc) + lin_adot(x, w, i));
+        loop invariant s_err: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i))) <= lin_err64(i, \abs(acc) + lin_adot(x, w, i)));
         loop assigns i, s;
         loop variant n - i; */
-    for (int i = 0; i < n; i++)
-        s += x[i] * w[i];
+    for (int i = 0; i < n; i++) {
+        //@ ghost lemma_lin_dot_hints_f64(acc, x, w, i, 4096 - (i + 1));
+        //@ assert x_fin: LN_FLOAT(\is_finite(x[i]) && \abs(x[i]) <= 0x1p50 && \is_finite(w[i]) && \abs(w[i]) <= 0x1p50);
+        //@ assert x_flt: LN_FLOAT(is_f64(x[i]) && is_f64(w[i]) && is_f64(s));
+        double q = lin_mul_f64(x[i], w[i]);
+        //@ assert d_err: LN_FLOAT(\abs(q - x[i] * w[i]) <= u64 * \abs(x[i] * w[i]) + 0x1p-1074 / 2);
+        //@ assert q_range: LN_FLOAT(\abs(q) <= 0x1p120 && \abs(x[i] * w[i]) <= 0x1p100);
+        //@ assert q_flt: LN_FLOAT(is_f64(q));
+        //@ assert p_1: LN_FLOAT(0 <= i * \abs(x[i] * w[i]));
+        //@ assert a_range: LN_FLOAT(\abs(acc) + lin_adot(x, w, i) <= 0x1p113);
+        //@ assert h_1: LN_FLOAT(0 <= i * (\abs(acc) + lin_adot(x, w, i)));
+        //@ assert h_2: LN_FLOAT(0 <= (4096 - (i + 1)) * (\abs(acc) + lin_adot(x, w, i)));
+        //@ assert e_small: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i))) <= 0x1p-11 * (\abs(acc) + lin_adot(x, w, i)) + 1);
+        //@ assert s_range: LN_FLOAT(\abs(s) <= 0x1p120);
+        s = lin_add_f64(s, q); /* s += x[i] * w[i] */
+        /*@ assert f_err: LN_FLOAT(\abs(s - (\at(s, LoopCurrent) + q)) <= u64 * \abs(\at(s, LoopCurrent) + q)); */
+        //@ assert s_next: LN_FLOAT(acc + lin_dot(x, w, i + 1) == (acc + lin_dot(x, w, i)) + x[i] * w[i]);
+        //@ assert a_next: LN_FLOAT(lin_adot(x, w, i + 1) == lin_adot(x, w, i) + \abs(x[i] * w[i]));
+        /*@ assert tri: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= \abs(s - (\at(s, LoopCurrent) + q)) + \abs(\at(s, LoopCurrent) - (acc + lin_dot(x, w, i)))
+                    + \abs(q - x[i] * w[i])); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(s, LoopCurrent) + q)
+                 <= (\abs(acc) + lin_adot(x, w, i)) + \abs(\at(s, LoopCurrent) - (acc + lin_dot(x, w, i)))
+                    + \abs(x[i] * w[i]) + \abs(q - x[i] * w[i])); */
+        //@ assert u_val: LN_FLOAT(u64 == 0x1p-53);
+        /*@ assert step1: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= 0x1p-53 * (\abs(acc) + lin_adot(x, w, i)) + 0x1p-53 * \abs(x[i] * w[i])
+                    + (1 + 0x1p-53) * \abs(\at(s, LoopCurrent) - (acc + lin_dot(x, w, i)))
+                    + (1 + 0x1p-53) * \abs(q - x[i] * w[i])); */
+        /*@ assert e_def: LN_FLOAT(lin_err64(i, \abs(acc) + lin_adot(x, w, i))
+                 == (1 + 0x1p-11) * 0x1p-53 * (i * (\abs(acc) + lin_adot(x, w, i))) + (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_adot(x, w, i))
+                    + i * 0x1p-1074); */
+        /*@ assert step_a: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= 0x1p-53 * (\abs(acc) + lin_adot(x, w, i)) + 0x1p-53 * \abs(x[i] * w[i])
+                    + (1 + 0x1p-53) * ((1 + 0x1p-11) * 0x1p-53 * (i * (\abs(acc) + lin_adot(x, w, i)))
+                                   + (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_adot(x, w, i)) + i * 0x1p-1074)
+                    + (1 + 0x1p-53) * (0x1p-53 * \abs(x[i] * w[i]) + 0x1p-1074 / 2)); */
+        /*@ assert k_a: LN_FLOAT(0x1p-53 * (\abs(acc) + lin_adot(x, w, i))
+                 + (1 + 0x1p-53) * ((1 + 0x1p-11) * 0x1p-53 * (i * (\abs(acc) + lin_adot(x, w, i))) + (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_adot(x, w, i)))
+                 <= (1 + 0x1p-11) * 0x1p-53 * (i * (\abs(acc) + lin_adot(x, w, i))) + 2 * (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_adot(x, w, i))); */
+        /*@ assert k_p: LN_FLOAT(0x1p-53 * \abs(x[i] * w[i]) + (1 + 0x1p-53) * (0x1p-53 * \abs(x[i] * w[i]))
+                 <= (1 + 0x1p-11) * 0x1p-53 * (i * \abs(x[i] * w[i])) + 2 * (1 + 0x1p-11) * 0x1p-53 * \abs(x[i] * w[i])); */
+        //@ assert k_e: LN_FLOAT((1 + 0x1p-53) * (i * 0x1p-1074) + (1 + 0x1p-53) * (0x1p-1074 / 2) <= (i + 1) * 0x1p-1074);
+        /*@ assert step_b: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= (1 + 0x1p-11) * 0x1p-53 * (i * (\abs(acc) + lin_adot(x, w, i))) + 2 * (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_adot(x, w, i))
+                    + (1 + 0x1p-11) * 0x1p-53 * (i * \abs(x[i] * w[i])) + 2 * (1 + 0x1p-11) * 0x1p-53 * \abs(x[i] * w[i])
+                    + (i + 1) * 0x1p-1074); */
+        /*@ assert e_next: LN_FLOAT(lin_err64(i + 1, \abs(acc) + lin_adot(x, w, i + 1))
+                 == (1 + 0x1p-11) * 0x1p-53 * (i * (\abs(acc) + lin_adot(x, w, i))) + 2 * (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_adot(x, w, i))
+                    + (1 + 0x1p-11) * 0x1p-53 * (i * \abs(x[i] * w[i])) + 2 * (1 + 0x1p-11) * 0x1p-53 * \abs(x[i] * w[i])
+                    + (i + 1) * 0x1p-1074); */
+        /*@ assert step: LN_FLOAT(\abs(s - (acc + lin_dot(x, w, i + 1)))
+                 <= lin_err64(i + 1, \abs(acc) + lin_adot(x, w, i + 1))); */
+    }
     return s;
 }
 
+/* Ghost lemma function (float model; \true in the real-model run): products of two non-negative
+   factors that the SMT solvers did not prove inside linear_sdot_f64's loop (its goals carry the
+   strided index terms), proved here with no other context, and called where they are used. */
+/*@ ghost
+  /@ requires h_pre: LN_FLOAT(0 <= j < 4096 && 0 <= k && 0 <= lin_sadot(a, w, c, s, j));
+     assigns \nothing;
+     ensures h_1: LN_FLOAT(0 <= j * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+     ensures h_2: LN_FLOAT(0 <= k * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+     ensures p_1: LN_FLOAT(0 <= j * \abs(a[j] * w[j * s + c])); @/
+  static void lemma_lin_sdot_hints_f64(double acc, const double *a, const double *w, int c, int s, int j, int k) {}
+*/
+
+/* acc + a_0 w[c] + a_1 w[s + c] + ... (column c of a row-major [n, s] matrix), left to right; the
+   float model as linear_dot_f64's, with lin_sdot / lin_sadot. */
 double linear_sdot_f64(double acc, const double *a, const double *w, int c, int s, int n)
 {
     double t = acc;
     /*@ loop invariant j_range: 0 <= j <= n;
-        loop invariant t_def: t == acc + lin_sdot(a, w, c, s, j);
+        loop invariant t_def: LN_EXACT(t == acc + lin_sdot(a, w, c, s, j));
+        loop invariant n_max: LN_FLOAT(n <= 4096);
+        loop invariant t_fin: LN_FLOAT(\is_finite(t));
+        loop invariant a_bound: LN_FLOAT(0 <= lin_sadot(a, w, c, s, j) <= j * 0x1p100);
+        loop invariant t_abs: LN_FLOAT(\abs(acc + lin_sdot(a, w, c, s, j)) <= \abs(acc) + lin_sadot(a, w, c, s, j));
+        loop invariant t_err: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j))) <= lin_err64(j, \abs(acc) + lin_sadot(a, w, c, s, j)));
         loop assigns j, t;
         loop variant n - j; */
     for (int j = 0; j < n; j++) {
         //@ ghost lemma_lin_index(j, n, s, c);
-        t += a[j] * w[j * s + c];
+        //@ ghost lemma_lin_sdot_hints_f64(acc, a, w, c, s, j, 4096 - (j + 1));
+        //@ assert x_fin: LN_FLOAT(\is_finite(a[j]) && \abs(a[j]) <= 0x1p50 && \is_finite(w[j * s + c]) && \abs(w[j * s + c]) <= 0x1p50);
+        //@ assert x_flt: LN_FLOAT(is_f64(a[j]) && is_f64(w[j * s + c]) && is_f64(t));
+        double q = lin_mul_f64(a[j], w[j * s + c]);
+        //@ assert d_err: LN_FLOAT(\abs(q - a[j] * w[j * s + c]) <= u64 * \abs(a[j] * w[j * s + c]) + 0x1p-1074 / 2);
+        //@ assert q_range: LN_FLOAT(\abs(q) <= 0x1p120 && \abs(a[j] * w[j * s + c]) <= 0x1p100);
+        //@ assert q_flt: LN_FLOAT(is_f64(q));
+        //@ assert p_1: LN_FLOAT(0 <= j * \abs(a[j] * w[j * s + c]));
+        //@ assert a_range: LN_FLOAT(\abs(acc) + lin_sadot(a, w, c, s, j) <= 0x1p113);
+        //@ assert h_1: LN_FLOAT(0 <= j * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+        //@ assert h_2: LN_FLOAT(0 <= (4096 - (j + 1)) * (\abs(acc) + lin_sadot(a, w, c, s, j)));
+        //@ assert e_small: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j))) <= 0x1p-11 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + 1);
+        //@ assert s_range: LN_FLOAT(\abs(t) <= 0x1p120);
+        t = lin_add_f64(t, q); /* t += a[j] * w[j * s + c] */
+        /*@ assert f_err: LN_FLOAT(\abs(t - (\at(t, LoopCurrent) + q)) <= u64 * \abs(\at(t, LoopCurrent) + q)); */
+        //@ assert s_next: LN_FLOAT(acc + lin_sdot(a, w, c, s, j + 1) == (acc + lin_sdot(a, w, c, s, j)) + a[j] * w[j * s + c]);
+        //@ assert a_next: LN_FLOAT(lin_sadot(a, w, c, s, j + 1) == lin_sadot(a, w, c, s, j) + \abs(a[j] * w[j * s + c]));
+        /*@ assert tri: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= \abs(t - (\at(t, LoopCurrent) + q)) + \abs(\at(t, LoopCurrent) - (acc + lin_sdot(a, w, c, s, j)))
+                    + \abs(q - a[j] * w[j * s + c])); */
+        /*@ assert tri2: LN_FLOAT(\abs(\at(t, LoopCurrent) + q)
+                 <= (\abs(acc) + lin_sadot(a, w, c, s, j)) + \abs(\at(t, LoopCurrent) - (acc + lin_sdot(a, w, c, s, j)))
+                    + \abs(a[j] * w[j * s + c]) + \abs(q - a[j] * w[j * s + c])); */
+        //@ assert u_val: LN_FLOAT(u64 == 0x1p-53);
+        /*@ assert step1: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + 0x1p-53 * \abs(a[j] * w[j * s + c])
+                    + (1 + 0x1p-53) * \abs(\at(t, LoopCurrent) - (acc + lin_sdot(a, w, c, s, j)))
+                    + (1 + 0x1p-53) * \abs(q - a[j] * w[j * s + c])); */
+        /*@ assert e_def: LN_FLOAT(lin_err64(j, \abs(acc) + lin_sadot(a, w, c, s, j))
+                 == (1 + 0x1p-11) * 0x1p-53 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                    + j * 0x1p-1074); */
+        /*@ assert step_a: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + 0x1p-53 * \abs(a[j] * w[j * s + c])
+                    + (1 + 0x1p-53) * ((1 + 0x1p-11) * 0x1p-53 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j)))
+                                   + (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j)) + j * 0x1p-1074)
+                    + (1 + 0x1p-53) * (0x1p-53 * \abs(a[j] * w[j * s + c]) + 0x1p-1074 / 2)); */
+        /*@ assert k_a: LN_FLOAT(0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                 + (1 + 0x1p-53) * ((1 + 0x1p-11) * 0x1p-53 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j)))
+                 <= (1 + 0x1p-11) * 0x1p-53 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + 2 * (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j))); */
+        /*@ assert k_p: LN_FLOAT(0x1p-53 * \abs(a[j] * w[j * s + c]) + (1 + 0x1p-53) * (0x1p-53 * \abs(a[j] * w[j * s + c]))
+                 <= (1 + 0x1p-11) * 0x1p-53 * (j * \abs(a[j] * w[j * s + c])) + 2 * (1 + 0x1p-11) * 0x1p-53 * \abs(a[j] * w[j * s + c])); */
+        //@ assert k_e: LN_FLOAT((1 + 0x1p-53) * (j * 0x1p-1074) + (1 + 0x1p-53) * (0x1p-1074 / 2) <= (j + 1) * 0x1p-1074);
+        /*@ assert step_b: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= (1 + 0x1p-11) * 0x1p-53 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + 2 * (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                    + (1 + 0x1p-11) * 0x1p-53 * (j * \abs(a[j] * w[j * s + c])) + 2 * (1 + 0x1p-11) * 0x1p-53 * \abs(a[j] * w[j * s + c])
+                    + (j + 1) * 0x1p-1074); */
+        /*@ assert e_next: LN_FLOAT(lin_err64(j + 1, \abs(acc) + lin_sadot(a, w, c, s, j + 1))
+                 == (1 + 0x1p-11) * 0x1p-53 * (j * (\abs(acc) + lin_sadot(a, w, c, s, j))) + 2 * (1 + 0x1p-11) * 0x1p-53 * (\abs(acc) + lin_sadot(a, w, c, s, j))
+                    + (1 + 0x1p-11) * 0x1p-53 * (j * \abs(a[j] * w[j * s + c])) + 2 * (1 + 0x1p-11) * 0x1p-53 * \abs(a[j] * w[j * s + c])
+                    + (j + 1) * 0x1p-1074); */
+        /*@ assert step: LN_FLOAT(\abs(t - (acc + lin_sdot(a, w, c, s, j + 1)))
+                 <= lin_err64(j + 1, \abs(acc) + lin_sadot(a, w, c, s, j + 1))); */
     }
     return t;
 }

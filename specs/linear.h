@@ -27,6 +27,13 @@
  * of runtime errors (RTE, index arithmetic included), assigning only its outputs, and terminating;
  * the drivers are not composed functionally across rows.  The rounding:
  * specs/error-analysis-linear.md.
+ * Float model (issue 13): the dot helpers' dot_err / sdot_err (and dot_fin / sdot_fin, the result is
+ * finite) are proved in WP's IEEE float model on ref/linear.c itself (-DRESNORM_WP_FLOAT,
+ * proofs/linear_float.sh, part of `make prove-linear`): for 1 <= n <= 4096, |x[k]|, |w[k]| <= 2^50,
+ * |acc| <= 2^100 (lin_in_range32/64), |result - (acc + sum x_k w_k)| <=
+ * (1 + 2^-11)(n + 1) u (|acc| + sum |x_k w_k|) + n 2^-149 (f64: n 2^-1074) (lin_err32/64,
+ * specs/fperr_linear.h; specs/error-analysis-linear.md §2a).  LN_EXACT(p) / LN_FLOAT(p) (specs/fperr.h)
+ * keep the two runs apart: each reads only its own model's statements.
  * EVA (proofs/eva_linear.c, -warn-special-float non-finite, `make prove-linear`): 0 alarms, float
  * and double, forward then backward, for 1 <= in <= 64, 1 <= out <= 4, 1 <= rows <= 2 (EVA unrolls
  * every loop: the sizes are kept small where loops nest), and the dot helpers alone for
@@ -38,6 +45,8 @@
 
 #include <limits.h>
 #include <stddef.h>
+
+#include "fperr_linear.h"
 
 /*@
   logic real lin_dot{L}(float *x, float *w, integer n) =
@@ -55,15 +64,21 @@
 /*@ requires n_nonneg: n >= 0;
     requires valid_x: \valid_read(x + (0 .. n - 1));
     requires valid_w: \valid_read(w + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(lin_in_range32(acc, x, w, n));
     assigns \nothing;
-    ensures dot_def: \result == acc + lin_dot(x, w, n);
+    ensures dot_def: LN_EXACT(\result == acc + lin_dot(x, w, n));
+    ensures dot_fin: LN_FLOAT(\is_finite(\result));
+    ensures dot_err: LN_FLOAT(\abs(\result - (acc + lin_dot(x, w, n))) <= lin_err32(n, \abs(acc) + lin_adot(x, w, n)));
 */
 float linear_dot_f32(float acc, const float *x, const float *w, int n);
 /*@ requires n_nonneg: n >= 0;
     requires valid_x: \valid_read(x + (0 .. n - 1));
     requires valid_w: \valid_read(w + (0 .. n - 1));
+    requires fl_range: LN_FLOAT(lin_in_range64(acc, x, w, n));
     assigns \nothing;
-    ensures dot_def: \result == acc + lin_dot(x, w, n);
+    ensures dot_def: LN_EXACT(\result == acc + lin_dot(x, w, n));
+    ensures dot_fin: LN_FLOAT(\is_finite(\result));
+    ensures dot_err: LN_FLOAT(\abs(\result - (acc + lin_dot(x, w, n))) <= lin_err64(n, \abs(acc) + lin_adot(x, w, n)));
 */
 double linear_dot_f64(double acc, const double *x, const double *w, int n);
 
@@ -74,8 +89,12 @@ double linear_dot_f64(double acc, const double *x, const double *w, int n);
     requires size: n * s <= INT_MAX;
     requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_w: \valid_read(w + (0 .. n * s - 1));
+    requires fl_range: LN_FLOAT(lin_sin_range32(acc, a, w, c, s, n));
     assigns \nothing;
-    ensures sdot_def: \result == acc + lin_sdot(a, w, c, s, n);
+    ensures sdot_def: LN_EXACT(\result == acc + lin_sdot(a, w, c, s, n));
+    ensures sdot_fin: LN_FLOAT(\is_finite(\result));
+    ensures sdot_err: LN_FLOAT(\abs(\result - (acc + lin_sdot(a, w, c, s, n)))
+                               <= lin_err32(n, \abs(acc) + lin_sadot(a, w, c, s, n)));
 */
 float linear_sdot_f32(float acc, const float *a, const float *w, int c, int s, int n);
 /*@ requires n_pos: n >= 1;
@@ -84,8 +103,12 @@ float linear_sdot_f32(float acc, const float *a, const float *w, int c, int s, i
     requires size: n * s <= INT_MAX;
     requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_w: \valid_read(w + (0 .. n * s - 1));
+    requires fl_range: LN_FLOAT(lin_sin_range64(acc, a, w, c, s, n));
     assigns \nothing;
-    ensures sdot_def: \result == acc + lin_sdot(a, w, c, s, n);
+    ensures sdot_def: LN_EXACT(\result == acc + lin_sdot(a, w, c, s, n));
+    ensures sdot_fin: LN_FLOAT(\is_finite(\result));
+    ensures sdot_err: LN_FLOAT(\abs(\result - (acc + lin_sdot(a, w, c, s, n)))
+                               <= lin_err64(n, \abs(acc) + lin_sadot(a, w, c, s, n)));
 */
 double linear_sdot_f64(double acc, const double *a, const double *w, int c, int s, int n);
 
