@@ -7,6 +7,7 @@
  * Shapes: x [rows, in], W [out, in], b [out] or NULL, y [rows, out]; backward dy [rows, out],
  * dx [rows, in], dW [out, in], db [out] or NULL, all three ACCUMULATED (+=). */
 #include "linear.h"
+#include "fperr_linear.h" /* LN_EXACT / LN_FLOAT and the float-model logic of the annotations below */
 
 /* Ghost lemma functions: index facts the provers need (non-linear in the integers). */
 /*@ ghost
