@@ -210,11 +210,12 @@ include proofs/ffn.mk proofs/block.mk proofs/stack.mk
 # `make prove` proves every op family: LayerNorm (proofs/prove.sh) after RMSNorm, the residual add
 # and the fused skip + norm kernels, and the fast path's primitives (Gappa, proofs/fast_dd.mk), then the
 # sublayers, the Transformer block (prove-block: its two dtypes' WP runs side by side) and the proof
-# regression (proofs/mutants_fast.sh: every mutant rejected by its declared goal, ~1-2 min).  make
+# regression (proofs/mutants_fast.sh: every mutant rejected by its declared goal, ~1-2 min), with the
+# stack (prove-stack) after the block.  make
 # check runs it beside the tests (tests/run_beside.sh), so the attention and block replays (~5 min
 # of one core, ~10 min of CPU) fit.
 prove: prove-rmsnorm prove-residual prove-skip prove-fast prove-linear prove-dropout prove-softmax prove-ffn \
-       prove-attention prove-block prove-mutants-fast
+       prove-attention prove-block prove-stack prove-mutants-fast
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
