@@ -664,9 +664,12 @@ static int bd_compute(bcase_data *D, int backward)
                 return RN_TWIN_NOMEM;
         }
         for (size_t k = 0; k < nout; k++) {
-            size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, (int)((k - 1) % NPARAM))
-                                                          : c->d;
+            int j = (int)((k - 1) % NPARAM);
+            size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, j) : c->d;
             free(D->outs[t][k]);
+            D->outs[t][k] = NULL;
+            if (k >= 1 && k <= NPARAM * c->L && c->no_wgrad && is_weight(j))
+                continue; /* not written: the twin computes its balls but does not round them */
             if (!(D->outs[t][k] = malloc(n * sizeof(double))))
                 return RN_TWIN_NOMEM;
         }

@@ -177,7 +177,8 @@ static void lin_fwd(arb_ptr y, const tens *x, const tens *W, const tens *b, size
 }
 
 /* The linear layer's backward: dx[r, k] = Σ_j g[r, j]·W[j, k] (dx may be NULL),
-   dW[j, k] = Σ_r g[r, j]·x[r, k], db[j] = Σ_r g[r, j] (overwritten). */
+   dW[j, k] = Σ_r g[r, j]·x[r, k] (may be NULL: nothing downstream reads it, and at GPT-2 width its
+   7 M sums are most of the backward's cost), db[j] = Σ_r g[r, j] (overwritten). */
 static void lin_bwd(arb_ptr dx, arb_ptr dW, arb_ptr db, const tens *g, const tens *x,
                     const tens *W, const tens *ones, size_t R, size_t in, size_t out,
                     const ectx *E)
@@ -187,7 +188,7 @@ static void lin_bwd(arb_ptr dx, arb_ptr dW, arb_ptr db, const tens *g, const ten
             for (size_t k = 0; k < in; k++)
                 wdot(dx + r * in + k, NULL, g->v + r * out, 1, g->a + r * out, g->r + r * out, W->v + k, in, W->a + k, W->r + k, out, E);
     for (size_t j = 0; j < out; j++) {
-        for (size_t k = 0; k < in; k++)
+        for (size_t k = 0; k < in && dW; k++)
             wdot(dW + j * in + k, NULL, g->v + j, out, g->a + j, g->r + j, x->v + k, in, x->a + k, x->r + k, R, E);
         wdot(db + j, NULL, g->v + j, out, g->a + j, g->r + j, ones->v, 0, ones->a, ones->r, R, E);
     }
@@ -839,12 +840,20 @@ static void lcache_clear(lcache *c, const bctx *X)
     ac_clear(&c->ac), fc_clear(&c->fc);
 }
 
-static void lgrad_init(lgrad *G, size_t d, size_t ff)
+/* A weight matrix's gradient whose output o leaves NULL (not wanted) is not evaluated at all. */
+static arb_ptr vec_if(const double *o, size_t n) { return o ? _arb_vec_init((slong)n) : NULL; }
+static void vec_clear(arb_ptr v, size_t n)
 {
-    G->in_w = _arb_vec_init((slong)(3 * d * d)), G->in_b = _arb_vec_init((slong)(3 * d));
-    G->out_w = _arb_vec_init((slong)(d * d)), G->out_b = _arb_vec_init((slong)d);
-    G->w1 = _arb_vec_init((slong)(ff * d)), G->b1 = _arb_vec_init((slong)ff);
-    G->w2 = _arb_vec_init((slong)(d * ff)), G->b2 = _arb_vec_init((slong)d);
+    if (v)
+        _arb_vec_clear(v, (slong)n);
+}
+
+static void lgrad_init(lgrad *G, const block_layer_grad *o, size_t d, size_t ff)
+{
+    G->in_w = vec_if(o->in_w, 3 * d * d), G->in_b = _arb_vec_init((slong)(3 * d));
+    G->out_w = vec_if(o->out_w, d * d), G->out_b = _arb_vec_init((slong)d);
+    G->w1 = vec_if(o->w1, ff * d), G->b1 = _arb_vec_init((slong)ff);
+    G->w2 = vec_if(o->w2, d * ff), G->b2 = _arb_vec_init((slong)d);
     G->g1 = _arb_vec_init((slong)d), G->b1n = _arb_vec_init((slong)d);
     G->g2 = _arb_vec_init((slong)d), G->b2n = _arb_vec_init((slong)d);
 }
@@ -852,17 +861,23 @@ static void lgrad_init(lgrad *G, size_t d, size_t ff)
 static void lgrad_emit_clear(lgrad *G, const block_layer_grad *o, size_t d, size_t ff)
 {
     if (o) {
-        emit(o->in_w, G->in_w, 3 * d * d), emit(o->in_b, G->in_b, 3 * d);
-        emit(o->out_w, G->out_w, d * d), emit(o->out_b, G->out_b, d);
-        emit(o->w1, G->w1, ff * d), emit(o->b1, G->b1, ff);
-        emit(o->w2, G->w2, d * ff), emit(o->b2, G->b2, d);
+        if (G->in_w)
+            emit(o->in_w, G->in_w, 3 * d * d);
+        if (G->out_w)
+            emit(o->out_w, G->out_w, d * d);
+        if (G->w1)
+            emit(o->w1, G->w1, ff * d);
+        if (G->w2)
+            emit(o->w2, G->w2, d * ff);
+        emit(o->in_b, G->in_b, 3 * d), emit(o->out_b, G->out_b, d);
+        emit(o->b1, G->b1, ff), emit(o->b2, G->b2, d);
         emit(o->g1, G->g1, d), emit(o->b1n, G->b1n, d), emit(o->g2, G->g2, d);
         emit(o->b2n, G->b2n, d);
     }
-    _arb_vec_clear(G->in_w, (slong)(3 * d * d)), _arb_vec_clear(G->in_b, (slong)(3 * d));
-    _arb_vec_clear(G->out_w, (slong)(d * d)), _arb_vec_clear(G->out_b, (slong)d);
-    _arb_vec_clear(G->w1, (slong)(ff * d)), _arb_vec_clear(G->b1, (slong)ff);
-    _arb_vec_clear(G->w2, (slong)(d * ff)), _arb_vec_clear(G->b2, (slong)d);
+    vec_clear(G->in_w, 3 * d * d), _arb_vec_clear(G->in_b, (slong)(3 * d));
+    vec_clear(G->out_w, d * d), _arb_vec_clear(G->out_b, (slong)d);
+    vec_clear(G->w1, ff * d), _arb_vec_clear(G->b1, (slong)ff);
+    vec_clear(G->w2, d * ff), _arb_vec_clear(G->b2, (slong)d);
     _arb_vec_clear(G->g1, (slong)d), _arb_vec_clear(G->b1n, (slong)d);
     _arb_vec_clear(G->g2, (slong)d), _arb_vec_clear(G->b2n, (slong)d);
 }
@@ -948,7 +963,7 @@ static int run(double *y, const block_grads *g, const double *dy, const block_ar
             _arb_vec_swap(v, w, (slong)N);
         }
         for (size_t l = 0; l < L; l++)
-            lgrad_init(&G[l], d, X.ff);
+            lgrad_init(&G[l], &g->layers[l], d, X.ff);
         for (size_t l = L; l-- > 0 && !rc;) {
             rc = layer_bwd(&X, l, w, v, &c[l], &W[l], &G[l]);
             _arb_vec_swap(v, w, (slong)N);

@@ -1,7 +1,8 @@
 /* The a-priori error bound of the Transformer block and stack (specs/error-analysis-block.md):
  * per output element, a bound on |computed - exact| for a correct implementation that computes in
  * `compute` and rounds its outputs to `out` (want: the exact value rounded to f64).  Shapes and
- * arguments as ref/block_mpfr.h; returns RN_TWIN_*. */
+ * arguments as ref/block_mpfr.h (a weight matrix's gradient output may be NULL: not evaluated);
+ * returns RN_TWIN_*. */
 #ifndef RESNORM_BLOCK_BOUND_H
 #define RESNORM_BLOCK_BOUND_H
 

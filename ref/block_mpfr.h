@@ -44,7 +44,9 @@ typedef struct {
     const double *amask, *dmask, *d1mask, *d2mask; /* attn_dropout, dropout, dropout1, dropout2 */
 } block_layer;
 
-/* The gradients of one layer's parameters (same shapes as block_layer's). */
+/* The gradients of one layer's parameters (same shapes as block_layer's).  The weight matrices'
+   in_w, out_w, w1, w2 may be NULL: that gradient is then not rounded or written (a golden case
+   that leaves them out; they are 7 M values per layer at GPT-2 width). */
 typedef struct {
     double *in_w, *in_b, *out_w, *out_b, *w1, *b1, *w2, *b2, *g1, *b1n, *g2, *b2n;
 } block_layer_grad;
