@@ -503,7 +503,24 @@ static int same_squeezed(int na, const size_t *a, int nb, const size_t *b)
 
 void cli_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)
 {
+    if (job->skip[k]) {
+        *ndim = -1;
+        return;
+    }
     job->op->output_shape(job, k, ndim, shape);
+}
+
+/* check: the outputs no --actual compares and the op can leave out are not computed. */
+static void mark_unchecked(cli_job *job)
+{
+    if (!job->nactual || !job->op->skippable)
+        return;
+    for (int k = 0; k < job->op->noutputs; k++) {
+        int compared = 0;
+        for (int m = 0; m < job->nactual; m++)
+            compared |= job->act_index[m] == k;
+        job->skip[k] = !compared && job->op->skippable(job, k);
+    }
 }
 
 /* An eps whose text is positive but rounds to 0 in the dtype it is used in (below half the smallest
@@ -586,6 +603,7 @@ int cli_load(cli_job *job)
             return RN_EXIT_USAGE;
         }
     }
+    mark_unchecked(job);
     return 0;
 }
 

@@ -93,6 +93,11 @@ typedef struct {
        bound of the "graph" statistical tier (errors inside sums combined as independent, λ applied
        once: specs/error-analysis-block.md §5), same arguments as bound. */
     int (*stat_bound)(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *bounds);
+    /* Optional (NULL: every output is always computed): 1 if output k may be left out of a check
+       that does not compare it -- twin and bound then see a NULL pointer for it and evaluate
+       nothing of it.  The block's weight matrices' gradients: 7 M values per layer at GPT-2 width,
+       leaves of the graph, most of the backward's certification and bound cost. */
+    int (*skippable)(const cli_job *job, int k);
 } cli_op;
 
 /* The registry (cli/args.c): every op, in help order. */
@@ -130,6 +135,9 @@ struct cli_job {
        dimensions while its element count is the same (compared element by element in C order,
        and the report says so); exp_ndim/exp_shape: the expected shape */
     int act_reshaped[CLI_MAX_IO];
+    /* set by cli_load for check: 1 for an output that no --actual compares and the op may skip
+       (op->skippable); cli_output_shape then calls it absent (not computed, not checkable) */
+    int skip[CLI_MAX_IO];
     int exp_ndim[CLI_MAX_IO];
     size_t exp_shape[CLI_MAX_IO][RN_MAX_DIMS];
     /* derived by prepare */

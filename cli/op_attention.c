@@ -452,7 +452,7 @@ const cli_op cli_op_attention = {
     "specs/error-analysis-attention.md", "ref/attention_bound.c",
     "a softmax row whose logit perturbation is too large for the expansion, or overflow, "
     "specs/error-analysis-attention.md §5, §8",
-    at_prepare, at_output_shape, at_twin, at_bound, at_stat_bound,
+    at_prepare, at_output_shape, at_twin, at_bound, at_stat_bound, NULL,
 };
 
 const cli_op cli_op_attention_backward = {
@@ -465,5 +465,5 @@ const cli_op cli_op_attention_backward = {
     "specs/error-analysis-attention.md", "ref/attention_bound.c",
     "a softmax row whose logit perturbation is too large for the expansion, or overflow, "
     "specs/error-analysis-attention.md §5, §8",
-    at_prepare, at_output_shape, at_bwd_twin, at_bwd_bound, at_bwd_stat_bound,
+    at_prepare, at_output_shape, at_bwd_twin, at_bwd_bound, at_bwd_stat_bound, NULL,
 };

@@ -904,6 +904,14 @@ static int blk_stat_bound(const cli_job *job, rn_dtype cd, rn_dtype od, double *
     return block_backward_bound_stat(&g, job->in[in_dy(job->op)].data, &B, cd, od);
 }
 
+/* The weight matrices' gradients (self_attn.in_proj_weight, out_proj.weight, linear1.weight,
+   linear2.weight of every layer) need not be computed when a check does not compare them. */
+static int blk_skippable(const cli_job *job, int k)
+{
+    return is_backward(job->op) && k >= 1 && k <= NPARAM * max_layers(job->op) &&
+           is_weight((k - 1) % NPARAM);
+}
+
 const cli_op cli_op_block = {
     "block", "Transformer encoder layer (torch.nn.TransformerEncoderLayer), pre- or post-LN",
     &cli_family_block,
@@ -911,7 +919,7 @@ const cli_op cli_op_block = {
     7, {BLK_ATTRS},
     1, {"y"},
     BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
 };
 
 const cli_op cli_op_block_backward = {
@@ -921,7 +929,7 @@ const cli_op cli_op_block_backward = {
     7, {BLK_ATTRS},
     13, {"dx", BLK_LAYER_GRADS("")},
     BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
 };
 
 const cli_op cli_op_stack = {
@@ -933,7 +941,7 @@ const cli_op cli_op_stack = {
     8, {BLK_ATTRS, {"final_norm", "0", CLI_ATTR_INT, 0, 1, NULL}},
     1, {"y"},
     BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
 };
 
 const cli_op cli_op_stack_backward = {
@@ -945,6 +953,6 @@ const cli_op cli_op_stack_backward = {
     8, {BLK_ATTRS, {"final_norm", "0", CLI_ATTR_INT, 0, 1, NULL}},
     1 + NPARAM * BLOCK_MAX_LAYERS + 2, {"dx", STACK_GRADS, "d.norm.weight", "d.norm.bias"},
     BLK_DOC, BLK_VOID,
-    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound,
+    blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
 };
 

@@ -210,7 +210,7 @@ const cli_op cli_op_dropout = {
     1, {"y"},
     "specs/error-analysis-dropout.md", "ref/dropout_bound.c",
     "overflow in the compute or output dtype, specs/error-analysis-dropout.md §3",
-    do_prepare, do_output_shape, do_twin, do_bound, NULL,
+    do_prepare, do_output_shape, do_twin, do_bound, NULL, NULL,
 };
 
 const cli_op cli_op_dropout_backward = {
@@ -221,5 +221,5 @@ const cli_op cli_op_dropout_backward = {
     1, {"dx"},
     "specs/error-analysis-dropout.md", "ref/dropout_bound.c",
     "overflow in the compute or output dtype, specs/error-analysis-dropout.md §3",
-    do_prepare, do_output_shape, do_twin, do_bound, NULL,
+    do_prepare, do_output_shape, do_twin, do_bound, NULL, NULL,
 };

@@ -420,7 +420,7 @@ const cli_op cli_op_ffn = {
     "specs/error-analysis-ffn.md", "ref/ffn_bound.c",
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-ffn.md §7",
-    ffn_prepare, ffn_output_shape, ffn_twin, ffn_bound, ffn_stat_bound,
+    ffn_prepare, ffn_output_shape, ffn_twin, ffn_bound, ffn_stat_bound, NULL,
 };
 
 const cli_op cli_op_ffn_backward = {
@@ -433,5 +433,5 @@ const cli_op cli_op_ffn_backward = {
     "specs/error-analysis-ffn.md", "ref/ffn_bound.c",
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-ffn.md §7",
-    ffn_prepare, ffn_output_shape, ffn_bwd_twin, ffn_bwd_bound, ffn_bwd_stat_bound,
+    ffn_prepare, ffn_output_shape, ffn_bwd_twin, ffn_bwd_bound, ffn_bwd_stat_bound, NULL,
 };

@@ -453,7 +453,7 @@ const cli_op cli_op_layernorm = {
     3, {"y", "mean", "rstd"},
     "specs/error-analysis.md", "ref/layernorm_bound.c",
     "overflow in the compute dtype, specs/error-analysis.md §7",
-    cli_ln_prepare, cli_ln_output_shape, ln_twin, ln_bound, NULL,
+    cli_ln_prepare, cli_ln_output_shape, ln_twin, ln_bound, NULL, NULL,
 };
 
 const cli_op cli_op_layernorm_backward = {
@@ -464,5 +464,5 @@ const cli_op cli_op_layernorm_backward = {
     3, {"dx", "dgamma", "dbeta"},
     "specs/error-analysis.md", "ref/layernorm_bound.c",
     "overflow in the compute dtype, specs/error-analysis.md §7",
-    cli_ln_prepare, cli_ln_output_shape, ln_bwd_twin, ln_bwd_bound, NULL,
+    cli_ln_prepare, cli_ln_output_shape, ln_bwd_twin, ln_bwd_bound, NULL, NULL,
 };

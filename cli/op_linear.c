@@ -284,7 +284,7 @@ const cli_op cli_op_linear = {
     "specs/error-analysis-linear.md", "ref/linear_bound.c",
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-linear.md §4",
-    lin_prepare, lin_output_shape, lin_twin, lin_bound, NULL,
+    lin_prepare, lin_output_shape, lin_twin, lin_bound, NULL, NULL,
 };
 
 const cli_op cli_op_linear_backward = {
@@ -296,5 +296,5 @@ const cli_op cli_op_linear_backward = {
     "specs/error-analysis-linear.md", "ref/linear_bound.c",
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-linear.md §4",
-    lin_prepare, lin_output_shape, lin_bwd_twin, lin_bwd_bound, NULL,
+    lin_prepare, lin_output_shape, lin_bwd_twin, lin_bwd_bound, NULL, NULL,
 };

@@ -328,7 +328,7 @@ const cli_op cli_op_residual = {
     1, {"y"},
     "specs/error-analysis-residual.md", "ref/residual_bound.c",
     "overflow in the compute or output dtype, specs/error-analysis-residual.md §5",
-    res_prepare, res_output_shape, res_twin, res_bound, NULL,
+    res_prepare, res_output_shape, res_twin, res_bound, NULL, NULL,
 };
 
 const cli_op cli_op_residual_backward = {
@@ -339,5 +339,5 @@ const cli_op cli_op_residual_backward = {
     2, {"dx", "df"},
     "specs/error-analysis-residual.md", "ref/residual_bound.c",
     "overflow in the output dtype, specs/error-analysis-residual.md §5",
-    res_prepare, res_output_shape, res_bwd_twin, res_bwd_bound, NULL,
+    res_prepare, res_output_shape, res_bwd_twin, res_bwd_bound, NULL, NULL,
 };

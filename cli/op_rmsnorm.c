@@ -351,7 +351,7 @@ const cli_op cli_op_rmsnorm = {
     "specs/error-analysis-rmsnorm.md", "ref/rmsnorm_bound.c",
     "overflow of the sum of squares in the compute dtype, or ms + eps rounding to 0, "
     "specs/error-analysis-rmsnorm.md R§6",
-    cli_rms_prepare, cli_ln_output_shape, rms_twin, rms_bound, NULL,
+    cli_rms_prepare, cli_ln_output_shape, rms_twin, rms_bound, NULL, NULL,
 };
 
 const cli_op cli_op_rmsnorm_backward = {
@@ -363,5 +363,5 @@ const cli_op cli_op_rmsnorm_backward = {
     "specs/error-analysis-rmsnorm.md", "ref/rmsnorm_bound.c",
     "overflow of the sum of squares in the compute dtype, or ms + eps rounding to 0, "
     "specs/error-analysis-rmsnorm.md R§6",
-    cli_rms_prepare, cli_ln_output_shape, rms_bwd_twin, rms_bwd_bound, NULL,
+    cli_rms_prepare, cli_ln_output_shape, rms_bwd_twin, rms_bwd_bound, NULL, NULL,
 };

@@ -315,7 +315,7 @@ const cli_op cli_op_skip_layernorm = {
     "specs/error-analysis-residual.md", "ref/skip_layernorm_bound.c",
     "overflow in the compute dtype, or a sum that rounding makes constant, "
     "specs/error-analysis-residual.md §7",
-    cli_ln_prepare, cli_ln_output_shape, sln_twin, sln_bound, NULL,
+    cli_ln_prepare, cli_ln_output_shape, sln_twin, sln_bound, NULL, NULL,
 };
 
 const cli_op cli_op_skip_layernorm_backward = {
@@ -329,5 +329,5 @@ const cli_op cli_op_skip_layernorm_backward = {
     "specs/error-analysis-residual.md", "ref/skip_layernorm_bound.c",
     "overflow in the compute dtype, or a sum that rounding makes constant, "
     "specs/error-analysis-residual.md §9",
-    cli_ln_prepare, sln_bwd_output_shape, sln_bwd_twin, sln_bwd_bound, NULL,
+    cli_ln_prepare, sln_bwd_output_shape, sln_bwd_twin, sln_bwd_bound, NULL, NULL,
 };

@@ -316,7 +316,7 @@ const cli_op cli_op_skip_rmsnorm = {
     "specs/error-analysis-residual.md", "ref/skip_rmsnorm_bound.c",
     "overflow in the compute dtype, or a sum that rounding makes zero with eps = 0, "
     "specs/error-analysis-residual.md §8",
-    cli_rms_prepare, cli_ln_output_shape, srms_twin, srms_bound, NULL,
+    cli_rms_prepare, cli_ln_output_shape, srms_twin, srms_bound, NULL, NULL,
 };
 
 const cli_op cli_op_skip_rmsnorm_backward = {
@@ -331,5 +331,5 @@ const cli_op cli_op_skip_rmsnorm_backward = {
     "specs/error-analysis-residual.md", "ref/skip_rmsnorm_bound.c",
     "overflow in the compute dtype (of the sum of squares, or of the rounded sum), "
     "specs/error-analysis-residual.md §9",
-    cli_rms_prepare, srms_bwd_output_shape, srms_bwd_twin, srms_bwd_bound, NULL,
+    cli_rms_prepare, srms_bwd_output_shape, srms_bwd_twin, srms_bwd_bound, NULL, NULL,
 };

@@ -239,7 +239,7 @@ const cli_op cli_op_softmax = {
     "specs/error-analysis-softmax.md", "ref/softmax_bound.c",
     "a row whose rounding perturbation is too large for the analysis, or overflow of dx, "
     "specs/error-analysis-softmax.md §3",
-    sm_prepare, sm_output_shape, sm_twin, sm_bound, NULL,
+    sm_prepare, sm_output_shape, sm_twin, sm_bound, NULL, NULL,
 };
 
 const cli_op cli_op_softmax_backward = {
@@ -251,5 +251,5 @@ const cli_op cli_op_softmax_backward = {
     "specs/error-analysis-softmax.md", "ref/softmax_bound.c",
     "a row whose rounding perturbation is too large for the analysis, or overflow of dx, "
     "specs/error-analysis-softmax.md §3",
-    sm_prepare, sm_output_shape, sm_bwd_twin, sm_bwd_bound, NULL,
+    sm_prepare, sm_output_shape, sm_bwd_twin, sm_bwd_bound, NULL, NULL,
 };
