@@ -217,14 +217,14 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
         return;
     /* the skip ops' backward dy, drawn last (the forward's inputs are those of the other
        families): at the scale of x; at midpoints of the output dtype in the near-tie scenario
-       (with one row, dbeta_j = dy_j is a tie); signed zeros, whole zero columns among them (the
-       column sums are then exact zeros), in the zeros scenario */
+       (with one row, dbeta_j = dy_j is a tie); in the zeros scenario with an even number of rows,
+       signed zeros in whole columns (the column sums are then exact zeros: the call falls back) */
     for (size_t i = 0; i < N; i++) {
         double v = scale * fd_randn(r);
         if (B->scenario == SC_NEAR_TIE_Y)
             v = fd_midpoint_near(v, B->out);
         B->dy[i] = rn_round(v, B->in);
-        if (B->scenario == SC_ZEROS && (i % n) % 4 == 1)
+        if (B->scenario == SC_ZEROS && B->rows % 2 == 0 && (i % n) % 4 == 1)
             B->dy[i] = (i / n) % 2 ? -0.0 : 0.0;
     }
 }
