@@ -382,11 +382,10 @@ static inline fd_num fd_acc_value(const fd_acc *q)
 
 /* The exact sum v = x + k (+ b) of the skip ops as s + t within e [§5.8]: TwoSum(x, k) = s1 + e1
    exactly; with b, TwoSum(s1, b) = s + e2 and t = RN(e1 + e2) (error <= 2u|t|; additions do not
-   underflow).  Also its rounding to `out` (the op's `sum` output), certified; an exact zero takes
-   IEEE's sign, (x + k) + b in binary64 (-0 only when every addend is -0), as the twin's exact sum.
-   Returns 0 (fall back) on a non-finite addend, an overflow, or an uncertified rounding. */
-static inline int fd_skip_sum(double x, double k, const double *b, double *s, double *t, double *e,
-                              rn_dtype out, double *rounded)
+   underflow).  Returns 0 (fall back) on a non-finite addend or an overflow of s or t.  The
+   backward ops (§5.9, §6.6) use v alone; the forward ops also round it (fd_skip_sum). */
+static inline int fd_skip_split(double x, double k, const double *b, double *s, double *t,
+                                double *e)
 {
     double s1, e1;
     fd_two_sum(x, k, &s1, &e1);
@@ -398,7 +397,17 @@ static inline int fd_skip_sum(double x, double k, const double *b, double *s, do
         *t = e1 + e2;
         *e = 2.0 * FD_U * fabs(*t);
     }
-    if (!isfinite(*s) || !isfinite(*t))
+    return isfinite(*s) && isfinite(*t);
+}
+
+/* fd_skip_split and the rounding of v to `out` (the forward ops' `sum` output), certified; an
+   exact zero takes IEEE's sign, (x + k) + b in binary64 (-0 only when every addend is -0), as the
+   twin's exact sum.  Returns 0 (fall back) where fd_skip_split does, or on an uncertified
+   rounding. */
+static inline int fd_skip_sum(double x, double k, const double *b, double *s, double *t, double *e,
+                              rn_dtype out, double *rounded)
+{
+    if (!fd_skip_split(x, k, b, s, t, e))
         return 0;
     if (*s == 0.0 && *t == 0.0) {
         *rounded = b ? (x + k) + *b : x + k; /* an exact zero: IEEE's sign rule */

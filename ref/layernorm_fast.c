@@ -313,27 +313,47 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
  * Backward [§5.7]: for row r, g_i = dy_i gamma_i (TwoProd, exact), xhat_i = d_i rstd, G = sum g,
  * H = sum g xhat (fd_acc), dx_i = rstd (g_i - G/n - xhat_i H/n); the column sums
  * dgamma_j = sum_r dy_rj xhat_rj and dbeta_j = sum_r dy_rj in per-thread fd_acc arrays, merged.
- * All or nothing: a single uncertified output (or a non-finite dy / gamma) hands the whole call
- * to the twin (the twin's column sums need every row's exact state).
+ * skip_layernorm's backward [§5.9] is the same computation on the exact sums v = x + skip (+ bias)
+ * (s_i + t_i within e_i, fd_skip_split, the inputs of §5.8), with one more column sum,
+ * dbias_j = sum_r dx_rj, of the uncertified dx enclosures.  All or nothing: a single uncertified
+ * output (or a non-finite dy / gamma / sum) hands the whole call to the twin (the twin's column
+ * sums need every row's exact state).
  */
 
-/* xhat_i = (a_i + b_i - delta) rstd as an fd_num (a, b = TwoSum(x_i, -mh)). */
-static inline fd_num ln_xhat(const ln_stats *st, double xi)
+/* xhat_i = (v_i - mh - delta) rstd as an fd_num, v_i = x_i, or x_i + xt_i within xe_i when xt is
+   not NULL (§5.9): d_i of §5.6 (a, b = TwoSum(x_i, -mh); b absorbs xt_i as in §5.8), times rstd. */
+static inline fd_num ln_xhat(const ln_stats *st, const double *x, const double *xt,
+                             const double *xe, size_t i)
 {
-    double a, b;
-    fd_two_sum(xi, -st->mh, &a, &b);
+    double a, b, eta = 0.0;
+    fd_two_sum(x[i], -st->mh, &a, &b);
+    if (xt) { /* v_i - mh = a + b within eta [§5.8] */
+        b += xt[i];
+        eta = xe[i] + 2.0 * U * fabs(b);
+    }
     double bp1 = b - st->th, bp = bp1 - st->tl;
-    fd_num d = {a, bp, fd_up(st->dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA)};
+    fd_num d = {a, bp, fd_up(st->dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA + eta)};
     return fd_mul(d, st->R);
 }
 
-/* One row: dx (certified) and the row's terms added to the column accumulators. */
-FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, const double *dy,
-                                          const double *x, const double *gamma, size_t n,
-                                          double eps, rn_dtype out, fd_num *xh)
+/* One row: dx (certified) and the row's terms added to the column accumulators dg, db, and dbs
+   (dbias, when skip is not NULL).  skip == NULL: LayerNorm of x.  Otherwise the LayerNorm of the
+   exact sums x + skip (+ bias), split by fd_skip_split into ws (3n doubles).  xh: n fd_num. */
+FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, fd_acc *dbs,
+                                          const double *dy, const double *x, const double *skip,
+                                          const double *bias, const double *gamma, size_t n,
+                                          double eps, rn_dtype out, fd_num *xh, double *ws)
 {
+    const double *xt = NULL, *xe = NULL;
+    if (skip) { /* [§5.9] v_i = s_i + t_i within e_i */
+        double *s = ws, *t = ws + n, *e = ws + 2 * n;
+        for (size_t i = 0; i < n; i++)
+            if (!fd_skip_split(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i]))
+                return 0; /* a non-finite addend or an overflow: the twin's special values */
+        x = s, xt = t, xe = e;
+    }
     ln_stats st;
-    if (!ln_row_stats(x, NULL, NULL, n, eps, &st))
+    if (!ln_row_stats(x, xt, xe, n, eps, &st))
         return 0;
     fd_acc G = {0}, H = {0};
     for (size_t i = 0; i < n; i++) {
@@ -342,7 +362,7 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, co
         double g1, g2;
         fd_two_prod(dy[i], gamma[i], &g1, &g2);
         fd_num g = {g1, g2, 0.5 * ETA};
-        xh[i] = ln_xhat(&st, x[i]);
+        xh[i] = ln_xhat(&st, x, xt, xe, i);
         fd_acc_add(&G, g);
         fd_acc_add(&H, fd_mul(g, xh[i]));
         fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh[i]));
@@ -355,8 +375,11 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, co
         fd_two_prod(dy[i], gamma[i], &g1, &g2);
         fd_num g = {g1, g2, 0.5 * ETA};
         fd_num inner = fd_add(fd_add(g, fd_neg(mg)), fd_neg(fd_mul(xh[i], mgx)));
-        if (!fd_certify_num(fd_mul(inner, st.R), out, &dx[i]))
+        fd_num d = fd_mul(inner, st.R);
+        if (!fd_certify_num(d, out, &dx[i]))
             return 0;
+        if (dbs)
+            fd_acc_add(&dbs[i], d); /* [§5.9] dbias_j = sum_r dx_rj, each within d.e */
     }
     return 1;
 }
@@ -379,17 +402,23 @@ static double column_sum_exact(const double *dy, size_t rows, size_t n, size_t j
     return v;
 }
 
-int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
-                            const double *x, const double *gamma, size_t rows, size_t n,
-                            double eps, rn_dtype out)
+/* The backward of LayerNorm (skip == NULL; dbias not written) or of skip_layernorm (x + skip
+   (+ bias); dbias [n] the column sums of dx), all rows: 1 when every output was certified.  Each
+   thread keeps its own column accumulators (nc = 2 or 3 arrays of n), merged at the end. */
+static int ln_backward_calls(double *dx, double *dgamma, double *dbeta, double *dbias,
+                             const double *dy, const double *x, const double *skip,
+                             const double *bias, const double *gamma, size_t rows, size_t n,
+                             double eps, rn_dtype out)
 {
-    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30) || n > ((size_t)1 << 20))
         return 0;
+    const size_t nc = skip ? 3 : 2, nw = skip ? 3 * n : 0;
     int nt = rn_threads_for(rows * n), ok = 1;
-    fd_acc *acc = calloc((size_t)nt * 2 * n, sizeof *acc);
+    fd_acc *acc = calloc((size_t)nt * nc * n, sizeof *acc);
     fd_num *xh = malloc((size_t)nt * n * sizeof *xh);
-    if (!acc || !xh) {
-        free(acc), free(xh);
+    double *ws = skip ? malloc((size_t)nt * nw * sizeof *ws) : NULL;
+    if (!acc || !xh || (skip && !ws)) {
+        free(acc), free(xh), free(ws);
         return 0;
     }
     long R = (long)rows;
@@ -399,27 +428,54 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        fd_acc *dg = acc + (size_t)t * 2 * n, *db = dg + n;
+        fd_acc *dg = acc + (size_t)t * nc * n, *db = dg + n, *dbs = skip ? db + n : NULL;
 #pragma omp for schedule(static)
         for (long k = 0; k < R; k++) {
             size_t r = (size_t)k;
-            if (ok && !ln_row_backward_fast(dx + r * n, dg, db, dy + r * n, x + r * n, gamma, n,
-                                            eps, out, xh + (size_t)t * n))
+            if (ok && !ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
+                                            skip ? skip + r * n : NULL, bias, gamma, n, eps, out,
+                                            xh + (size_t)t * n, ws ? ws + (size_t)t * nw : NULL))
                 ok = 0;
         }
     }
     /* merge the threads' column sums (any order: the certified value does not depend on it) */
     for (int t = 1; ok && t < nt; t++)
-        for (size_t j = 0; j < 2 * n; j++)
-            fd_acc_merge(&acc[j], &acc[(size_t)t * 2 * n + j]);
+        for (size_t j = 0; j < nc * n; j++)
+            fd_acc_merge(&acc[j], &acc[(size_t)t * nc * n + j]);
     for (size_t j = 0; ok && j < n; j++) {
         fd_num g = fd_acc_value(&acc[j]), b = fd_acc_value(&acc[n + j]);
         ok = fd_certify_num(g, out, &dgamma[j]);
         if (ok && !fd_certify_num(b, out, &dbeta[j]))
             dbeta[j] = column_sum_exact(dy, rows, n, j, out); /* a tie or an exact zero */
+        if (ok && skip)
+            ok = fd_certify_num(fd_acc_value(&acc[2 * n + j]), out, &dbias[j]);
     }
-    free(acc), free(xh);
+    free(acc), free(xh), free(ws);
+    return ok;
+}
+
+int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
+                            const double *x, const double *gamma, size_t rows, size_t n,
+                            double eps, rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0; /* not tried (not counted) */
+    int ok = ln_backward_calls(dx, dgamma, dbeta, NULL, dy, x, NULL, NULL, gamma, rows, n, eps,
+                               out);
     rn_fast_stats_add(1, !ok, rows * n + 2 * n);
+    return ok;
+}
+
+int skip_layernorm_backward_fast(double *dx, double *dbias, double *dgamma, double *dbeta,
+                                 const double *dy, const double *x, const double *skip,
+                                 const double *gamma, const double *bias, size_t rows, size_t n,
+                                 double eps, rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0; /* not tried (not counted) */
+    int ok = ln_backward_calls(dx, dgamma, dbeta, dbias, dy, x, skip, bias, gamma, rows, n, eps,
+                               out);
+    rn_fast_stats_add(1, !ok, rows * n + 3 * n); /* dx (= dskip), dbias, dgamma, dbeta */
     return ok;
 }
 

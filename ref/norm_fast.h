@@ -75,6 +75,19 @@ int skip_layernorm_row_forward_fast(double *y, double *mean, double *rstd, doubl
 int skip_rmsnorm_row_forward_fast(double *y, double *rstd, double *sum, const double *x,
                                   const double *skip, const double *gamma, const double *bias,
                                   size_t n, double eps, int offset, rn_dtype out, double *ws);
+/* skip_layernorm / skip_rmsnorm backward, all rows, all or nothing (as layernorm_backward_fast;
+   specs/fast-path.md §5.9, §6.6): the norm's backward at the exact sums v = x + skip (+ bias;
+   bias may be NULL): dx [rows*n] (dskip is the same values: the caller copies it), dbias [n] =
+   sum_r dx_rj (written whether or not bias is given), dgamma [n], and dbeta [n] (LayerNorm).
+   The counters count one "row" per call, elements rows*n + 3n (LayerNorm) or rows*n + 2n. */
+int skip_layernorm_backward_fast(double *dx, double *dbias, double *dgamma, double *dbeta,
+                                 const double *dy, const double *x, const double *skip,
+                                 const double *gamma, const double *bias, size_t rows, size_t n,
+                                 double eps, rn_dtype out);
+int skip_rmsnorm_backward_fast(double *dx, double *dbias, double *dgamma, const double *dy,
+                               const double *x, const double *skip, const double *gamma,
+                               const double *bias, size_t rows, size_t n, double eps, int offset,
+                               rn_dtype out);
 /* All rows in parallel; ok[k] = 1 where row k was certified; returns the rows left. */
 size_t skip_layernorm_forward_fast(double *y, double *mean, double *rstd, double *sum,
                                    const double *x, const double *skip, const double *gamma,

@@ -21,9 +21,11 @@
 #define U FD_U
 #define ETA FD_ETA
 
-/* rstd of a row (specs/fast-path.md §6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near
-   0 or out of range). */
-static inline __attribute__((always_inline)) int rms_row_sumsq(const double *x, size_t n,
+/* The sum of squares P of a row (specs/fast-path.md §6.1), v_i = x_i, or (xt not NULL) the skip
+   ops' exact sums v_i = x_i + xt_i within xe_i (§6.5: the cross terms 2 x_i xt_i by fma, xt_i^2
+   dropped and charged, the perturbation xe_i charged); 0: fall back (non-finite, overflow). */
+static inline __attribute__((always_inline)) int rms_row_sumsq(const double *x, const double *xt,
+                                                               const double *xe, size_t n,
                                                                fd_num *Pout)
 {
     if (n == 0 || n > ((size_t)1 << 20))
@@ -31,32 +33,50 @@ static inline __attribute__((always_inline)) int rms_row_sumsq(const double *x, 
     const double nn = (double)n;
 
     /* [§6.1] P = s + sum (e_i + pe_i); c their RN-sum, B the RN-sum of their magnitudes */
-    double s = 0.0, c = 0.0, B = 0.0;
+    double s = 0.0, c = 0.0, B = 0.0, Bsq = 0.0, EtaW = 0.0;
     for (size_t i = 0; i < n; i++) {
         double p, pe, e;
         fd_two_prod(x[i], x[i], &p, &pe);
         fd_two_sum(s, p, &s, &e);
         c += e;
-        c += pe;
-        B += fabs(e) + fabs(pe);
+        if (xt) { /* [§6.5] l_i = RN(2 x_i xt_i + pe_i) in place of pe_i */
+            double l = fma(2.0 * x[i], xt[i], pe);
+            c += l;
+            B += fabs(e) + fabs(l);
+            Bsq += xt[i] * xt[i];
+            EtaW += (2.0 * (fabs(x[i]) + fabs(xt[i])) + xe[i]) * xe[i];
+        } else {
+            c += pe;
+            B += fabs(e) + fabs(pe);
+        }
     }
     if (!isfinite(s) || !isfinite(c))
         return 0; /* NaN / Inf in x, or x^2 overflows: the twin */
     fd_num P;
     fd_two_sum(s, c, &P.h, &P.l);
-    P.e = fd_up((4.0 * nn + 2.0) * U * B + nn * ETA);
+    P.e = xt ? fd_up((4.0 * nn + 4.0) * U * B + nn * ETA + 2.0 * Bsq + EtaW)
+             : fd_up((4.0 * nn + 2.0) * U * B + nn * ETA);
     *Pout = P;
     return 1;
 }
 
-static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, size_t n,
+/* rstd of a row (§6.1-6.2); 0: fall back (non-finite, overflow, ms + eps near 0 or out of
+   range). */
+static inline __attribute__((always_inline)) int rms_row_rstd(const double *x, const double *xt,
+                                                              const double *xe, size_t n,
                                                               double eps, fd_num *Rout)
 {
     fd_num P;
-    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, n, &P))
+    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, xt, xe, n, &P))
         return 0;
     /* [§6.2] */
     return fd_rstd(P, (double)n, eps, Rout);
+}
+
+/* v_i as an fd_num: x_i exactly, or x_i + xt_i within xe_i. */
+static inline fd_num rms_v(const double *x, const double *xt, const double *xe, size_t i)
+{
+    return xt ? (fd_num){x[i], xt[i], xe[i]} : fd_exact(x[i], 0.0);
 }
 
 /* The statistics of the a-priori bound (ref/rmsnorm_bound.c) [§10.4]: ms = mean(x^2) and
@@ -66,7 +86,7 @@ FD_CLONES int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *
                                            double eps)
 {
     fd_num P, R;
-    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, n, &P) ||
+    if (!(eps >= 0 && eps < INFINITY) || !rms_row_sumsq(x, NULL, NULL, n, &P) ||
         !fd_rstd(P, (double)n, eps, &R))
         return 0;
     fd_num M = fd_div_d(P, (double)n);
@@ -112,7 +132,7 @@ FD_CLONES int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x,
                              size_t n, double eps, int offset, rn_dtype out)
 {
     fd_num R;
-    if (!rms_row_rstd(x, n, eps, &R) || !fd_certify_num(R, out, rstd))
+    if (!rms_row_rstd(x, NULL, NULL, n, eps, &R) || !fd_certify_num(R, out, rstd))
         return 0;
 
     /* [§6.3] */
@@ -162,15 +182,28 @@ size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const doub
 
 /* ------------------------------------------------------------------------------------------------
  * Backward [§6.4]: g_i = dy_i w_i, xhat_i = x_i rstd, H = sum g xhat, dx_i = rstd (g_i - xhat_i H/n),
- * dgamma_j = sum_r dy_rj xhat_rj (per-thread fd_acc columns, merged).  All or nothing, as for
- * LayerNorm (ref/layernorm_fast.c).
+ * dgamma_j = sum_r dy_rj xhat_rj (per-thread fd_acc columns, merged).  skip_rmsnorm's backward
+ * [§6.6]: the same on the exact sums v = x + skip (+ bias) (s_i + t_i within e_i, fd_skip_split),
+ * and dbias_j = sum_r dx_rj.  All or nothing, as for LayerNorm (ref/layernorm_fast.c).
  */
-FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, const double *dy, const double *x,
-                                           const double *gamma, size_t n, double eps, int offset,
-                                           rn_dtype out)
+
+/* One row: dx (certified), the row's terms added to dg (and to dbs, dbias, when skip is not
+   NULL: then the row is the exact sums x + skip (+ bias), split into ws, 3n doubles). */
+FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, fd_acc *dbs, const double *dy,
+                                           const double *x, const double *skip,
+                                           const double *bias, const double *gamma, size_t n,
+                                           double eps, int offset, rn_dtype out, double *ws)
 {
+    const double *xt = NULL, *xe = NULL;
+    if (skip) { /* [§6.6] v_i = s_i + t_i within e_i */
+        double *s = ws, *t = ws + n, *e = ws + 2 * n;
+        for (size_t i = 0; i < n; i++)
+            if (!fd_skip_split(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i]))
+                return 0;
+        x = s, xt = t, xe = e;
+    }
     fd_num R;
-    if (!rms_row_rstd(x, n, eps, &R))
+    if (!rms_row_rstd(x, xt, xe, n, eps, &R))
         return 0;
     fd_acc H = {0};
     for (size_t i = 0; i < n; i++) {
@@ -180,7 +213,7 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, const double 
         if (offset)
             fd_two_sum(1.0, gamma[i], &wh, &wl);
         fd_num g = fd_mul(fd_exact(dy[i], 0.0), fd_exact(wh, wl));
-        fd_num xh = fd_mul(fd_exact(x[i], 0.0), R);
+        fd_num xh = fd_mul(rms_v(x, xt, xe, i), R);
         fd_acc_add(&H, fd_mul(g, xh));
         fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh));
     }
@@ -190,24 +223,35 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, const double 
         if (offset)
             fd_two_sum(1.0, gamma[i], &wh, &wl);
         fd_num g = fd_mul(fd_exact(dy[i], 0.0), fd_exact(wh, wl));
-        fd_num xh = fd_mul(fd_exact(x[i], 0.0), R);
+        fd_num xh = fd_mul(rms_v(x, xt, xe, i), R);
         fd_num inner = fd_add(g, fd_neg(fd_mul(xh, mgx)));
-        if (!fd_certify_num(fd_mul(inner, R), out, &dx[i]))
+        fd_num d = fd_mul(inner, R);
+        if (!fd_certify_num(d, out, &dx[i]))
             return 0;
+        if (dbs)
+            fd_acc_add(&dbs[i], d); /* [§6.6] dbias_j = sum_r dx_rj */
     }
     return 1;
 }
 
-int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
-                          const double *gamma, size_t rows, size_t n, double eps, int offset,
-                          rn_dtype out)
+/* The backward of RMSNorm (skip == NULL; dbias not written) or of skip_rmsnorm (dbias [n]), all
+   rows: 1 when every output was certified.  Per-thread column accumulators (nc = 1 or 2 arrays
+   of n), merged at the end. */
+static int rms_backward_calls(double *dx, double *dgamma, double *dbias, const double *dy,
+                              const double *x, const double *skip, const double *bias,
+                              const double *gamma, size_t rows, size_t n, double eps, int offset,
+                              rn_dtype out)
 {
-    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30) || n > ((size_t)1 << 20))
         return 0;
+    const size_t nc = skip ? 2 : 1, nw = skip ? 3 * n : 0;
     int nt = rn_threads_for(rows * n), ok = 1;
-    fd_acc *acc = calloc((size_t)nt * n, sizeof *acc);
-    if (!acc)
+    fd_acc *acc = calloc((size_t)nt * nc * n, sizeof *acc);
+    double *ws = skip ? malloc((size_t)nt * nw * sizeof *ws) : NULL;
+    if (!acc || (skip && !ws)) {
+        free(acc), free(ws);
         return 0;
+    }
     long R = (long)rows;
 #pragma omp parallel num_threads(nt) reduction(&& : ok)
     {
@@ -215,24 +259,50 @@ int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const do
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        fd_acc *dg = acc + (size_t)t * n;
+        fd_acc *dg = acc + (size_t)t * nc * n, *dbs = skip ? dg + n : NULL;
 #pragma omp for schedule(static)
         for (long k = 0; k < R; k++) {
             size_t r = (size_t)k;
-            if (ok && !rms_row_backward_fast(dx + r * n, dg, dy + r * n, x + r * n, gamma, n, eps,
-                                             offset, out))
+            if (ok && !rms_row_backward_fast(dx + r * n, dg, dbs, dy + r * n, x + r * n,
+                                             skip ? skip + r * n : NULL, bias, gamma, n, eps,
+                                             offset, out, ws ? ws + (size_t)t * nw : NULL))
                 ok = 0;
         }
     }
     for (int t = 1; ok && t < nt; t++)
-        for (size_t j = 0; j < n; j++)
-            fd_acc_merge(&acc[j], &acc[(size_t)t * n + j]);
+        for (size_t j = 0; j < nc * n; j++)
+            fd_acc_merge(&acc[j], &acc[(size_t)t * nc * n + j]);
     for (size_t j = 0; ok && j < n; j++) {
-        fd_num g = fd_acc_value(&acc[j]);
-        ok = fd_certify_num(g, out, &dgamma[j]);
+        ok = fd_certify_num(fd_acc_value(&acc[j]), out, &dgamma[j]);
+        if (ok && skip)
+            ok = fd_certify_num(fd_acc_value(&acc[n + j]), out, &dbias[j]);
     }
-    free(acc);
+    free(acc), free(ws);
+    return ok;
+}
+
+int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
+                          const double *gamma, size_t rows, size_t n, double eps, int offset,
+                          rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0; /* not tried (not counted) */
+    int ok = rms_backward_calls(dx, dgamma, NULL, dy, x, NULL, NULL, gamma, rows, n, eps, offset,
+                                out);
     rn_fast_stats_add(1, !ok, rows * n + n);
+    return ok;
+}
+
+int skip_rmsnorm_backward_fast(double *dx, double *dbias, double *dgamma, const double *dy,
+                               const double *x, const double *skip, const double *gamma,
+                               const double *bias, size_t rows, size_t n, double eps, int offset,
+                               rn_dtype out)
+{
+    if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
+        return 0; /* not tried (not counted) */
+    int ok = rms_backward_calls(dx, dgamma, dbias, dy, x, skip, bias, gamma, rows, n, eps, offset,
+                                out);
+    rn_fast_stats_add(1, !ok, rows * n + 2 * n); /* dx (= dskip), dbias, dgamma */
     return ok;
 }
 
@@ -252,26 +322,8 @@ FD_CLONES int skip_rmsnorm_row_forward_fast(double *y, double *rstd, double *sum
     for (size_t i = 0; i < n; i++)
         if (!fd_skip_sum(x[i], skip[i], bias ? &bias[i] : NULL, &s[i], &t[i], &e[i], out, &sum[i]))
             return 0;
-    const double nn = (double)n;
-    double ps = 0.0, c = 0.0, B = 0.0, Bsq = 0.0, EtaW = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double p, pe, f;
-        fd_two_prod(s[i], s[i], &p, &pe);
-        double l = fma(2.0 * s[i], t[i], pe);
-        fd_two_sum(ps, p, &ps, &f);
-        c += f;
-        c += l;
-        B += fabs(f) + fabs(l);
-        Bsq += t[i] * t[i];
-        EtaW += (2.0 * (fabs(s[i]) + fabs(t[i])) + e[i]) * e[i];
-    }
-    if (!isfinite(ps) || !isfinite(c))
-        return 0;
-    fd_num P;
-    fd_two_sum(ps, c, &P.h, &P.l);
-    P.e = fd_up((4.0 * nn + 4.0) * U * B + nn * ETA + 2.0 * Bsq + EtaW);
-    fd_num R;
-    if (!fd_rstd(P, nn, eps, &R) || !fd_certify_num(R, out, rstd))
+    fd_num R; /* [§6.5] the sum of squares of v, rstd */
+    if (!rms_row_rstd(s, t, e, n, eps, &R) || !fd_certify_num(R, out, rstd))
         return 0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(gamma[i]))

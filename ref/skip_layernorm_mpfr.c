@@ -123,14 +123,23 @@ int skip_layernorm_forward_mpfr(double *y, double *mean, double *rstd, double *s
     return rc;
 }
 
-/* Backward: the exact sums of every row at once (dgamma, dbeta and dbias are sums over rows), then
-   the LayerNorm backward twin on them; dskip is dx (d s / d skip = 1), dbias its column sums. */
+/* Backward: the fast path (all or nothing); else the exact sums of every row at once (dgamma,
+   dbeta and dbias are sums over rows), then the LayerNorm backward twin on them; dskip is dx
+   (d s / d skip = 1), dbias its column sums. */
 int skip_layernorm_backward_mpfr(double *dx, double *dskip, double *dbias, double *dgamma,
                                  double *dbeta, const double *dy, const double *x,
                                  const double *skip, const double *gamma, const double *bias,
                                  size_t rows, size_t n, double eps, rn_dtype out)
 {
     size_t N = rows * n, m = N ? N : 1;
+    /* The fast path first (ref/layernorm_fast.c, specs/fast-path.md §5.9): every output
+       certified, or the twin computes all of them. */
+    if (rn_fast_enabled() && skip_layernorm_backward_fast(dx, dbias, dgamma, dbeta, dy, x, skip,
+                                                          gamma, bias, rows, n, eps, out)) {
+        for (size_t i = 0; i < N; i++)
+            dskip[i] = dx[i];
+        return RN_TWIN_OK;
+    }
     mpfr_t *s = malloc(m * sizeof *s);
     mpfr_srcptr *sp = calloc(m, sizeof *sp);
     double *cls = calloc(m, sizeof *cls);

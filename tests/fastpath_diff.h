@@ -4,7 +4,9 @@
  *
  * Each batch draws a family, a scenario (random, large means, subnormal and huge scales, constant
  * rows, ties of the mean, near-ties of y by a tuned beta, signed zeros, tiny rows), input and
- * output dtypes and eps (including 0); runs the twin's public entry point with the fast path on
+ * output dtypes and eps (including 0); runs the twin's public entry points (forward, then backward
+ * for every family but the residual's add, where dy is the f of the batch or, for the skip ops,
+ * an array of its own) with the fast path on
  * and with it off (RESNORM_FASTPATH semantics, rn_fast_set_enabled), and demands bit-identical
  * outputs.  The twin alone is the reference: certified by MPFR (ref/exact_mpfr.h), it never reads
  * the fast path.  The fast path's fallback counters (rn_fast_stats) say how much it certified. */
@@ -36,7 +38,12 @@ typedef struct {
     unsigned long long elems, mismatches, twin_errors;
     rn_fast_stats fast;
     rn_fast_stats scen[16]; /* the same per scenario */
+    rn_fast_stats bwd;      /* the backward calls alone (LayerNorm, RMSNorm, skip ops) */
+    rn_fast_stats bwd_scen[16];
 } fd_diff_stats;
+
+/* Output arrays per batch: skip_layernorm's forward (4) and backward (5) at most. */
+enum { FD_NOUT = 9 };
 
 /* ---- deterministic random numbers ---- */
 typedef struct {
@@ -82,6 +89,7 @@ typedef struct {
     size_t rows, n;
     int scenario, offset, with_bias;
     double *x, *g, *b, *f, *bias; /* f: residual's f, skip ops' skip, backward's dy */
+    double *dy;                   /* the skip ops' backward dy */
 } fd_batch;
 
 enum {
@@ -205,26 +213,41 @@ static void fd_draw(fd_rng *r, fd_batch *B, int fam, size_t max_elems)
     default:
         break;
     }
+    if (fam != FD_FAM_SKIP_LN && fam != FD_FAM_SKIP_RMS)
+        return;
+    /* the skip ops' backward dy, drawn last (the forward's inputs are those of the other
+       families): at the scale of x; at midpoints of the output dtype in the near-tie scenario
+       (with one row, dbeta_j = dy_j is a tie); in the zeros scenario with an even number of rows,
+       signed zeros in whole columns (the column sums are then exact zeros: the call falls back) */
+    for (size_t i = 0; i < N; i++) {
+        double v = scale * fd_randn(r);
+        if (B->scenario == SC_NEAR_TIE_Y)
+            v = fd_midpoint_near(v, B->out);
+        B->dy[i] = rn_round(v, B->in);
+        if (B->scenario == SC_ZEROS && B->rows % 2 == 0 && (i % n) % 4 == 1)
+            B->dy[i] = (i / n) % 2 ? -0.0 : 0.0;
+    }
 }
 
 /* Runs family fam on batch B with the fast path on, then off; adds to st. */
-static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_diff_stats *st,
-                   int verbose)
+static void fd_run(int fam, const fd_batch *B, double *o1[FD_NOUT], double *o2[FD_NOUT],
+                   fd_diff_stats *st, int verbose)
 {
     size_t N = B->rows * B->n;
-    size_t sz[6] = {N, B->rows, B->rows, N, B->n, B->n};
+    size_t sz[FD_NOUT] = {N, B->rows, B->rows, N, B->n, B->n};
     int nout = 6, rc1 = 0, rc2 = 0;
-    rn_fast_stats a, c;
+    rn_fast_stats a, c, m; /* m: before the backward call (c when there was none) */
+    const double *bias = B->with_bias ? B->bias : NULL;
     for (int pass = 0; pass < 2; pass++) {
         double **o = pass ? o2 : o1;
         rn_fast_set_enabled(pass == 0);
         rn_fast_stats_get(&a);
-        int rc;
+        int rc, bwd = 0;
         switch (fam) {
         case FD_FAM_LAYERNORM: /* forward, and backward with dy = f */
             rc = layernorm_forward_mpfr(o[0], o[1], o[2], B->x, B->g, B->b, B->rows, B->n, B->eps,
                                         B->out);
-            if (!rc)
+            if (!rc && (bwd = 1, rn_fast_stats_get(&m), 1))
                 rc = layernorm_backward_mpfr(o[3], o[4], o[5], B->f, B->x, B->g, B->rows, B->n,
                                              B->eps, B->out);
             break;
@@ -234,23 +257,30 @@ static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_
             sz[3] = B->n;
             rc = rmsnorm_forward_mpfr(o[0], o[1], B->x, B->g, B->rows, B->n, B->eps,
                                       B->offset, B->out);
-            if (!rc)
+            if (!rc && (bwd = 1, rn_fast_stats_get(&m), 1))
                 rc = rmsnorm_backward_mpfr(o[2], o[3], B->f, B->x, B->g, B->rows, B->n, B->eps,
                                            B->offset, B->out);
             break;
-        case FD_FAM_SKIP_LN: /* y, mean, rstd, sum of LayerNorm(x + skip (+ bias)), skip = f */
-            nout = 4;
-            sz[3] = N;
-            rc = skip_layernorm_forward_mpfr(o[0], o[1], o[2], o[3], B->x, B->f, B->g, B->b,
-                                             B->with_bias ? B->bias : NULL, B->rows, B->n, B->eps,
-                                             B->out);
+        case FD_FAM_SKIP_LN: /* y, mean, rstd, sum of LayerNorm(x + skip (+ bias)), skip = f;
+                                backward with dy: dx, dskip, dbias, dgamma, dbeta */
+            nout = 9;
+            sz[3] = sz[4] = sz[5] = N;
+            sz[6] = sz[7] = sz[8] = B->n;
+            rc = skip_layernorm_forward_mpfr(o[0], o[1], o[2], o[3], B->x, B->f, B->g, B->b, bias,
+                                             B->rows, B->n, B->eps, B->out);
+            if (!rc && (bwd = 1, rn_fast_stats_get(&m), 1))
+                rc = skip_layernorm_backward_mpfr(o[4], o[5], o[6], o[7], o[8], B->dy, B->x, B->f,
+                                                  B->g, bias, B->rows, B->n, B->eps, B->out);
             break;
-        case FD_FAM_SKIP_RMS: /* y, rstd, sum */
-            nout = 3;
-            sz[2] = N;
-            rc = skip_rmsnorm_forward_mpfr(o[0], o[1], o[2], B->x, B->f, B->g,
-                                           B->with_bias ? B->bias : NULL, B->rows, B->n, B->eps,
-                                           B->offset, B->out);
+        case FD_FAM_SKIP_RMS: /* y, rstd, sum; backward: dx, dskip, dbias, dgamma */
+            nout = 7;
+            sz[2] = sz[3] = sz[4] = N;
+            sz[5] = sz[6] = B->n;
+            rc = skip_rmsnorm_forward_mpfr(o[0], o[1], o[2], B->x, B->f, B->g, bias, B->rows,
+                                           B->n, B->eps, B->offset, B->out);
+            if (!rc && (bwd = 1, rn_fast_stats_get(&m), 1))
+                rc = skip_rmsnorm_backward_mpfr(o[3], o[4], o[5], o[6], B->dy, B->x, B->f, B->g,
+                                                bias, B->rows, B->n, B->eps, B->offset, B->out);
             break;
         default: /* forward y = x + f, and backward with dy = f (dx, df) */
             nout = 3;
@@ -261,6 +291,8 @@ static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_
             break;
         }
         rn_fast_stats_get(&c);
+        if (!bwd)
+            m = c;
         if (pass == 0) {
             rc1 = rc;
             st->fast.rows += c.rows - a.rows;
@@ -272,6 +304,13 @@ static void fd_run(int fam, const fd_batch *B, double *o1[6], double *o2[6], fd_
             sc->fallback_rows += c.fallback_rows - a.fallback_rows;
             sc->elems += c.elems - a.elems;
             sc->fallback_elems += c.fallback_elems - a.fallback_elems;
+            rn_fast_stats *bw[2] = {&st->bwd, &st->bwd_scen[B->scenario]};
+            for (int q = 0; q < 2; q++) {
+                bw[q]->rows += c.rows - m.rows;
+                bw[q]->fallback_rows += c.fallback_rows - m.fallback_rows;
+                bw[q]->elems += c.elems - m.elems;
+                bw[q]->fallback_elems += c.fallback_elems - m.fallback_elems;
+            }
         } else {
             rc2 = rc;
         }
@@ -314,8 +353,9 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
     B.g = malloc(1024 * sizeof(double));
     B.b = malloc(1024 * sizeof(double));
     B.bias = malloc(1024 * sizeof(double));
-    double *o1[6], *o2[6];
-    for (int k = 0; k < 6; k++) {
+    B.dy = malloc(MAXE * sizeof(double));
+    double *o1[FD_NOUT], *o2[FD_NOUT];
+    for (int k = 0; k < FD_NOUT; k++) {
         o1[k] = malloc(MAXE * sizeof(double));
         o2[k] = malloc(MAXE * sizeof(double));
     }
@@ -324,8 +364,8 @@ static void fd_diff_family(int fam, unsigned long long target, uint64_t seed, fd
         fd_draw(&r, &B, fam, MAXE);
         fd_run(fam, &B, o1, o2, st, verbose);
     }
-    free(B.x), free(B.f), free(B.g), free(B.b), free(B.bias);
-    for (int k = 0; k < 6; k++)
+    free(B.x), free(B.f), free(B.g), free(B.b), free(B.bias), free(B.dy);
+    for (int k = 0; k < FD_NOUT; k++)
         free(o1[k]), free(o2[k]);
 }
 
@@ -461,11 +501,23 @@ static void fd_print_stats(const char *fam, const fd_diff_stats *st)
            fam, st->elems, st->mismatches, st->twin_errors, f->rows, f->fallback_rows,
            f->rows ? 100.0 * (double)f->fallback_rows / (double)f->rows : 0.0, f->fallback_elems,
            f->elems, f->elems ? 100.0 * (double)f->fallback_elems / (double)f->elems : 0.0);
+    const rn_fast_stats *bw = &st->bwd;
+    if (bw->rows)
+        printf("    backward alone: %llu calls, %llu fell back to the twin (%.3g%%), %llu of %llu "
+               "elements (%.3g%%)\n", bw->rows, bw->fallback_rows,
+               100.0 * (double)bw->fallback_rows / (double)bw->rows, bw->fallback_elems,
+               bw->elems, bw->elems ? 100.0 * (double)bw->fallback_elems / (double)bw->elems : 0.0);
     for (int k = 0; k < SC_NSCEN; k++) {
         f = &st->scen[k];
-        if (f->rows)
-            printf("    %-13s %8llu rows, %6.2f%% fell back\n", fd_scen_name[k], f->rows,
-                   100.0 * (double)f->fallback_rows / (double)f->rows);
+        bw = &st->bwd_scen[k];
+        if (!f->rows)
+            continue;
+        printf("    %-13s %8llu rows, %6.2f%% fell back", fd_scen_name[k], f->rows,
+               100.0 * (double)f->fallback_rows / (double)f->rows);
+        if (bw->rows)
+            printf("; of which backward calls %6llu, %6.2f%% fell back", bw->rows,
+                   100.0 * (double)bw->fallback_rows / (double)bw->rows);
+        printf("\n");
     }
 }
 

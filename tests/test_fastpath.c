@@ -3,7 +3,9 @@
  *    the same exact value (MPFR), on values at, next to and around midpoints, subnormals, overflow;
  *  - fd_certify: whenever it certifies, MPFR rounds both ends of the enclosure to that value;
  *  - every family's twin with the fast path on is bit-identical to the twin alone
- *    (tests/fastpath_diff.h; make fastpath-soak runs the same with >= 1e7 elements).
+ *    (tests/fastpath_diff.h; make fastpath-soak runs the same with >= 1e7 elements);
+ *  - the skip ops' backward on one and two threads (rows x n above the parallel cut-off) against
+ *    the twin alone.
  * No expected value comes from the code under test: the reference is MPFR's rounding. */
 #include <criterion/criterion.h>
 
@@ -114,15 +116,80 @@ static void diff_family(int fam, unsigned long long target)
     cr_assert(st.fast.rows > 0, "%s: the fast path never ran", fd_fam_name[fam]);
     cr_assert(st.fast.fallback_rows < st.fast.rows, "%s: the fast path never certified",
               fd_fam_name[fam]);
+    if (fam != FD_FAM_RESIDUAL) { /* the backward calls alone: tried, and certified some */
+        cr_assert(st.bwd.rows > 0, "%s: no backward call", fd_fam_name[fam]);
+        cr_assert(st.bwd.fallback_rows < st.bwd.rows, "%s: the backward fast path never certified",
+                  fd_fam_name[fam]);
+    }
 }
 
-/* Output elements compared per family (forward and, where covered, backward outputs): ~1.1e6 in
-   all, well under a minute; make fastpath-soak runs >= 1e7. */
+/* Output elements compared per family (forward and backward outputs; the skip ops' backward since
+   §5.9 / §6.6): ~1.6e6 in all, well under a minute; make fastpath-soak runs >= 1e7. */
 Test(fastpath, layernorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_LAYERNORM, 300000); }
 Test(fastpath, rmsnorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_RMSNORM, 200000); }
-Test(fastpath, skip_layernorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_SKIP_LN, 150000); }
-Test(fastpath, skip_rmsnorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_SKIP_RMS, 150000); }
+Test(fastpath, skip_layernorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_SKIP_LN, 400000); }
+Test(fastpath, skip_rmsnorm_equals_twin, .timeout = 120) { diff_family(FD_FAM_SKIP_RMS, 400000); }
 Test(fastpath, residual_equals_twin, .timeout = 120) { diff_family(FD_FAM_RESIDUAL, 300000); }
+
+/* The skip ops' backward fast path (specs/fast-path.md §5.9, §6.6) on 96 x 768 random f32 rows
+   (above RN_PAR_MIN_WORK, so the per-thread column sums are merged): one thread, two threads and
+   the twin alone give the same bits, and both fast runs certified the whole call (none fell
+   back, so the comparison is of the fast path's own values). */
+static void skip_bwd_threads(int rms)
+{
+    enum { ROWS = 96, N = 768, NT = ROWS * N };
+    cr_assert(NT >= RN_PAR_MIN_WORK);
+    fd_rng r = {4242 + (uint64_t)rms};
+    double *x = malloc(NT * sizeof *x), *k = malloc(NT * sizeof *k), *dy = malloc(NT * sizeof *dy);
+    double g[N], bias[N];
+    for (size_t i = 0; i < NT; i++) {
+        x[i] = rn_round(fd_randn(&r), RN_F32);
+        k[i] = rn_round(0.5 * fd_randn(&r), RN_F32);
+        dy[i] = rn_round(fd_randn(&r), RN_F32);
+    }
+    for (size_t j = 0; j < N; j++) {
+        g[j] = rn_round((rms ? 0.0 : 1.0) + 0.1 * fd_randn(&r), RN_F32);
+        bias[j] = rn_round(0.1 * fd_randn(&r), RN_F32);
+    }
+    double eps;
+    cr_assert_eq(rn_parse_eps("1e-5", RN_F32, &eps), 0);
+    double *o[3][5];
+    for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 5; q++)
+            o[p][q] = malloc(NT * sizeof(double));
+    for (int p = 0; p < 3; p++) { /* pass 0: 1 thread, 1: 2 threads, 2: the twin alone */
+        rn_set_threads(p == 1 ? 2 : 1);
+        rn_fast_set_enabled(p < 2);
+        rn_fast_stats a, c;
+        rn_fast_stats_get(&a);
+        int rc = rms ? skip_rmsnorm_backward_mpfr(o[p][0], o[p][1], o[p][2], o[p][3], dy, x, k, g,
+                                                  bias, ROWS, N, eps, 1, RN_F32)
+                     : skip_layernorm_backward_mpfr(o[p][0], o[p][1], o[p][2], o[p][3], o[p][4], dy,
+                                                    x, k, g, bias, ROWS, N, eps, RN_F32);
+        rn_fast_stats_get(&c);
+        cr_assert_eq(rc, 0);
+        if (p < 2) {
+            cr_assert_eq(c.rows - a.rows, 1, "one call tried");
+            cr_assert_eq(c.fallback_rows, a.fallback_rows, "%d thread(s): fell back",
+                         p == 1 ? 2 : 1);
+        }
+    }
+    rn_set_threads(0);
+    rn_fast_set_enabled(1);
+    const size_t sz[5] = {NT, NT, N, N, N};
+    for (int p = 1; p < 3; p++)
+        for (int q = 0; q < (rms ? 4 : 5); q++)
+            cr_assert(fd_same(o[0][q], o[p][q], sz[q]), "%s output %d: %s differs",
+                      rms ? "skip_rmsnorm" : "skip_layernorm", q,
+                      p == 1 ? "two threads" : "the twin alone");
+    for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 5; q++)
+            free(o[p][q]);
+    free(x), free(k), free(dy);
+}
+
+Test(fastpath, skip_layernorm_backward_threads, .timeout = 120) { skip_bwd_threads(0); }
+Test(fastpath, skip_rmsnorm_backward_threads, .timeout = 120) { skip_bwd_threads(1); }
 
 /* The a-priori bounds with the double-double statistics (specs/fast-path.md §10) are bit-identical
    to the MPFR path's (so never below it), on random and adversarial rows (every output dtype and
@@ -197,6 +264,76 @@ Test(fastpath, bounds_never_below_mpfr_golden, .timeout = 120)
     cr_assert_eq(s.below, 0, "%llu bound elements below the MPFR path's", s.below);
     cr_assert_eq(s.differ, 0, "%llu bound elements differ from the MPFR path's", s.differ);
     cr_assert_eq(s.errors, 0);
+}
+
+/* The skip ops' backward fast path alone (no twin behind it) on every skip_*_backward case of the
+   golden suite, for each output dtype of the case: wherever it certifies the call, every output
+   (dx, dskip = dx, dbias, dgamma, dbeta) equals the committed golden file bit for bit (the twin's
+   values; make golden-check regenerates them with the fast path in front).  Prints how many of
+   the (case, dtype) calls it certified. */
+Test(fastpath, skip_backward_golden, .timeout = 120)
+{
+    json_error_t e;
+    json_t *man = json_load_file("golden/manifest.json", 0, &e);
+    cr_assert_not_null(man, "golden/manifest.json: %s (run from the repository root)", e.text);
+    size_t i, calls = 0, certified = 0, compared = 0, differ = 0;
+    json_t *c;
+    json_array_foreach(json_object_get(man, "cases"), i, c) {
+        const char *op = json_string_value(json_object_get(c, "op"));
+        int rms = !strcmp(op, "skip_rmsnorm_backward");
+        sr_case k;
+        if ((!rms && strcmp(op, "skip_layernorm_backward")) || sr_load_case(c, ".", &k) != 0)
+            continue;
+        const double *x = sr_in(&k, "x"), *sk = sr_in(&k, "skip"), *g = sr_in(&k, "gamma"),
+                     *dy = sr_in(&k, "dy"), *bias = sr_in(&k, "bias");
+        cr_assert(x && sk && g && dy, "%s: inputs", k.id);
+        size_t rows = k.v.rows, n = k.v.n, N = rows * n;
+        double *o[4];
+        for (int q = 0; q < 4; q++)
+            o[q] = malloc((N + 1) * sizeof(double));
+        const char *dn;
+        json_t *files;
+        json_object_foreach(json_object_get(c, "expected"), dn, files) {
+            rn_dtype d;
+            cr_assert_eq(rn_dtype_from_name(dn, &d), 0);
+            calls++;
+            int ok = rms ? skip_rmsnorm_backward_fast(o[0], o[1], o[2], dy, x, sk, g, bias, rows, n,
+                                                      k.v.eps, k.v.offset, d)
+                         : skip_layernorm_backward_fast(o[0], o[1], o[2], o[3], dy, x, sk, g, bias,
+                                                        rows, n, k.v.eps, d);
+            if (!ok)
+                continue;
+            certified++;
+            static const char *const nm[5] = {"dx", "dskip", "dbias", "dgamma", "dbeta"};
+            const int src[5] = {0, 0, 1, 2, 3};
+            for (int q = 0; q < (rms ? 4 : 5); q++) {
+                json_t *f = json_object_get(files, nm[q]);
+                cr_assert_not_null(f, "%s %s: no %s", k.id, dn, nm[q]);
+                rn_array a;
+                char err[512];
+                cr_assert_eq(npy_read(json_string_value(f), &a, err, sizeof err), 0, "%s", err);
+                cr_assert_eq(a.count, q < 2 ? N : n, "%s %s %s: size", k.id, dn, nm[q]);
+                for (size_t j = 0; j < a.count; j++, compared++)
+                    if (fd_bits(a.data[j]) != fd_bits(o[src[q]][j])) {
+                        if (differ++ < 5)
+                            fprintf(stderr, "%s %s %s[%zu]: fast %a, golden %a\n", k.id, dn, nm[q],
+                                    j, o[src[q]][j], a.data[j]);
+                    }
+                rn_array_free(&a);
+            }
+        }
+        for (int q = 0; q < 4; q++)
+            free(o[q]);
+        sr_free_case(&k);
+    }
+    json_decref(man);
+    printf("golden suite, skip ops' backward: the fast path certified %zu of %zu (case, dtype) "
+           "calls (%.3g%% fell back); %zu output elements compared with the golden files, %zu "
+           "differ\n", certified, calls, calls ? 100.0 * (double)(calls - certified) / (double)calls : 0.0,
+           compared, differ);
+    cr_assert(calls > 40, "only %zu calls", calls);
+    cr_assert(certified > calls / 4, "the fast path rarely certified (%zu of %zu)", certified, calls);
+    cr_assert_eq(differ, 0, "%zu elements differ from the golden files", differ);
 }
 
 /* rn_round (ref/dtype.c) is fd_round_dd with a zero low part: every double class against MPFR. */
