@@ -378,3 +378,45 @@ Test(block_cli, bad_inputs_exit_2_and_stack_outputs_only_its_layers, .init = set
                      P("x.npy"), a, f), 0, "%s%s", out_text, err_text);
     blk_free(&b);
 }
+
+/* check block_backward computes a weight matrix's gradient only when an --actual gives it
+   (cli_op.skippable): the dx report is the same with or without the weights' actuals, and a
+   weight gradient that is given is still compared (one element moved: exit 1). */
+Test(block_cli, check_leaves_out_the_weight_gradients_nobody_gives, .init = setup, .fini = teardown)
+{
+    blk b;
+    blk_init(&b, 1, 3, 4, 2, 8, RN_F32, 11, 0);
+    size_t xs[3] = {1, 3, 4};
+    put_npy("x.npy", RN_F32, 3, xs, b.x);
+    put_npy("dy.npy", RN_F32, 3, xs, b.dy);
+    static char a[16384];
+    a[0] = '\0';
+    put_block(&b, "", a, sizeof a);
+    cr_assert_eq(run("eval block_backward --in x=%s --in dy=%s%s --attr heads=2 --out %s",
+                     P("x.npy"), P("dy.npy"), a, P("g")), 0, "%s", err_text);
+    char dx[600], w1[600];
+    snprintf(dx, sizeof dx, "%s/dx.npy", P("g"));
+    snprintf(w1, sizeof w1, "%s/d.linear1.weight.npy", P("g"));
+    cr_assert_eq(run("check block_backward --in x=%s --in dy=%s%s --attr heads=2 --json --actual "
+                     "dx=%s", P("x.npy"), P("dy.npy"), a, dx), 0, "%s%s", out_text, err_text);
+    static char alone[1 << 16];
+    snprintf(alone, sizeof alone, "%s", out_text);
+    cr_assert_eq(run("check block_backward --in x=%s --in dy=%s%s --attr heads=2 --json --actual "
+                     "dx=%s --actual d.linear1.weight=%s", P("x.npy"), P("dy.npy"), a, dx, w1),
+                 0, "%s%s", out_text, err_text);
+    /* the dx entry of the second report is the first one's, byte for byte */
+    const char *k1 = strstr(alone, "\"dx\""), *k2 = strstr(out_text, "\"dx\"");
+    cr_assert(k1 && k2, "%s", out_text);
+    const char *e1 = strchr(k1, '}');
+    cr_assert(e1 && !strncmp(k1, k2, (size_t)(e1 - k1)), "dx reports differ:\n%s\n%s", alone, out_text);
+    rn_array g;
+    char err[256];
+    cr_assert_eq(npy_read(w1, &g, err, sizeof err), 0, "%s", err);
+    g.data[5] += 0.5; /* the weights' gradients here are O(1): far beyond any f32 bound */
+    put_npy("w1_moved.npy", RN_F32, g.ndim, g.shape, g.data);
+    rn_array_free(&g);
+    cr_assert_eq(run("check block_backward --in x=%s --in dy=%s%s --attr heads=2 --actual dx=%s "
+                     "--actual d.linear1.weight=%s", P("x.npy"), P("dy.npy"), a, dx,
+                     P("w1_moved.npy")), 1, "%s%s", out_text, err_text);
+    blk_free(&b);
+}
