@@ -190,15 +190,6 @@ static void free_case(gcase *G)
             rn_array_free(&G->arr[k]);
 }
 
-/* 1 if the manifest entry c carries the flag f. */
-static int has_flag(json_t *c, const char *f)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(c, "flags"), i, v) if (!strcmp(json_string_value(v), f)) return 1;
-    return 0;
-}
-
 /* max |got - want|/bound over n elements, skipping +Inf bounds (unconstrained) and non-finite
    expected values (then the classes must agree); +Inf when a zero bound is exceeded. */
 static double worst_ratio(const double *got, const double *want, const double *bound, size_t n)
