@@ -1,5 +1,6 @@
 /* Reading golden cases in Criterion tests: a .npy file that must load, the rows x n view of x for
- * an ONNX axis, and a path out of a manifest object. Shared by the kernel-vs-golden tests. */
+ * an ONNX axis, a path out of a manifest object, whether a case carries a flag.  Shared by the
+ * kernel-vs-golden tests. */
 #ifndef RESNORM_GOLDEN_HARNESS_H
 #define RESNORM_GOLDEN_HARNESS_H
 
@@ -7,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "npy.h"
 
@@ -66,6 +68,15 @@ static inline double case_eps(json_t *entry)
     const char *h = json_string_value(json_object_get(entry, "eps_exact"));
     cr_assert(h, "manifest entry without eps_exact");
     return strtod(h, NULL);
+}
+
+/* 1 if the manifest entry c carries the flag f. */
+static inline int has_flag(json_t *c, const char *f)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(c, "flags"), i, v) if (!strcmp(json_string_value(v), f)) return 1;
+    return 0;
 }
 
 #endif

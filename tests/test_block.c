@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "block_harness.h"
 #include "block_mpfr.h"
 #include "dtype.h"
 #include "ffn_mpfr.h"
@@ -20,25 +21,7 @@ typedef struct {
     block_layer L;
 } blk;
 
-static size_t pcount(const blk *b, int j)
-{
-    size_t d = b->d, ff = b->ff;
-    static const int kind[12] = {0, 1, 2, 3, 4, 5, 4, 3, 3, 3, 3, 3};
-    switch (kind[j]) {
-    case 0: return 3 * d * d;
-    case 1: return 3 * d;
-    case 2: return d * d;
-    case 4: return ff * d;
-    case 5: return ff;
-    default: return d;
-    }
-}
-
-static double lcg(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) * 0x1p-53 - 0.5;
-}
+static size_t pcount(const blk *b, int j) { return block_pcount((int)b->d, (int)b->ff, j); }
 
 static void blk_init(blk *b, size_t batch, size_t seq, size_t d, size_t heads, size_t ff,
                      rn_dtype in, unsigned long seed, int masks)

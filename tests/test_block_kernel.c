@@ -16,22 +16,14 @@
 #include "block.h"
 #include "block_bound.h"
 #include "block_mpfr.h"
+#include "block_harness.h"
 #include "dtype.h"
 #include "golden_harness.h"
 
 #define MANIFEST "golden/manifest.json"
-#define NP 12 /* parameters */
-#define NM 4  /* dropout masks */
 
-static const char *const PNAME[NP] = {
-    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
-    "self_attn.out_proj.bias",  "linear1.weight",         "linear1.bias",
-    "linear2.weight",           "linear2.bias",           "norm1.weight",
-    "norm1.bias",               "norm2.weight",           "norm2.bias"};
 /* The weight matrices (PNAME indices), whose gradients a `no_weight_grads` case leaves out. */
 static int is_weight(int j) { return j == 0 || j == 2 || j == 4 || j == 6; }
-static const char *const MNAME[NM] = {"attn_dropout.mask", "dropout.mask", "dropout1.mask",
-                                      "dropout2.mask"};
 
 /* One block's shapes and values, in double (every value is exact in the input dtype). */
 typedef struct {
@@ -41,25 +33,8 @@ typedef struct {
     double *x, *dy, *par[NP], *mask[NM], *kpm; /* mask[k], kpm, dy: NULL when absent */
 } bdata;
 
-static size_t pcount(const bdata *D, int j)
-{
-    size_t d = (size_t)D->d, ff = (size_t)D->ff;
-    static const int kind[NP] = {0, 1, 2, 3, 4, 5, 4, 3, 3, 3, 3, 3};
-    switch (kind[j]) {
-    case 0: return 3 * d * d;
-    case 1: return 3 * d;
-    case 2: return d * d;
-    case 4: return ff * d;
-    case 5: return ff;
-    default: return d;
-    }
-}
-
-static size_t mcount(const bdata *D, int k)
-{
-    size_t rows = (size_t)D->B * (size_t)D->T;
-    return k == 0 ? rows * (size_t)D->H * (size_t)D->T : k == 1 ? rows * (size_t)D->ff : rows * (size_t)D->d;
-}
+static size_t pcount(const bdata *D, int j) { return block_pcount(D->d, D->ff, j); }
+static size_t mcount(const bdata *D, int k) { return block_mcount(D->B, D->T, D->H, D->d, D->ff, k); }
 
 static size_t nrd(const bdata *D) { return (size_t)D->B * (size_t)D->T * (size_t)D->d; }
 
@@ -79,16 +54,6 @@ static block_args args_of(const bdata *D, block_layer *L)
 /* Runs block_forward_<sfx> (and, with dy, block_backward_<sfx>) on D in type TY; out[0] = y,
    out[1] = dx, out[2 + j] = the gradient of parameter j (zeroed first: they accumulate). */
 #define DEFINE_RUN(TY, sfx)                                                                        \
-    static TY *conv_##sfx(const double *v, size_t n)                                               \
-    {                                                                                              \
-        if (!v)                                                                                    \
-            return NULL;                                                                           \
-        TY *o = malloc((n ? n : 1) * sizeof *o);                                                   \
-        for (size_t i = 0; i < n; i++)                                                             \
-            o[i] = (TY)v[i]; /* exact: the inputs are values of the input dtype */                 \
-        return o;                                                                                  \
-    }                                                                                              \
-    static TY *zeros_##sfx(size_t n) { return calloc(n ? n : 1, sizeof(TY)); }                     \
     static void run_##sfx(const bdata *D, double **out)                                            \
     {                                                                                              \
         size_t N = nrd(D), NP_ALL = (size_t)block_params_size(D->d, D->ff);                        \
@@ -103,22 +68,15 @@ static block_args args_of(const bdata *D, block_layer *L)
         TY *y = zeros_##sfx(N);                                                                    \
         block_forward_##sfx(y, acts, x, params, kpm, mask[0], mask[1], mask[2], mask[3], (TY)D->p, \
                             (TY)D->eps, D->post, D->act, D->causal, D->B, D->T, D->d, D->H, D->ff); \
-        out[0] = calloc(N, sizeof(double));                                                        \
-        for (size_t i = 0; i < N; i++)                                                             \
-            out[0][i] = y[i];                                                                      \
+        out[0] = widen_##sfx(y, N);                                                                \
         if (D->dy) {                                                                               \
             TY *dy = conv_##sfx(D->dy, N), *dx = zeros_##sfx(N), *grads = zeros_##sfx(NP_ALL),     \
                *ws = zeros_##sfx((size_t)block_scratch_size(D->B, D->T, D->d, D->ff));             \
             block_backward_##sfx(dx, grads, ws, dy, acts, x, params, mask[0], mask[1], mask[2],    \
                                  mask[3], (TY)D->p, D->post, D->act, D->B, D->T, D->d, D->H, D->ff); \
-            out[1] = calloc(N, sizeof(double));                                                    \
-            for (size_t i = 0; i < N; i++)                                                         \
-                out[1][i] = dx[i];                                                                 \
-            for (int j = 0, o = 0; j < NP; o += (int)pcount(D, j), j++) {                          \
-                out[2 + j] = calloc(pcount(D, j), sizeof(double));                                 \
-                for (size_t i = 0; i < pcount(D, j); i++)                                          \
-                    out[2 + j][i] = grads[(size_t)o + i];                                          \
-            }                                                                                      \
+            out[1] = widen_##sfx(dx, N);                                                           \
+            for (int j = 0, o = 0; j < NP; o += (int)pcount(D, j), j++)                            \
+                out[2 + j] = widen_##sfx(grads + o, pcount(D, j));                                 \
             free(dy), free(dx), free(grads), free(ws);                                             \
         }                                                                                          \
         for (int k = 0; k < NM; k++)                                                               \
@@ -138,15 +96,6 @@ static void free_out(const bdata *D, double **out)
 
 /* ---------------------------------------------------------------- golden cases */
 
-static double *load_data(json_t *in, const char *name, rn_array *keep)
-{
-    const char *path = get_path(in, name);
-    if (!path)
-        return NULL;
-    *keep = load(path);
-    return keep->data;
-}
-
 typedef struct {
     bdata D;
     rn_array arr[2 + NP + NM + 1];
@@ -156,7 +105,7 @@ static void load_case(json_t *c, gcase *G)
 {
     memset(G, 0, sizeof *G);
     bdata *D = &G->D;
-    json_t *in = json_object_get(c, "inputs"), *attrs = json_object_get(c, "attrs");
+    json_t *in = json_object_get(c, "inputs");
     D->x = load_data(in, "x", &G->arr[0]);
     cr_assert(D->x);
     D->dy = load_data(in, "dy", &G->arr[1]);
@@ -165,60 +114,12 @@ static void load_case(json_t *c, gcase *G)
     for (int k = 0; k < NM; k++)
         D->mask[k] = load_data(in, MNAME[k], &G->arr[2 + NP + k]);
     D->kpm = load_data(in, "key_padding_mask", &G->arr[2 + NP + NM]);
-    const rn_array *x = &G->arr[0];
-    D->d = (int)x->shape[x->ndim - 1];
-    D->T = (int)x->shape[x->ndim - 2];
-    D->B = x->ndim == 3 ? (int)x->shape[0] : 1;
+    block_case_attrs(c, &G->arr[0], &D->B, &D->T, &D->d, &D->H, &D->post, &D->causal, &D->act,
+                     &D->eps, &D->p);
     D->ff = (int)G->arr[2 + 4].shape[0];
-    D->H = (int)json_integer_value(json_object_get(attrs, "heads"));
-    D->post = !strcmp(json_string_value(json_object_get(attrs, "norm")), "post");
-    D->causal = (int)json_integer_value(json_object_get(attrs, "causal"));
-    const char *act = json_string_value(json_object_get(attrs, "activation"));
-    D->act = !strcmp(act, "relu") ? FFN_RELU : !strcmp(act, "gelu") ? FFN_GELU : FFN_GELU_TANH;
-    /* eps as the CLI reads it: the attribute's text rounded once to eps_dtype */
-    rn_dtype edt;
-    cr_assert_eq(rn_dtype_from_name(json_string_value(json_object_get(attrs, "eps_dtype")), &edt), 0);
-    cr_assert_eq(rn_parse_eps(json_string_value(json_object_get(attrs, "eps")), edt, &D->eps), 0);
-    /* p as the CLI reads it: the attribute's text rounded once to x's dtype */
-    cr_assert_eq(rn_parse_eps(json_string_value(json_object_get(attrs, "p")), x->dtype, &D->p), 0);
 }
 
-static void free_case(gcase *G)
-{
-    for (size_t k = 0; k < sizeof G->arr / sizeof G->arr[0]; k++)
-        if (G->arr[k].data)
-            rn_array_free(&G->arr[k]);
-}
-
-/* 1 if the manifest entry c carries the flag f. */
-static int has_flag(json_t *c, const char *f)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(c, "flags"), i, v) if (!strcmp(json_string_value(v), f)) return 1;
-    return 0;
-}
-
-/* max |got - want|/bound over n elements, skipping +Inf bounds (unconstrained) and non-finite
-   expected values (then the classes must agree); +Inf when a zero bound is exceeded. */
-static double worst_ratio(const double *got, const double *want, const double *bound, size_t n)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(want[i])) {
-            if (!(isnan(want[i]) ? isnan(got[i]) : got[i] == want[i]))
-                return INFINITY;
-            continue;
-        }
-        if (!isfinite(bound[i]))
-            continue;
-        double e = fabs(got[i] - want[i]);
-        double r = bound[i] > 0 ? e / bound[i] : (e > 0 ? INFINITY : 0.0);
-        if (!(r <= worst))
-            worst = r;
-    }
-    return worst;
-}
+static void free_case(gcase *G) { free_arrays(G->arr, sizeof G->arr / sizeof G->arr[0]); }
 
 /* The worst ratio of the kernel (f32 or f64) on case c against tier `stat` (0 rigorous, 1
    statistical); *constrained counts the elements with a finite bound. */
@@ -262,7 +163,7 @@ static double case_ratio(json_t *c, int f32, int stat, size_t *constrained)
         }
         rn_array want = load(get_path(ex, name));
         cr_assert_eq(want.count, cnt[k], "%s: %s", json_string_value(json_object_get(c, "id")), name);
-        double r = worst_ratio(D->dy ? out[k + 1] : out[0], want.data, bd[k], cnt[k]);
+        double r = worst_ratio(D->dy ? out[k + 1] : out[0], want.data, bd[k], cnt[k], NULL);
         for (size_t i = 0; i < cnt[k]; i++)
             *constrained += isfinite(bd[k][i]);
         if (!(r <= worst))
@@ -318,12 +219,6 @@ Test(block_kernel, within_both_tiers_on_golden, .timeout = 240)
 }
 
 /* ---------------------------------------------------------------- the seed's identity */
-
-static double lcg(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) * 0x1p-53 - 0.5;
-}
 
 /* A random pre-LN block (values rounded to f32) whose out_proj and linear2 weights and biases are
    zero; masks on every dropout when `masks`. */

@@ -249,11 +249,7 @@ static void expect_killed(kbug b, const char *op, const char *flag, const char *
             continue;
         if (!strcmp(json_string_value(json_object_get(c, "input_dtype")), "f64"))
             continue;
-        int has = 0;
-        size_t k;
-        json_t *f;
-        json_array_foreach(json_object_get(c, "flags"), k, f) has |= !strcmp(json_string_value(f), flag);
-        if (!has)
+        if (!has_flag(c, flag))
             continue;
         tried++;
         killed += case_ratio(c, 1, b) > 1.0;

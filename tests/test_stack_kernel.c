@@ -24,22 +24,13 @@
 #include "block.h"
 #include "block_bound.h"
 #include "block_mpfr.h"
+#include "block_harness.h"
 #include "dtype.h"
 #include "golden_harness.h"
 #include "layernorm.h"
 
 #define MANIFEST "golden/manifest.json"
-#define NP 12 /* parameters per layer */
-#define NM 4  /* dropout masks per layer */
 #define LMAX BLOCK_MAX_LAYERS
-
-static const char *const PNAME[NP] = {
-    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
-    "self_attn.out_proj.bias",  "linear1.weight",         "linear1.bias",
-    "linear2.weight",           "linear2.bias",           "norm1.weight",
-    "norm1.bias",               "norm2.weight",           "norm2.bias"};
-static const char *const MNAME[NM] = {"attn_dropout.mask", "dropout.mask", "dropout1.mask",
-                                      "dropout2.mask"};
 
 /* One stack's shapes and values, in double (every value is exact in the input dtype). */
 typedef struct {
@@ -57,25 +48,8 @@ enum { V_KERNEL, V_HAND, M_LAYER0, M_NO_FINAL, M_FINAL_TWICE, NV };
 static const char *const VNAME[NV] = {"kernel", "hand", "layer 0's parameters for layer 1",
                                       "final norm missing", "final norm applied twice"};
 
-static size_t pcount(const sdata *D, int j)
-{
-    size_t d = (size_t)D->d, ff = (size_t)D->ff;
-    static const int kind[NP] = {0, 1, 2, 3, 4, 5, 4, 3, 3, 3, 3, 3};
-    switch (kind[j]) {
-    case 0: return 3 * d * d;
-    case 1: return 3 * d;
-    case 2: return d * d;
-    case 4: return ff * d;
-    case 5: return ff;
-    default: return d;
-    }
-}
-
-static size_t mcount(const sdata *D, int k)
-{
-    size_t rows = (size_t)D->B * (size_t)D->T;
-    return k == 0 ? rows * (size_t)D->H * (size_t)D->T : k == 1 ? rows * (size_t)D->ff : rows * (size_t)D->d;
-}
+static size_t pcount(const sdata *D, int j) { return block_pcount(D->d, D->ff, j); }
+static size_t mcount(const sdata *D, int k) { return block_mcount(D->B, D->T, D->H, D->d, D->ff, k); }
 
 static size_t nrd(const sdata *D) { return (size_t)D->B * (size_t)D->T * (size_t)D->d; }
 
@@ -93,23 +67,6 @@ static size_t ocount(const sdata *D, int k)
    layout of specs/block.h.  The others: the graph composed here from block_forward/_backward and
    layernorm_forward/_backward, each layer in its own buffers, with the variant's bug. */
 #define DEFINE_RUN(TY, sfx)                                                                        \
-    static TY *conv_##sfx(const double *v, size_t n)                                               \
-    {                                                                                              \
-        if (!v)                                                                                    \
-            return NULL;                                                                           \
-        TY *o = malloc((n ? n : 1) * sizeof *o);                                                   \
-        for (size_t i = 0; i < n; i++)                                                             \
-            o[i] = (TY)v[i]; /* exact: the inputs are values of the input dtype */                 \
-        return o;                                                                                  \
-    }                                                                                              \
-    static TY *zeros_##sfx(size_t n) { return calloc(n ? n : 1, sizeof(TY)); }                     \
-    static double *widen_##sfx(const TY *v, size_t n)                                              \
-    {                                                                                              \
-        double *o = calloc(n ? n : 1, sizeof *o);                                                  \
-        for (size_t i = 0; i < n; i++)                                                             \
-            o[i] = v[i];                                                                           \
-        return o;                                                                                  \
-    }                                                                                              \
     /* layer l's parameters in the block's layout, into dst (P elements) */                       \
     static void pack_layer_##sfx(TY *dst, const sdata *D, int l)                                   \
     {                                                                                              \
@@ -253,15 +210,6 @@ static void free_out(const sdata *D, double **out)
 
 /* ---------------------------------------------------------------- golden entries */
 
-static double *load_data(json_t *in, const char *name, rn_array *keep)
-{
-    const char *path = get_path(in, name);
-    if (!path)
-        return NULL;
-    *keep = load(path);
-    return keep->data;
-}
-
 typedef struct {
     sdata D;
     rn_array arr[4 + LMAX * (NP + NM) + 2];
@@ -271,7 +219,7 @@ static void load_case(json_t *c, gcase *G)
 {
     memset(G, 0, sizeof *G);
     sdata *D = &G->D;
-    json_t *in = json_object_get(c, "inputs"), *attrs = json_object_get(c, "attrs");
+    json_t *in = json_object_get(c, "inputs");
     rn_array *a = G->arr;
     D->x = load_data(in, "x", a++);
     cr_assert(D->x);
@@ -294,37 +242,19 @@ static void load_case(json_t *c, gcase *G)
         }
     }
     cr_assert_geq(D->L, 1);
-    D->final = (int)json_integer_value(json_object_get(attrs, "final_norm"));
+    D->final = (int)json_integer_value(json_object_get(json_object_get(c, "attrs"), "final_norm"));
     D->fg = load_data(in, "norm.weight", a++);
     D->fb = load_data(in, "norm.bias", a++);
     cr_assert(!D->final || (D->fg && D->fb));
-    const rn_array *x = &G->arr[0];
-    D->d = (int)x->shape[x->ndim - 1];
-    D->T = (int)x->shape[x->ndim - 2];
-    D->B = x->ndim == 3 ? (int)x->shape[0] : 1;
+    block_case_attrs(c, &G->arr[0], &D->B, &D->T, &D->d, &D->H, &D->post, &D->causal, &D->act,
+                     &D->eps, &D->p);
     snprintf(name, sizeof name, "layers.0.%s", PNAME[5]);
     rn_array b1 = load(get_path(in, name));
     D->ff = (int)b1.count;
     rn_array_free(&b1);
-    D->H = (int)json_integer_value(json_object_get(attrs, "heads"));
-    D->post = !strcmp(json_string_value(json_object_get(attrs, "norm")), "post");
-    D->causal = (int)json_integer_value(json_object_get(attrs, "causal"));
-    const char *act = json_string_value(json_object_get(attrs, "activation"));
-    D->act = !strcmp(act, "relu") ? FFN_RELU : !strcmp(act, "gelu") ? FFN_GELU : FFN_GELU_TANH;
-    /* eps as the CLI reads it: the attribute's text rounded once to eps_dtype */
-    rn_dtype edt;
-    cr_assert_eq(rn_dtype_from_name(json_string_value(json_object_get(attrs, "eps_dtype")), &edt), 0);
-    cr_assert_eq(rn_parse_eps(json_string_value(json_object_get(attrs, "eps")), edt, &D->eps), 0);
-    /* p as the CLI reads it: the attribute's text rounded once to x's dtype */
-    cr_assert_eq(rn_parse_eps(json_string_value(json_object_get(attrs, "p")), x->dtype, &D->p), 0);
 }
 
-static void free_case(gcase *G)
-{
-    for (size_t k = 0; k < sizeof G->arr / sizeof G->arr[0]; k++)
-        if (G->arr[k].data)
-            rn_array_free(&G->arr[k]);
-}
+static void free_case(gcase *G) { free_arrays(G->arr, sizeof G->arr / sizeof G->arr[0]); }
 
 /* The twin's / bound's arguments for D (lay: its layers). */
 static block_args args_of(const sdata *D, block_layer *lay)
@@ -377,31 +307,6 @@ static void expected_of(json_t *c, const sdata *D, rn_array *want)
         want[k] = load(path);
         cr_assert_eq(want[k].count, ocount(D, k), "%s: %s", json_string_value(json_object_get(c, "id")), name);
     }
-}
-
-/* max |got - want|/bound over n elements as `resnorm check` counts it: +Inf bounds skipped
-   (unconstrained), non-finite expected values demand the same class; +Inf when a zero bound is
-   exceeded. */
-static double worst_ratio(const double *got, const double *want, const double *bound, size_t n,
-                          size_t *constrained)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(want[i])) {
-            if (!(isnan(want[i]) ? isnan(got[i]) : got[i] == want[i]))
-                return INFINITY;
-            continue;
-        }
-        if (!isfinite(bound[i]))
-            continue;
-        if (constrained)
-            ++*constrained;
-        double e = fabs(got[i] - want[i]);
-        double r = bound[i] > 0 ? e / bound[i] : (e > 0 ? INFINITY : 0.0);
-        if (!(r <= worst))
-            worst = r;
-    }
-    return worst;
 }
 
 /* Variant v's worst ratio over every output (the backward's y is not an output: k from 1). */
@@ -506,9 +411,7 @@ Test(stack_kernel, golden_within_both_tiers_and_mutants_fail, .timeout = 1200)
                              id, f32 ? "f32" : "f64", VNAME[M_LAYER0 + q], fails ? "fails" : "passes",
                              mut[q][f32][0], mut[q][f32][1], mr->fails[f32][q] ? "fails" : "passes");
             }
-        for (int k = 0; k < 2 + LMAX * NP + 2; k++)
-            if (want[k].data)
-                rn_array_free(&want[k]);
+        free_arrays(want, sizeof want / sizeof want[0]);
         free_case(&G);
         ncases++;
         nbwd += !strcmp(json_string_value(json_object_get(c, "op")), "stack_backward");
@@ -524,12 +427,6 @@ Test(stack_kernel, golden_within_both_tiers_and_mutants_fail, .timeout = 1200)
 }
 
 /* ---------------------------------------------------------------- random stacks */
-
-static double lcg(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) * 0x1p-53 - 0.5;
-}
 
 static double *randv(size_t n, double scale, double offset, unsigned long *s)
 {
