@@ -11,7 +11,8 @@
 #                float   IEEE float model, -DRESNORM_WP_FLOAT, -wp-driver proofs/fperr.driver
 #                        (proof_wp_float in proofs/lib.sh; layernorm_float.sh, rmsnorm_float.sh)
 #                real    real model with -wp-rte (proof_wp_real)
-#                rows    real model, -DRESNORM_WP_ROWS (ln_rows_run in proofs/layernorm_float.sh)
+#                rows    real model, -DRESNORM_WP_ROWS (ln_rows_run in proofs/layernorm_float.sh,
+#                        rms_rows_run in proofs/rmsnorm_float.sh)
 #   FILE       the translation unit(s) given to frama-c (paths in the repository: ref/layernorm.c)
 #   FUNCTIONS  -wp-fct (comma-separated); PROPS -wp-prop (names, comma-separated); PROVERS -wp-prover
 #

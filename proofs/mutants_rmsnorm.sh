@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make prove-mutants-full`, RMSNorm and residual part: proof regression.  Each proofs/mutants/rmsnorm_*.patch
 # (residual_*.patch) is a wrong ref/rmsnorm.c (ref/residual.c) that is exact over the reals (so the
-# real-model proofs accept it) but wrong in float.  For each, a copy of ref/, specs/ and the prover
+# real-model proofs accept it) but wrong in float, or (rmsnorm_row0_everywhere, expect: rows:) meets
+# every row-kernel contract but computes the wrong rows: that one gets the rows run (rms_rows_run).  For each, a copy of ref/, specs/ and the prover
 # settings is patched in a temporary folder and the float-model WP run of proofs/rmsnorm_float.sh
 # (rms_float_run / res_float_run: the same passes as in make prove, replaying a copy of its cache: a goal
 # the mutation leaves unchanged is the same goal, anything else is proved anew) is run on it.  The
@@ -13,10 +14,13 @@ source "$(dirname "$0")/rmsnorm_float.sh"
 proof_init prove-mutants-rmsnorm build/proofs/mutants_rmsnorm
 OUT=$PWD/$OUT   # absolute: each run is made in a temporary copy
 
-# run_copy NAME FAMILY [PATCH]: FAMILY rms|res; prints the goals that are not Valid; exit 1 if any.
+# run_copy NAME FAMILY [PATCH]: FAMILY rms|res (the float-model run) or rows (RMSNorm's rows run,
+# rms_rows_run: a mutant whose expect: line is a rows selection, e.g. rmsnorm_row0_everywhere, which
+# the float-model run accepts); prints the goals that are not Valid; exit 1 if any.
 run_copy() {
-  local name=$1 fam=$2 patch=${3:-} tmp log session
-  case $fam in rms) session=proofs/session_rmsnorm_float;; res) session=proofs/session_residual_float;; esac
+  local name=$1 fam=$2 patch=${3:-} tmp log session runner=${2}_float_run
+  case $fam in rms) session=proofs/session_rmsnorm_float;; res) session=proofs/session_residual_float;;
+    rows) session=proofs/session_rmsnorm_rows; runner=rms_rows_run;; esac
   tmp=$(mktemp -d)
   mkdir -p "$tmp/proofs"
   cp -r ref specs cli "$tmp/"
@@ -28,15 +32,15 @@ run_copy() {
   fi
   log="$OUT/$name.log"
   (cd "$tmp" && export WHY3CONFIG="$tmp/proofs/why3.conf" && OUT="$OUT/$name" && mkdir -p "$OUT" &&
-   WP_CACHE=replay && "${fam}_float_run" "$session")
-  cat "$OUT/$name"/float_*.log > "$log"
+   WP_CACHE=replay && "$runner" "$session")
+  cat "$OUT/$name"/*.log > "$log"
   rm -rf "$tmp"
   grep -E '^\[wp\] \[[^]]*\] Goal ' "$log" | grep -v ' : Valid' | sed 's/^\[wp\] \[[^]]*\] Goal /  unproved: /'
   grep -qE '^\[wp\] \[[^]]*\] Goal ' "$log" || { echo "  (no goal found: see $log)"; return 2; }
   ! grep -E '^\[wp\] \[[^]]*\] Goal ' "$log" | grep -qv ' : Valid'
 }
 
-for fam in rms res; do
+for fam in rms res rows; do
   echo "control $fam (ref/ unpatched): every goal must be proved"
   if run_copy "control_$fam" "$fam"; then echo "  ok"; else echo "$PROOF_NAME: the $fam control run does not prove every goal"; status=1; fi
 done
@@ -44,6 +48,7 @@ for p in proofs/mutants/rmsnorm_*.patch proofs/mutants/residual_*.patch; do
   [ -e "$p" ] || continue
   m=$(basename "$p" .patch)
   case $m in rmsnorm_*) fam=rms;; *) fam=res;; esac
+  grep -q '^expect: rows:' "$p" && fam=rows
   echo "mutant $m: the proof must reject it"
   run_copy "$m" "$fam" "$p"; rc=$?
   case $rc in

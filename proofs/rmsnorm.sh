@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make prove-rmsnorm`: WP (real model) on the RMSNorm kernels, EVA on the float kernels, WP in the
 # IEEE float model on ref/rmsnorm.c itself (Gappa + SMT: the float error bound of the sum of squares,
-# rstd never NaN; proofs/rmsnorm_float.sh).  Exits non-zero on any unproved goal, failed smoke
+# rstd never NaN; proofs/rmsnorm_float.sh), and the rows run (-DRESNORM_WP_ROWS: the forward drivers'
+# y_rows, rms_rows_run in proofs/rmsnorm_float.sh).  Exits non-zero on any unproved goal, failed smoke
 # test, EVA alarm, or unsound ACSL literal; writes proofs/results/rmsnorm.json and prints a per-kernel
 # table.  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
@@ -14,6 +15,11 @@ proof_wp_real proofs/session_rmsnorm ref/rmsnorm.c
 # The float model on ref/rmsnorm.c itself (forward, f32 and f64): the helpers' rounding facts by Gappa,
 # the loops and the kernels by SMT (proofs/README-rmsnorm-residual.md).
 rms_float_run proofs/session_rmsnorm_float
+# The rows x n forward drivers' functional contract (y_rows: every row r of y is (x * rstd[r]) * w of
+# row r of x), real model, from the row kernel's pointwise postcondition y_stats.
+rms_rows_run proofs/session_rmsnorm_rows
+PROOF_EXTRA_LOGS="$OUT/rows.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 proof_eva_wait
 proof_summary proofs/results/rmsnorm.json proofs/rmsnorm_residual_summary.awk -v family=rmsnorm
 proof_finish "all goals proved, 0 EVA alarms"

@@ -17,6 +17,8 @@ function kernel(g,   fl) {
     if (g ~ /^residual_backward_f64/) return "float_model_backward_f64"
     return "float_model_other"
   }
+  if (family == "rmsnorm" && FILENAME ~ /\/rows\.log$/)   # the rows run (rms_rows_run)
+    return (g ~ /f64/ ? "rows_composed_forward_f64" : "rows_composed_forward_f32")
   if (family == "rmsnorm") {
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f32/ || g ~ /^sqrtf_/) return "rmsnorm_row_forward_f32"
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f64/ || g ~ /^sqrt_/) return "rmsnorm_row_forward_f64"
@@ -26,7 +28,7 @@ function kernel(g,   fl) {
     if (g ~ /^rmsnorm_forward_f64/) return "rmsnorm_forward_f64"
     if (g ~ /^rmsnorm_backward_f32/) return "rmsnorm_backward_f32"
     if (g ~ /^rmsnorm_backward_f64/) return "rmsnorm_backward_f64"
-    if (g ~ /^rms_lemma_row_offset/) return "drivers_lemma_row_offset"
+    if (g ~ /^rms_lemma_row(s_before|_offset)/) return "drivers_lemma_row_offset"
   } else {
     if (g ~ /^residual_forward_f32/ || g ~ /^res_add_f32/) return "residual_forward_f32"
     if (g ~ /^residual_forward_f64/ || g ~ /^res_add_f64/) return "residual_forward_f64"

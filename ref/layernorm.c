@@ -79,9 +79,11 @@
     lemma err_mean32_cn: \forall integer n, real a; 1 <= n <= 4096 ==> 0 <= ln_per(a, n) ==>
       0x1p-24 * ln_per(a, n) + 0x1p-24 * (1.001 * 0x1p-24 * (n * ln_per(a, n))) + 0x1p-150 + 1.001 * 0x1p-24 * (n * ln_per(a, n))
         <= 1.001 * 0x1p-24 * (n + 1) * ln_per(a, n) + 0x1p-150;
+    // (f64: eta = 2^-1075 as 0x1p-1000 * 0x1p-75; the hex literal of 2^-1075 reads as 0 in Frama-C 25,
+    //  which converts a hex literal to a double: proofs/README.md "Literals".)
     lemma err_mean64_cn: \forall integer n, real a; 1 <= n <= 4096 ==> 0 <= ln_per(a, n) ==>
-      0x1p-53 * ln_per(a, n) + 0x1p-53 * (1.001 * 0x1p-53 * (n * ln_per(a, n))) + 0x1p-1075 + 1.001 * 0x1p-53 * (n * ln_per(a, n))
-        <= 1.001 * 0x1p-53 * (n + 1) * ln_per(a, n) + 0x1p-1075;
+      0x1p-53 * ln_per(a, n) + 0x1p-53 * (1.001 * 0x1p-53 * (n * ln_per(a, n))) + 0x1p-1000 * 0x1p-75 + 1.001 * 0x1p-53 * (n * ln_per(a, n))
+        <= 1.001 * 0x1p-53 * (n + 1) * ln_per(a, n) + 0x1p-1000 * 0x1p-75;
     lemma per_nn: \forall integer n, real a; 1 <= n ==> 0 <= a ==> 0 <= ln_per(a, n);
 
     lemma err_mean32_tri: \forall integer n, real q, t, abar, m; 1 <= n <= 4096 ==> 0 <= abar ==>
@@ -90,8 +92,8 @@
       \abs(m - t) <= 0x1p-24 * abar + 0x1p-24 * (1.001 * 0x1p-24 * (n * abar)) + 0x1p-150 + 1.001 * 0x1p-24 * (n * abar);
     lemma err_mean64_tri: \forall integer n, real q, t, abar, m; 1 <= n <= 4096 ==> 0 <= abar ==>
       \abs(q - t) <= 1.001 * 0x1p-53 * (n * abar) ==> \abs(q) <= abar + 1.001 * 0x1p-53 * (n * abar) ==>
-      \abs(m - q) <= 0x1p-53 * \abs(q) + 0x1p-1075 ==>
-      \abs(m - t) <= 0x1p-53 * abar + 0x1p-53 * (1.001 * 0x1p-53 * (n * abar)) + 0x1p-1075 + 1.001 * 0x1p-53 * (n * abar);
+      \abs(m - q) <= 0x1p-53 * \abs(q) + 0x1p-1000 * 0x1p-75 ==>
+      \abs(m - t) <= 0x1p-53 * abar + 0x1p-53 * (1.001 * 0x1p-53 * (n * abar)) + 0x1p-1000 * 0x1p-75 + 1.001 * 0x1p-53 * (n * abar);
     // Division by a count: the steps from the sum's error to the mean's.
     lemma per_le: \forall integer n, real x, y; 1 <= n ==> \abs(x) <= ln_times(n, y) ==> \abs(ln_per(x, n)) <= y;
     lemma per_sub: \forall integer n, real s, t; 1 <= n ==> ln_per(s - t, n) == ln_per(s, n) - ln_per(t, n);

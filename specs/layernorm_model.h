@@ -105,8 +105,10 @@
   // smallest subnormal (the division may underflow); §2's E_sum = gamma_{n+1} A + 2 eta up to c = 1.001.
   logic real ln_err_mean32{L}(float *x, integer n) =
     1.001 * 0x1p-24 * (n + 1) * (ln_sumabs(x, n) / n) + 0x1p-150;
+  // (2^-1075 written as 0x1p-1000 * 0x1p-75: Frama-C 25 reads a hex literal through a double, and
+  //  2^-1075 is below the smallest subnormal 2^-1074 and reads as 0; proofs/README.md "Literals".)
   logic real ln_err_mean64{L}(double *x, integer n) =
-    1.001 * 0x1p-53 * (n + 1) * (ln_sumabs(x, n) / n) + 0x1p-1075;
+    1.001 * 0x1p-53 * (n + 1) * (ln_sumabs(x, n) / n) + 0x1p-1000 * 0x1p-75;
 
   // ---- backward (mean and rstd are the cached values passed in) ----
   logic real ln_xhat{L}(float *x, real m, real r, integer i) = ln_xhat_v(x[i], m, r);

@@ -59,9 +59,11 @@
     requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
     requires fl_range: LN_FLOAT(rms_in_range32(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *rstd;
-    ensures rstd_def: LN_EXACT(*rstd == rms_rstd{Pre}(x, n, eps));
-    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+    ensures rstd_def: LN_ROWMODEL(*rstd == rms_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==>
       y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i));
+    ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      y[i] == rms_y_v(\old(x[i]), *rstd, rms_w_v(\old(gamma[i]), offset)));
     ensures rstd_not_nan: LN_FLOAT(!\is_NaN(*rstd));
 */
 void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int n,
@@ -77,9 +79,11 @@ void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float 
     requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
     requires fl_range: LN_FLOAT(rms_in_range64(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *rstd;
-    ensures rstd_def: LN_EXACT(*rstd == rms_rstd{Pre}(x, n, eps));
-    ensures y_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+    ensures rstd_def: LN_ROWMODEL(*rstd == rms_rstd{Pre}(x, n, eps));
+    ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==>
       y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i));
+    ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      y[i] == rms_y_v(\old(x[i]), *rstd, rms_w_v(\old(gamma[i]), offset)));
     ensures rstd_not_nan: LN_FLOAT(!\is_NaN(*rstd));
 */
 void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int n,
@@ -124,7 +128,12 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
                               const double *gamma, double rstd, int n, int offset);
 
 /* rows x n drivers. y, x, dx, dy: [rows*n]; rstd: [rows]; gamma, dgamma: [n]; rows*n <= INT_MAX.
- * Proved: memory safety, index arithmetic, assigns, termination (each row by the row contract). */
+ * Proved: memory safety, index arithmetic, assigns, termination (each row by the row contract).
+ * The forward drivers (rows run, -DRESNORM_WP_ROWS: LN_ROWS in specs/fperr.h; proofs/rmsnorm_float.sh):
+ *   y_rows: every row r of y is (x * rstd[r]) * w of row r of x, with the stored rstd[r]
+ *   (rms_row_y, specs/rmsnorm_model.h); from the row kernel's pointwise postcondition y_stats.
+ *   Not composed: rstd[r] == rms_rstd of row r (a recursive sum over two memory states; see
+ *   proofs/README.md "Rows composed"). */
 /*@ requires rows_nonneg: rows >= 0;
     requires n_pos: n >= 1;
     requires size_fits: rows * n <= INT_MAX;
@@ -137,6 +146,8 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
     requires sep_x: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), x + (0 .. rows * n - 1));
     requires sep_gamma: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), gamma + (0 .. n - 1));
     assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
+    ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
+      rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset));
 */
 void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int rows,
                          int n, float eps, int offset);
@@ -152,6 +163,8 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
     requires sep_x: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), x + (0 .. rows * n - 1));
     requires sep_gamma: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), gamma + (0 .. n - 1));
     assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
+    ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
+      rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset));
 */
 void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int rows,
                          int n, double eps, int offset);

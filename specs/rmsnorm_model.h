@@ -16,6 +16,8 @@
  *   rms_sum_gx(dy, g, x, r, offset, n) = sum_k rms_g(k) * rms_xhat(k)
  *   rms_dx(dy, g, x, r, offset, n, i)  = (rms_g(i) - rms_xhat(i) * rms_sum_gx / n) * r
  *   rms_acc_prod(acc, a, b)            = acc + a * b                      (dgamma[i] += dy[i] * xhat_i)
+ *   rms_row_start(r, n)                = r * n                            (r >= 0; rows run)
+ *   rms_row_y{L1,L2}(y, rstd, x, g, q, s, n, offset): y's row q (from s) is rms_y_v of x's row, rstd[q]
  */
 #ifndef RESNORM_RMSNORM_MODEL_H
 #define RESNORM_RMSNORM_MODEL_H
@@ -28,6 +30,25 @@
   logic real rms_mul(real a, real b) = a * b;
   logic real rms_acc_prod(real acc, real a, real b) = acc + a * b;
   logic real rms_div(real a, real b) = a / b;
+
+  // ---- rows x n drivers (the rows run, -DRESNORM_WP_ROWS; as ln_row_start / ln_row_affine in
+  // specs/layernorm_model.h) ----
+  // The start of row r, r * n.  The guard (row indices are never negative) keeps the body from being
+  // "trivial": Why3 inlines a trivial definition such as r * n, and the quantified lemmas then have no
+  // trigger the solvers can match.
+  logic integer rms_row_start(integer r, integer n) = 0 <= r ? r * n : 0;
+
+  // Row q of the drivers' output, starting at index s (= rms_row_start(q, n)), is done: y's row (at
+  // L2) is (x * rstd) * w of x's row (at L1) with the row's own stored rstd[q] (at L2).  A predicate,
+  // so that the loop step "rows < r done and row r done ==> rows <= r done" is one case split on q.
+  predicate rms_row_y{L1, L2}(float *y, float *rstd, float *x, float *g, integer q, integer s,
+                              integer n, integer offset) =
+    \forall integer i; 0 <= i < n ==>
+      \at(y[s + i], L2) == rms_y_v(\at(x[s + i], L1), \at(rstd[q], L2), rms_w_v(\at(g[i], L1), offset));
+  predicate rms_row_y{L1, L2}(double *y, double *rstd, double *x, double *g, integer q, integer s,
+                              integer n, integer offset) =
+    \forall integer i; 0 <= i < n ==>
+      \at(y[s + i], L2) == rms_y_v(\at(x[s + i], L1), \at(rstd[q], L2), rms_w_v(\at(g[i], L1), offset));
 
   // ---- forward ----
   logic real rms_sumsq{L}(float *x, integer n) =
