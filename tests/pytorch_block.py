@@ -12,7 +12,13 @@ norm2.bias; layers.<i>. for a stack, norm.weight), and
     1/(1 - p)) written as TransformerEncoderLayer's forward, against `resnorm check`;
   * the bug zoo of issue 9 (each mutant written in PyTorch, float32) must FAIL `resnorm check`.
 Prints one line per check and 'pytorch block: ok' (exit 0), or the failures (exit 1).
-Usage: RESNORM=build/resnorm /usr/bin/python3 tests/pytorch_block.py [--widths small,gpt2]
+Usage: RESNORM=build/resnorm /usr/bin/python3 tests/pytorch_block.py [--widths=W,...], W among:
+  small (the default; make pytorch-check): d = 8, ~15 s;
+  gpt2: the GPT-2-width column (d = 768, 12 heads, ff = 3072, batch 1, seq 16): one layer and its
+        zoo (~19 min), then gpt2-stack (opt-in, not in make check);
+  gpt2-stack: only the GPT-2-width stacks of 2 (pre-LN and post-LN, final norm) and their zoo:
+        ~27 min wall, ~17 min CPU on the shared 2-core machine (the certified twin's
+        stack_backward, ~3 min per check, dominates).
 """
 import json
 import os
@@ -230,6 +236,16 @@ def worst(rep):
     return max(float(o.get("max_ratio") or 0) for o in rep["outputs"].values())
 
 
+def void_note(rep):
+    """' (k of n unconstrained)' when the rigorous tier is void on k elements (worst err/bound is
+    then over the other n - k only; at GPT-2 width y is unconstrained everywhere)."""
+    if not rep:
+        return ""
+    unc = sum(int(o.get("unconstrained") or 0) for o in rep["outputs"].values())
+    n = sum(int(o.get("count") or 0) for o in rep["outputs"].values())
+    return f" ({unc} of {n} unconstrained)" if unc else ""
+
+
 def stat_ratio(rep):
     """The largest |err| / statistical bound of the block's graph tier over the outputs."""
     if not rep or "statistical" not in rep:
@@ -326,17 +342,18 @@ class Runner:
                 y, gx, gp = forward_backward(fn, xin, P, dyt)
                 rc, rep = resnorm_check(op, ins, {"y": y.numpy()}, dt, tmp)
                 self.report(rc == 0, f"{name} [{dt}] {what}: y passes resnorm check {op} "
-                            f"--dtype {dt} (exit {rc}, worst err/bound {worst(rep):.3g}, "
-                            f"statistical {stat_ratio(rep):.3g})")
+                            f"--dtype {dt} (exit {rc}, worst err/bound {worst(rep):.3g}"
+                            f"{void_note(rep)}, statistical {stat_ratio(rep):.3g})")
                 grads = {"dx": gx.numpy()}
                 grads.update({"d." + k: v.numpy() for k, v in gp.items()})
                 rc, rep = resnorm_check(op + "_backward", ins_b, grads, dt, tmp)
                 self.report(rc == 0, f"{name} [{dt}] {what} autograd: dx and {len(gp)} parameter "
                             f"gradients pass resnorm check {op}_backward --dtype {dt} (exit {rc}, "
-                            f"worst err/bound {worst(rep):.3g}, statistical {stat_ratio(rep):.3g})")
+                            f"worst err/bound {worst(rep):.3g}{void_note(rep)}, "
+                            f"statistical {stat_ratio(rep):.3g})")
 
     def zoo(self, cfg, L, final, P, xin, dyt, mkt, kpt, op, ins, ins_b, dt, tmp, name, bugs):
-        """Each mutant, float32 only: must fail resnorm check (exit 1)."""
+        """Each mutant, float32 only: must fail resnorm check (exit 1 rigorous or 4 statistical)."""
         if dt != "f32":
             return
         for bug in bugs:
@@ -354,7 +371,7 @@ class Runner:
                 rc, rep = resnorm_check(op, ins, {"y": y.numpy()}, dt, tmp)
             tier = {1: "killed (rigorous tier)", 4: "killed (statistical tier)"}.get(rc, "MISSED")
             self.report(rc in (1, 4), f"zoo {bug:28s} {name}: {tier} (exit {rc}, worst err/bound "
-                        f"{worst(rep):.3g}, statistical {stat_ratio(rep):.3g})")
+                        f"{worst(rep):.3g}{void_note(rep)}, statistical {stat_ratio(rep):.3g})")
 
 
 def cfg_of(norm, act, causal, d=8, heads=2, ff=16, batch=2, seq=4, p="0.1"):
@@ -438,13 +455,30 @@ BLOCK_BUGS = ["pre_post_swapped", "residual_on_normalized", "norm_swap", "dropou
               "identity_grad_dropped", "identity_grad_doubled"]
 
 
+STACK_BUGS = ["final_norm_missing", "final_norm_twice", "wrong_layer_params"]
+
+
+def stack_zoo(R, cfg, L, seed, tag, extra=(), control=False):
+    """The stack's mutants (STACK_BUGS, then `extra` from the block's zoo) on an L-layer
+    nn.TransformerEncoder with the final norm, float32: each must fail resnorm check. With
+    `control`, first the same model and inputs (same seed) unmutated: the module in float64 and
+    float32, outputs and autograd gradients, must pass (the mutants' failures are then measured
+    against a model that is shown to pass)."""
+    if control:
+        R.case(cfg, L=L, final=True, seed=seed, tag=tag)
+    R.case(cfg, L=L, final=True, seed=seed, tag=tag, zoo=STACK_BUGS + list(extra))
+
+
 def main():
     widths = "small"
     for a in sys.argv[1:]:
         if a.startswith("--widths="):
             widths = a.split("=", 1)[1]
+        else:
+            sys.exit(__doc__)
+    ws = widths.split(",")
     R = Runner()
-    if "small" in widths.split(","):
+    if "small" in ws:
         print("PyTorch TransformerEncoderLayer / TransformerEncoder against resnorm (float64 and float32):")
         seed = 0
         for norm in ("pre", "post"):
@@ -464,18 +498,21 @@ def main():
         R.case(cfg_of("post", "relu", False), seed=31, masks=True, tag="post d=8",
                zoo=[b for b in BLOCK_BUGS if b != "residual_on_normalized"]
                + ["ln_backward_wrong_input"])
-        R.case(cfg_of("pre", "gelu", False), L=2, final=True, seed=32, tag="stack2 pre d=8",
-               zoo=["final_norm_missing", "final_norm_twice", "wrong_layer_params"])
-        R.case(cfg_of("post", "relu", True), L=4, final=True, seed=33, tag="stack4 post d=8",
-               zoo=["final_norm_missing", "final_norm_twice", "wrong_layer_params",
-                    "identity_grad_dropped", "ln_backward_wrong_input"])
-    if "gpt2" in widths.split(","):
+        stack_zoo(R, cfg_of("pre", "gelu", False), 2, seed=32, tag="stack2 pre d=8")
+        stack_zoo(R, cfg_of("post", "relu", True), 4, seed=33, tag="stack4 post d=8",
+                  extra=["identity_grad_dropped", "ln_backward_wrong_input"])
+    g = cfg_of("pre", "gelu", True, d=768, heads=12, ff=3072, batch=1, seq=16)
+    if "gpt2" in ws:
         print("GPT-2 width (d = 768, 12 heads, ff = 3072, seq 16), float32:")
-        g = cfg_of("pre", "gelu", True, d=768, heads=12, ff=3072, batch=1, seq=16)
         R.case(g, seed=40, tag="gpt2 pre")
         R.case(g, seed=41, zoo=BLOCK_BUGS, masks=True, tag="gpt2 pre")
         R.case(dict(g, norm="post"), seed=42, zoo=["ln_backward_wrong_input", "pre_post_swapped"],
                tag="gpt2 post")
+    if "gpt2" in ws or "gpt2-stack" in ws:
+        print("GPT-2 width stacks (nn.TransformerEncoder, 2 layers, final norm; batch 1, seq 16):")
+        stack_zoo(R, g, 2, seed=43, tag="gpt2 stack2 pre", control=True)
+        stack_zoo(R, dict(g, norm="post"), 2, seed=44, tag="gpt2 stack2 post", control=True,
+                  extra=["identity_grad_dropped", "ln_backward_wrong_input"])
     if R.failures:
         print(f"pytorch block: {len(R.failures)} FAILED")
         sys.exit(1)
