@@ -11,22 +11,7 @@ ln_float_run() {
     "$LN_FLOAT_LEMMAS"
 }
 
-# The rows run (issue 13, "rows composed"): WP in the real model with -DRESNORM_WP_ROWS on the rows x n
-# forward drivers (specs/fperr.h: LN_ROWS, LN_ROWMODEL), which proves their functional contract y_rows
-# from the row kernel's pointwise postcondition y_stats (proved by the real-model run).
-#   ln_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
+# The rows run of LayerNorm's forward drivers (proof_wp_rows in proofs/lib.sh: y_rows from the row
+# kernel's y_stats).  ln_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
 LN_ROWS_FCT=layernorm_forward_f32,layernorm_forward_f64,lemma_rows_before
-ln_rows_run() {
-  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" ref/layernorm.c \
-    -wp -wp-model real -wp-fct "$LN_ROWS_FCT" -wp-prover qed,cvc5,z3 -wp-par 2 \
-    -wp-timeout "$WP_TIMEOUT" -wp-smoke-tests -wp-session "$1" -wp-cache "$WP_CACHE" \
-    > "$OUT/rows.log" 2>&1
-  rows_rc=$?
-  # Every goal and smoke test of this run must be proved.  (No -report-classify: it would also
-  # report the preconditions of lemma_row_offset, whose other callers, the backward drivers, this
-  # run does not check; the real-model run proves every call site.)
-  grep -qE '^\[wp\] \[[^]]*\] Goal ' "$OUT/rows.log" || rows_rc=1
-  if grep -E '^\[wp\] \[[^]]*\] (Goal|Smoke-test) ' "$OUT/rows.log" | grep -vE ' : Valid|^\[wp\] \[Passed\]' | grep -q .; then
-    rows_rc=1
-  fi
-}
+ln_rows_run() { proof_wp_rows ref/layernorm.c "$LN_ROWS_FCT" "$1"; }

@@ -7,6 +7,7 @@
 #   proof_wp_real SESSION FILE...                      WP, real model, RTE, smoke tests -> wp_rc
 #   proof_wp_real_start TAG SESSION FCT FILE...        the same on functions FCT, in the background
 #   proof_wp_real_wait                                 -> wp_rc (every run started above)
+#   proof_wp_rows FILE FCT SESSION                     the rows run of the drivers FCT -> rows_rc
 #   proof_gappa FILE SESSION PROPS SMT_PROVERS [FRAMA-C OPTION...]   two passes -> ga_rc, gs_rc
 #   proof_wp_float FILE SESSION GAPPA_FCT GAPPA_PROPS FCT LEMMAS     float model, 3 passes -> fl_rc
 #   proof_eva_wait                                     -> eva_f32, eva_f64 (alarm counts), eva_rc
@@ -178,6 +179,27 @@ proof_wp_real_start() {
 proof_wp_real_wait() {
   local pid
   for pid in "${PROOF_WP_PIDS[@]}"; do wait "$pid" || wp_rc=1; done
+}
+
+# ---- 2c. WP, real model, the rows run (issue 13, "rows composed") -----------------------------
+# proof_wp_rows FILE FCT SESSION: WP in the real model with -DRESNORM_WP_ROWS (specs/fperr.h:
+# LN_ROWS, LN_ROWMODEL) on the rows x n drivers FCT of FILE, which proves their functional contract
+# y_rows from the row kernel's pointwise postcondition y_stats (proved by the real-model run).
+# Log $OUT/rows.log, exit code in rows_rc.  Every goal and smoke test of the run must be proved.
+# (No -report-classify: it would also report the preconditions of the row-offset lemma function,
+# whose other callers, the backward drivers, this run does not check; the real-model run proves
+# every call site.)
+proof_wp_rows() {
+  local file=$1 fct=$2 session=$3
+  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" \
+    -wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-par 2 \
+    -wp-timeout "$WP_TIMEOUT" -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
+    > "$OUT/rows.log" 2>&1
+  rows_rc=$?
+  grep -qE '^\[wp\] \[[^]]*\] Goal ' "$OUT/rows.log" || rows_rc=1
+  if grep -E '^\[wp\] \[[^]]*\] (Goal|Smoke-test) ' "$OUT/rows.log" | grep -vE ' : Valid|^\[wp\] \[Passed\]' | grep -q .; then
+    rows_rc=1
+  fi
 }
 
 # ---- 3. Gappa + SMT, IEEE float model ----------------------------------------------------------
