@@ -420,6 +420,14 @@ typedef struct {
 /* The weight matrices, whose gradients a no_wgrad case leaves out of its golden outputs. */
 static int is_weight(int j) { return j == P_IN_W || j == P_OUT_W || j == P_W1 || j == P_W2; }
 
+/* 1 if backward output k (0: dx, then NPARAM per layer for L layers, then the final norm's) is a
+   weight matrix's gradient: the outputs a no_wgrad case and a check that does not compare them
+   leave out. */
+static int is_weight_grad(size_t k, size_t L)
+{
+    return k >= 1 && k <= NPARAM * L && is_weight((int)((k - 1) % NPARAM));
+}
+
 /* clang-format off */
 static const bcase BCASES[] = {
     {"pre_relu_d4_f32", "pre-LN block, d = 4, 1 head, ff = 8, one sequence of 3 tokens, relu",
@@ -651,6 +659,13 @@ static int bd_fill(bcase_data *D, const bcase *c)
 /* gc_case_write asks for one dtype at a time (forward and backward in turn); the twin certifies
    all four dtypes of an op in one computation the first time (the block's Ziv loop is the
    expensive part) and serves the others from it. */
+/* The element count of backward output k (is_weight_grad's numbering). */
+static size_t bd_out_count(const bcase_data *D, size_t k)
+{
+    const bcase *c = D->c;
+    return k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, (int)((k - 1) % NPARAM)) : c->d;
+}
+
 static int bd_compute(bcase_data *D, int backward)
 {
     const bcase *c = D->c;
@@ -664,13 +679,11 @@ static int bd_compute(bcase_data *D, int backward)
                 return RN_TWIN_NOMEM;
         }
         for (size_t k = 0; k < nout; k++) {
-            int j = (int)((k - 1) % NPARAM);
-            size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, j) : c->d;
             free(D->outs[t][k]);
             D->outs[t][k] = NULL;
-            if (k >= 1 && k <= NPARAM * c->L && c->no_wgrad && is_weight(j))
+            if (c->no_wgrad && is_weight_grad(k, c->L))
                 continue; /* not written: the twin computes its balls but does not round them */
-            if (!(D->outs[t][k] = malloc(n * sizeof(double))))
+            if (!(D->outs[t][k] = malloc(bd_out_count(D, k) * sizeof(double))))
                 return RN_TWIN_NOMEM;
         }
     }
@@ -709,11 +722,9 @@ static int gc_bwd(void *ctx, rn_dtype d, double *const *o)
     }
     size_t nout = 1 + NPARAM * c->L + (c->final ? 2 : 0), w = 0; /* w: the written output */
     for (size_t k = 0; k < nout; k++) {
-        int j = (int)((k - 1) % NPARAM);
-        if (k >= 1 && k <= NPARAM * c->L && c->no_wgrad && is_weight(j))
+        if (c->no_wgrad && is_weight_grad(k, c->L))
             continue;
-        size_t n = k == 0 ? D->N : k <= NPARAM * c->L ? param_count(c, j) : c->d;
-        memcpy(o[w++], D->outs[d][k], n * sizeof(double));
+        memcpy(o[w++], D->outs[d][k], bd_out_count(D, k) * sizeof(double));
     }
     return RN_TWIN_OK;
 }
@@ -908,8 +919,7 @@ static int blk_stat_bound(const cli_job *job, rn_dtype cd, rn_dtype od, double *
    linear2.weight of every layer) need not be computed when a check does not compare them. */
 static int blk_skippable(const cli_job *job, int k)
 {
-    return is_backward(job->op) && k >= 1 && k <= NPARAM * max_layers(job->op) &&
-           is_weight((k - 1) % NPARAM);
+    return is_backward(job->op) && is_weight_grad((size_t)k, (size_t)max_layers(job->op));
 }
 
 const cli_op cli_op_block = {

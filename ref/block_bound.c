@@ -188,8 +188,9 @@ static void lin_bwd(arb_ptr dx, arb_ptr dW, arb_ptr db, const tens *g, const ten
             for (size_t k = 0; k < in; k++)
                 wdot(dx + r * in + k, NULL, g->v + r * out, 1, g->a + r * out, g->r + r * out, W->v + k, in, W->a + k, W->r + k, out, E);
     for (size_t j = 0; j < out; j++) {
-        for (size_t k = 0; k < in && dW; k++)
-            wdot(dW + j * in + k, NULL, g->v + j, out, g->a + j, g->r + j, x->v + k, in, x->a + k, x->r + k, R, E);
+        if (dW)
+            for (size_t k = 0; k < in; k++)
+                wdot(dW + j * in + k, NULL, g->v + j, out, g->a + j, g->r + j, x->v + k, in, x->a + k, x->r + k, R, E);
         wdot(db + j, NULL, g->v + j, out, g->a + j, g->r + j, ones->v, 0, ones->a, ones->r, R, E);
     }
 }
