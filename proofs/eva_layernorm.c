@@ -48,7 +48,7 @@ void eva_f64(int n)
     layernorm_row_backward_f64(dx64, dg64, db64, dy64, x64, g64, mean, rstd, n);
 }
 
-/* n is drawn in 13 buckets [2^k, 2^(k+1) - 1] (the last one capped at EVA_NMAX), each analysed
+/* n is drawn in 13 buckets {1}, {2}, [2^k + 1, 2^(k+1)] (capped at EVA_NMAX), each analysed
  * separately (the loop is unrolled): EVA is non-relational, and with one interval n in [1, 4096]
  * it would bound the mean sum/n by 4096 * max|x| instead of max|x|.  The union of the buckets is
  * every n in [1, EVA_NMAX]. */
@@ -70,17 +70,17 @@ static void bucket(int lo, int hi)
 int main(void)
 {
     bucket(1, 1);
-    bucket(2, 3);
-    bucket(4, 7);
-    bucket(8, 15);
-    bucket(16, 31);
-    bucket(32, 63);
-    bucket(64, 127);
-    bucket(128, 255);
-    bucket(256, 511);
-    bucket(512, 1023);
-    bucket(1024, 2047);
-    bucket(2048, 4095);
-    bucket(4096, 4096);
+    bucket(2, 2);
+    bucket(3, 4);
+    bucket(5, 8);
+    bucket(9, 16);
+    bucket(17, 32);
+    bucket(33, 64);
+    bucket(65, 128);
+    bucket(129, 256);
+    bucket(257, 512);
+    bucket(513, 1024);
+    bucket(1025, 2048);
+    bucket(2049, 4096);
     return 0;
 }
