@@ -7,9 +7,6 @@
 
 #include <math.h>
 
-#include <mpfr.h>
-
-#include "linear_mpfr.h"
 
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
@@ -24,13 +21,43 @@ static double underflow_eta(rn_dtype d)
     }
 }
 
-double lin_dot_bound(mpfr_srcptr v, double S, size_t m, size_t n_products,
+/* Y >= |y| and S >= sum |t_i| for one dot product y = c + sum_i a_i·b_i (c optional, k terms), in
+   binary64 without MPFR [§5]: s = the binary64 sum of the |t_i| and y^ = the binary64 dot product,
+   in the order written; S = s·(1 + (k + 2)·2^-53) + k·2^-1074, Y = (|y^| + 1.01·k·2^-53·S)·(1 +
+   2^-50) + k·2^-1074 (y^ is within gamma_k·S + k·2^-1074 of y by §2-§3 with u = 2^-53, and gamma_k
+   <= 1.01·k·u while k·u <= 1/200).  Returns 1 when an input is NaN or +-Inf: then y is NaN or +-Inf
+   (IEEE: 0·Inf = NaN, Inf - Inf = NaN), 0 otherwise. */
+static int dot_enclosure(const double *a, size_t sa, const double *b, size_t sb, size_t n,
+                         const double *c, double *Y, double *S)
+{
+    double s = 0.0, yhat = 0.0;
+    int nonfinite = 0;
+    size_t k = n + (c != NULL);
+    for (size_t i = 0; i < n; i++) {
+        double ai = a[i * sa], bi = b ? b[i * sb] : 1.0;
+        nonfinite |= !isfinite(ai) || !isfinite(bi);
+        double t = ai * bi;
+        yhat += t;
+        s += fabs(t);
+    }
+    if (c) {
+        nonfinite |= !isfinite(*c);
+        yhat += *c;
+        s += fabs(*c);
+    }
+    /* |y^| <= s by induction (rounding is monotone): y^ is finite where s is */
+    *S = s * (1.0 + (double)(k + 2) * 0x1p-53) + (double)k * 0x1p-1074;
+    *Y = (double)k * 0x1p-53 > 1.0 / 200.0 ? INFINITY
+       : (fabs(yhat) + 1.01 * (double)k * 0x1p-53 * *S) * (1.0 + 0x1p-50) + (double)k * 0x1p-1074;
+    return nonfinite;
+}
+
+double lin_dot_bound(double Y, int nonfinite, double S, size_t m, size_t n_products,
                      rn_dtype compute, rn_dtype d)
 {
-    if (!mpfr_number_p(v)) /* NaN or +-Inf: the checker demands the same class */
+    if (nonfinite) /* the exact value is NaN or +-Inf: the checker demands the same class */
         return 0.0;
     double u = rn_dtype_unit_roundoff(compute);
-    double Y = fabs(mpfr_get_d(v, MPFR_RNDA)); /* >= |exact| */
     if (isinf(Y) || isinf(S))
         return INFINITY;
     /* [§2] gamma_m·sum|t| for m terms, any order, with or without FMA (void past m·u = 1/2);
@@ -56,16 +83,12 @@ double lin_dot_bound(mpfr_srcptr v, double S, size_t m, size_t n_products,
 int linear_forward_bound(double *by, const double *x, const double *w, const double *b,
                          size_t rows, size_t in, size_t out, rn_dtype compute, rn_dtype d)
 {
-    lin_dot_ws ws;
-    if (lin_ws_init(&ws, in) != 0)
-        return 2;
     for (size_t r = 0; r < rows; r++)
         for (size_t j = 0; j < out; j++) {
-            double S;
-            lin_exact_dot(&ws, x + r * in, 1, w + j * in, 1, in, b ? b + j : NULL, &S);
-            by[r * out + j] = lin_dot_bound(ws.v, S, in + (b != NULL), in, compute, d);
+            double Y, S;
+            int nf = dot_enclosure(x + r * in, 1, w + j * in, 1, in, b ? b + j : NULL, &Y, &S);
+            by[r * out + j] = lin_dot_bound(Y, nf, S, in + (b != NULL), in, compute, d);
         }
-    lin_ws_clear(&ws);
     return 0;
 }
 
@@ -73,25 +96,22 @@ int linear_backward_bound(double *bdx, double *bdw, double *bdb, const double *d
                           const double *w, size_t rows, size_t in, size_t out, rn_dtype compute,
                           rn_dtype d)
 {
-    lin_dot_ws ws;
-    if (lin_ws_init(&ws, rows > out ? rows : out) != 0)
-        return 2;
-    double S;
+    double Y, S;
+    int nf;
     for (size_t r = 0; r < rows; r++)
         for (size_t k = 0; k < in; k++) {
-            lin_exact_dot(&ws, dy + r * out, 1, w + k, in, out, NULL, &S);
-            bdx[r * in + k] = lin_dot_bound(ws.v, S, out, out, compute, d);
+            nf = dot_enclosure(dy + r * out, 1, w + k, in, out, NULL, &Y, &S);
+            bdx[r * in + k] = lin_dot_bound(Y, nf, S, out, out, compute, d);
         }
     for (size_t j = 0; j < out; j++)
         for (size_t k = 0; k < in; k++) {
-            lin_exact_dot(&ws, dy + j, out, x + k, in, rows, NULL, &S);
-            bdw[j * in + k] = lin_dot_bound(ws.v, S, rows, rows, compute, d);
+            nf = dot_enclosure(dy + j, out, x + k, in, rows, NULL, &Y, &S);
+            bdw[j * in + k] = lin_dot_bound(Y, nf, S, rows, rows, compute, d);
         }
     if (bdb)
         for (size_t j = 0; j < out; j++) { /* a plain sum: no product rounds [§6] */
-            lin_exact_dot(&ws, dy + j, out, NULL, 0, rows, NULL, &S);
-            bdb[j] = lin_dot_bound(ws.v, S, rows > 1 ? rows - 1 : 0, 0, compute, d);
+            nf = dot_enclosure(dy + j, out, NULL, 0, rows, NULL, &Y, &S);
+            bdb[j] = lin_dot_bound(Y, nf, S, rows > 1 ? rows - 1 : 0, 0, compute, d);
         }
-    lin_ws_clear(&ws);
     return 0;
 }

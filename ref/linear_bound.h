@@ -13,8 +13,6 @@
 
 #include <stddef.h>
 
-#include <mpfr.h>
-
 #include "dtype.h"
 
 int linear_forward_bound(double *by, const double *x, const double *w, const double *b,
@@ -23,10 +21,10 @@ int linear_backward_bound(double *bdx, double *bdw, double *bdb, const double *d
                           const double *w, size_t rows, size_t in, size_t out, rn_dtype compute,
                           rn_dtype d);
 
-/* The bound of one dot product of m terms (m - n_products of them exact, e.g. a bias), exact value
-   in v (exact), S >= sum of |terms| (ref/linear_mpfr.h's lin_exact_dot) [§2-§4].  Shared with the
-   families built on linear. */
-double lin_dot_bound(mpfr_srcptr v, double S, size_t m, size_t n_products,
+/* The bound of one dot product y of m terms (m - n_products of them exact, e.g. a bias), given
+   Y >= |y| and S >= sum of |terms| (binary64 upper bounds, [§5]); nonfinite: y is NaN or +-Inf
+   (some input is) [§2-§4]. */
+double lin_dot_bound(double Y, int nonfinite, double S, size_t m, size_t n_products,
                      rn_dtype compute, rn_dtype d);
 
 #endif
