@@ -8,7 +8,19 @@ For LayerNorm and RMSNorm at 1024 x 768 and 4096 x 4096 (f32 inputs, outputs rou
 The resnorm times are whole processes (start-up, .npy reading and writing included).  Each cell
 is the wall time and, in parentheses, the CPU time of all threads (a fairer measure when the
 machine is loaded).  Timing only:
-nothing is asserted.  The machine may be shared: the numbers are as noisy as its load (printed)."""
+nothing is asserted.  The machine may be shared: the numbers are as noisy as its load (printed).
+
+Then, in a second table with its own header (the op column is wider; the first table's rows and
+format are unchanged), the fused skip ops skip_layernorm and skip_rmsnorm at the same sizes and
+threads: s = x + skip + bias, then the norm (PyTorch float64: layer_norm(x + skip + bias) and
+s * rsqrt(mean(s^2) + eps) * gamma, autograd w.r.t. x, skip, bias, gamma (, beta)); resnorm eval of
+the op and of its _backward (bias given), and resnorm check of PyTorch float32's outputs (y, mean,
+rstd, sum for skip_layernorm; y, sum for skip_rmsnorm).  The same x, gamma, beta and dy as the
+first table; skip and bias from their own generator (seed 13).  MB/s is x's bytes / time as above.
+
+Usage: bench_fastpath.py [--ops OP,OP,...] [--sizes ROWSxN,...]   (default: every op, both sizes;
+ops: layernorm, rmsnorm, skip_layernorm, skip_rmsnorm)."""
+import argparse
 import os
 import resource
 import subprocess
@@ -22,6 +34,8 @@ import torch
 RESNORM = os.environ.get("RESNORM", "build/resnorm")
 EPS = 1e-5
 SIZES = [(1024, 768), (4096, 4096)]
+NORM_OPS = ("layernorm", "rmsnorm")
+SKIP_OPS = ("skip_layernorm", "skip_rmsnorm")
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
 
 
@@ -58,6 +72,23 @@ def torch_fwd(op, x, g, b):
     return x * r * g
 
 
+def torch_skip_fwd(op, x, skip, bias, g, b):
+    """x + skip + bias, then the norm, as tests/pytorch_check.py spells the skip ops."""
+    return torch_fwd(op[len("skip_"):], x + skip + bias, g, b)
+
+
+def torch_skip_times(op, x32, k32, c32, g32, b32, dy32, threads, k):
+    torch.set_num_threads(threads)
+    x, sk, c, g, b, dy = (torch.from_numpy(a).double() for a in (x32, k32, c32, g32, b32, dy32))
+    fwd = best(lambda: torch_skip_fwd(op, x, sk, c, g, b), k)
+
+    def fb():
+        ts = [t.clone().requires_grad_(True) for t in (x, sk, c, g, b)]
+        torch_skip_fwd(op, *ts).backward(dy)
+
+    return fwd, best(fb, k)
+
+
 def torch_times(op, x32, g32, b32, dy32, threads, k):
     torch.set_num_threads(threads)
     x, g, b, dy = (torch.from_numpy(a).double() for a in (x32, g32, b32, dy32))
@@ -80,52 +111,138 @@ def run(args, k):
     return best(once, k)
 
 
+def header(opw):
+    print(("%%-%ds %%-10s %%2s %%18s %%18s %%18s %%18s %%18s %%8s %%8s %%15s %%15s" % opw) % (
+        "op", "shape", "th", "torch f64 fwd", "torch f64 f+b", "resnorm eval fwd",
+        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu", "fwd x torch", "bwd x torch"))
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(
+        description="PyTorch float64 beside resnorm eval / check, one run, same inputs "
+                    "(timing only; RESNORM=path of resnorm, BENCH_REPEAT=k best of k).")
+    ap.add_argument("--ops", default=",".join(NORM_OPS + SKIP_OPS),
+                    help="comma-separated subset of %s (default: all)" % ",".join(NORM_OPS + SKIP_OPS))
+    ap.add_argument("--sizes", default=",".join("%dx%d" % s for s in SIZES),
+                    help="comma-separated ROWSxN (default: %s)" % ",".join("%dx%d" % s for s in SIZES))
+    a = ap.parse_args()
+    ops = [o for o in a.ops.split(",") if o]
+    for o in ops:
+        if o not in NORM_OPS + SKIP_OPS:
+            ap.error("unknown op %r (ops: %s)" % (o, ",".join(NORM_OPS + SKIP_OPS)))
+    try:
+        sizes = [tuple(int(v) for v in z.lower().split("x")) for z in a.sizes.split(",") if z]
+        assert sizes and all(len(z) == 2 and min(z) > 0 for z in sizes)
+    except (ValueError, AssertionError):
+        ap.error("--sizes: ROWSxN,... e.g. 1024x768")
+    return ops, sizes
+
+
+def inputs(sizes, with_skip=False):
+    """(rows, n, x, gamma, beta, dy[, skip, bias]) for each size of `sizes`: one generator over
+    SIZES and then the other sizes, in that order, drawing for unselected sizes too, so that a
+    size's inputs do not depend on --sizes; skip and bias from their own generator."""
+    rng, rng_skip = np.random.default_rng(12), np.random.default_rng(13)
+    for rows, n in SIZES + [z for z in sizes if z not in SIZES]:
+        x = rng.standard_normal((rows, n)).astype(np.float32)
+        g = (1 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        b = (0.1 * rng.standard_normal(n)).astype(np.float32)
+        dy = rng.standard_normal((rows, n)).astype(np.float32)
+        extra = ()
+        if with_skip:
+            extra = (rng_skip.standard_normal((rows, n)).astype(np.float32),
+                     (0.1 * rng_skip.standard_normal(n)).astype(np.float32))
+        if (rows, n) in sizes:
+            yield (rows, n, x, g, b, dy) + extra
+
+
+def skip_table(ops, sizes, d):
+    """skip_layernorm / skip_rmsnorm rows (see the module doc)."""
+    header(14)
+    for rows, n, x, g, b, dy, sk, c in inputs(sizes, with_skip=True):
+        for nm, a in (("x", x), ("g", g), ("b", b), ("dy", dy), ("skip", sk), ("bias", c)):
+            np.save(os.path.join(d, nm + ".npy"), a)
+        k = REPEAT if rows * n < 10**6 else 1
+        for op in ops:
+            ins = ["--in", "x=%s/x.npy" % d, "--in", "skip=%s/skip.npy" % d,
+                   "--in", "gamma=%s/g.npy" % d, "--in", "bias=%s/bias.npy" % d]
+            fins = ins + (["--in", "beta=%s/b.npy" % d] if op == "skip_layernorm" else [])
+            # PyTorch float32's outputs, the implementation `check` validates
+            xt, kt, ct, gt, bt = (torch.from_numpy(a) for a in (x, sk, c, g, b))
+            s32 = xt + kt + ct
+            outs = [("sum", s32)]
+            if op == "skip_layernorm":
+                y, m, r = torch.native_layer_norm(s32, [n], gt, bt, EPS)
+                outs += [("y", y), ("mean", m.reshape(rows, 1)), ("rstd", r.reshape(rows, 1))]
+            else:
+                outs += [("y", torch_fwd("rmsnorm", s32, gt, bt))]
+            acts = []
+            for nm, a in outs:
+                np.save(os.path.join(d, "a_" + nm + ".npy"), a.numpy())
+                acts += ["--actual", "%s=%s/a_%s.npy" % (nm, d, nm)]
+            for th in (1, 2):
+                tf, tfb = torch_skip_times(op, x, sk, c, g, b, dy, th, k)
+                te = run(["eval", op] + fins + ["--threads", str(th), "--out", d + "/o"], k)
+                tb = run(["eval", op + "_backward"] + ins + ["--in", "dy=%s/dy.npy" % d,
+                         "--threads", str(th), "--out", d + "/ob"], k)
+                tc = run(["check", op] + fins + acts + ["--threads", str(th)], k)
+                print("%-14s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s" % (
+                    op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
+                    cell(tc), x.nbytes / 1e6 / tc[0], x.nbytes / 1e6 / tc[1],
+                    ratio(te, tf), ratio(tb, tfb)))
+                sys.stdout.flush()
+
+
 def main():
+    ops, sizes = parse_args()
     print("load average at start: %.2f %.2f %.2f (2 cores)" % os.getloadavg())
     print("seconds: wall (CPU of all threads); check MB/s: x's bytes / wall, / CPU;")
     print("x torch: resnorm eval fwd / torch f64 fwd and eval bwd / torch f64 f+b, wall (CPU)")
-    print("%-9s %-10s %2s %18s %18s %18s %18s %18s %8s %8s %15s %15s" % (
-        "op", "shape", "th", "torch f64 fwd", "torch f64 f+b", "resnorm eval fwd",
-        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu", "fwd x torch", "bwd x torch"))
+    norm_ops = [o for o in NORM_OPS if o in ops]
+    skip_ops = [o for o in SKIP_OPS if o in ops]
     with tempfile.TemporaryDirectory() as d:
-        rng = np.random.default_rng(12)
-        for rows, n in SIZES:
-            x = rng.standard_normal((rows, n)).astype(np.float32)
-            g = (1 + 0.1 * rng.standard_normal(n)).astype(np.float32)
-            b = (0.1 * rng.standard_normal(n)).astype(np.float32)
-            dy = rng.standard_normal((rows, n)).astype(np.float32)
-            for nm, a in (("x", x), ("g", g), ("b", b), ("dy", dy)):
-                np.save(os.path.join(d, nm + ".npy"), a)
-            k = REPEAT if rows * n < 10**6 else 1
-            for op in ("layernorm", "rmsnorm"):
-                ins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d]
-                if op == "layernorm":
-                    ins += ["--in", "beta=%s/b.npy" % d]
-                # PyTorch float32's outputs, the implementation `check` validates
-                xt, gt, bt = (torch.from_numpy(a) for a in (x, g, b))
-                acts = []
-                if op == "layernorm":
-                    y, m, r = torch.native_layer_norm(xt, [n], gt, bt, EPS)
-                    for nm, a in (("y", y), ("mean", m.reshape(rows, 1)), ("rstd", r.reshape(rows, 1))):
-                        np.save(os.path.join(d, "a_" + nm + ".npy"), a.numpy())
-                        acts += ["--actual", "%s=%s/a_%s.npy" % (nm, d, nm)]
-                else:
-                    np.save(os.path.join(d, "a_y.npy"), torch_fwd(op, xt, gt, bt).numpy())
-                    acts += ["--actual", "y=%s/a_y.npy" % d]
-                for th in (1, 2):
-                    tf, tfb = torch_times(op, x, g, b, dy, th, k)
-                    te = run(["eval", op] + ins + ["--threads", str(th), "--out", d + "/o"], k)
-                    bins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d,
-                            "--in", "dy=%s/dy.npy" % d]
-                    tb = run(["eval", op + "_backward"] + bins +
-                                          ["--threads", str(th), "--out", d + "/ob"], k)
-                    tc = run(["check", op] + ins + acts + ["--threads", str(th)], k)
-                    mb = x.nbytes / 1e6 / tc[0]
-                    print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s" % (
-                        op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
-                        cell(tc), mb, x.nbytes / 1e6 / tc[1], ratio(te, tf), ratio(tb, tfb)))
-                    sys.stdout.flush()
+        if norm_ops:
+            norm_table(norm_ops, sizes, d)
+        if skip_ops:
+            skip_table(skip_ops, sizes, d)
     print("load average at end:   %.2f %.2f %.2f" % os.getloadavg())
+
+
+def norm_table(ops, sizes, d):
+    """The LayerNorm / RMSNorm rows (the first table; its format is unchanged)."""
+    header(9)
+    for rows, n, x, g, b, dy in inputs(sizes):
+        for nm, a in (("x", x), ("g", g), ("b", b), ("dy", dy)):
+            np.save(os.path.join(d, nm + ".npy"), a)
+        k = REPEAT if rows * n < 10**6 else 1
+        for op in ops:
+            ins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d]
+            if op == "layernorm":
+                ins += ["--in", "beta=%s/b.npy" % d]
+            # PyTorch float32's outputs, the implementation `check` validates
+            xt, gt, bt = (torch.from_numpy(a) for a in (x, g, b))
+            acts = []
+            if op == "layernorm":
+                y, m, r = torch.native_layer_norm(xt, [n], gt, bt, EPS)
+                for nm, a in (("y", y), ("mean", m.reshape(rows, 1)), ("rstd", r.reshape(rows, 1))):
+                    np.save(os.path.join(d, "a_" + nm + ".npy"), a.numpy())
+                    acts += ["--actual", "%s=%s/a_%s.npy" % (nm, d, nm)]
+            else:
+                np.save(os.path.join(d, "a_y.npy"), torch_fwd(op, xt, gt, bt).numpy())
+                acts += ["--actual", "y=%s/a_y.npy" % d]
+            for th in (1, 2):
+                tf, tfb = torch_times(op, x, g, b, dy, th, k)
+                te = run(["eval", op] + ins + ["--threads", str(th), "--out", d + "/o"], k)
+                bins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d,
+                        "--in", "dy=%s/dy.npy" % d]
+                tb = run(["eval", op + "_backward"] + bins +
+                                      ["--threads", str(th), "--out", d + "/ob"], k)
+                tc = run(["check", op] + ins + acts + ["--threads", str(th)], k)
+                mb = x.nbytes / 1e6 / tc[0]
+                print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s" % (
+                    op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
+                    cell(tc), mb, x.nbytes / 1e6 / tc[1], ratio(te, tf), ratio(tb, tfb)))
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":
