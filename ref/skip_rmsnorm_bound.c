@@ -35,6 +35,7 @@ int skip_rmsnorm_forward_bound(double *by, double *brstd, double *bsum, const do
            *wc = malloc((N + 1) * sizeof *wc), *wcr = malloc((rows + 1) * sizeof *wcr),
            *b = malloc((N + 1) * sizeof *b), *br = malloc((rows + 1) * sizeof *br);
     int rc = RN_TWIN_NOMEM;
+    double *es = NULL;
     mpfr_t s;
     residual_exact_init(s);
     if (!w || !wr || !ws || !t || !wc || !wcr || !b || !br)
@@ -46,6 +47,13 @@ int skip_rmsnorm_forward_bound(double *by, double *brstd, double *bsum, const do
         by[i] = bsum[i] = 0.0;
     for (size_t r = 0; r < rows; r++)
         brstd[r] = 0.0;
+    /* the sum's a-priori bound does not depend on the order: formed once per element */
+    es = malloc((N + 1) * sizeof *es);
+    if (!es)
+        goto out;
+    for (size_t i = 0; i < N; i++)
+        es[i] = isfinite(ws[i])
+              ? skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out) : 0.0;
     for (int order = 0; order < (bias ? 4 : 1); order++) {
         for (size_t i = 0; i < N; i++)
             t[i] = skip_sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);
@@ -77,7 +85,7 @@ int skip_rmsnorm_forward_bound(double *by, double *brstd, double *bsum, const do
             else if (!isfinite(t[i]) || isinf(rn_round(t[i], out)))
                 e = INFINITY;
             else
-                e = skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out);
+                e = es[i];
             bsum[i] = fmax(bsum[i], e);
         }
         for (size_t r = 0; r < rows; r++)
@@ -86,6 +94,7 @@ int skip_rmsnorm_forward_bound(double *by, double *brstd, double *bsum, const do
     rc = 0;
 out:
     mpfr_clear(s);
+    free(es);
     free(w), free(wr), free(ws), free(t), free(wc), free(wcr), free(b), free(br);
     return rc;
 }
