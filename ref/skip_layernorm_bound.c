@@ -94,6 +94,21 @@ double skip_sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype co
     return (E + o) * EVAL_SLACK + S * 0x1p-53 + 0x1p-1074;
 }
 
+/* skip_sum_bound of every element [rows x n] whose exact sum ws[i] is finite, 0 elsewhere (the
+   class is demanded); a malloc'ed array, NULL when out of memory. */
+double *skip_sum_bounds(mpfr_t s, const double *ws, const double *x, const double *skip,
+                        const double *bias, size_t rows, size_t n, rn_dtype compute, rn_dtype out)
+{
+    size_t N = rows * n;
+    double *es = malloc((N + 1) * sizeof *es);
+    if (!es)
+        return NULL;
+    for (size_t i = 0; i < N; i++)
+        es[i] = isfinite(ws[i])
+              ? skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out) : 0.0;
+    return es;
+}
+
 static double underflow_eta(rn_dtype d)
 {
     switch (d) {
@@ -141,12 +156,11 @@ int skip_layernorm_forward_bound(double *by, double *bmean, double *brstd, doubl
     for (size_t r = 0; r < rows; r++)
         bmean[r] = brstd[r] = 0.0;
     /* the sum's a-priori bound does not depend on the order: formed once per element */
-    es = malloc((N + 1) * sizeof *es);
-    if (!es)
+    es = skip_sum_bounds(s, ws, x, skip, bias, rows, n, compute, out);
+    if (!es) {
+        rc = RN_TWIN_NOMEM;
         goto out;
-    for (size_t i = 0; i < N; i++)
-        es[i] = isfinite(ws[i])
-              ? skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out) : 0.0;
+    }
     for (int order = 0; order < (bias ? 4 : 1); order++) {
         for (size_t i = 0; i < N; i++)
             t[i] = skip_sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);

@@ -40,6 +40,10 @@ double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_
 double skip_sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype compute,
                       rn_dtype out);
 double skip_compose(double b, double wc, double w);
+/* skip_sum_bound of every element [rows x n] with a finite exact sum ws[i] (0 elsewhere), in a
+   malloc'ed array (NULL: out of memory); the same for every admitted order. */
+double *skip_sum_bounds(mpfr_t s, const double *ws, const double *x, const double *skip,
+                        const double *bias, size_t rows, size_t n, rn_dtype compute, rn_dtype out);
 /* The bound on column j of dbias = sum_r dx_rj (specs/error-analysis-residual.md §9): bc, wc
    [rows*n]: the norm's backward bound for (compute, compute) and its want RN64(dx(t)) on the
    rounded sum t; wcb = RN64(sum_r dx_rj(t)), wb = RN64(sum_r dx_rj(s)) (the want). */

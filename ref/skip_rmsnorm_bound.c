@@ -48,12 +48,11 @@ int skip_rmsnorm_forward_bound(double *by, double *brstd, double *bsum, const do
     for (size_t r = 0; r < rows; r++)
         brstd[r] = 0.0;
     /* the sum's a-priori bound does not depend on the order: formed once per element */
-    es = malloc((N + 1) * sizeof *es);
-    if (!es)
+    es = skip_sum_bounds(s, ws, x, skip, bias, rows, n, compute, out);
+    if (!es) {
+        rc = RN_TWIN_NOMEM;
         goto out;
-    for (size_t i = 0; i < N; i++)
-        es[i] = isfinite(ws[i])
-              ? skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out) : 0.0;
+    }
     for (int order = 0; order < (bias ? 4 : 1); order++) {
         for (size_t i = 0; i < N; i++)
             t[i] = skip_sum_in(s, x[i], skip[i], bias ? &bias[i % n] : NULL, order, compute);
