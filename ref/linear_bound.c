@@ -7,7 +7,6 @@
 
 #include <math.h>
 
-
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
 /* Half the smallest subnormal of d: the largest error of one rounding into d's subnormal range. */

@@ -42,24 +42,21 @@ void lin_ws_clear(lin_dot_ws *ws)
 }
 
 void lin_exact_dot(lin_dot_ws *ws, const double *a, size_t sa, const double *b, size_t sb, size_t n,
-                   const double *c, double *S)
+                   const double *c)
 {
     size_t k = 0;
     int singular = 0;
-    double s = 0.0;
     for (size_t i = 0; i < n; i++, k++) {
         double ai = a[i * sa], bi = b ? b[i * sb] : 1.0;
         mpfr_set_d(ws->p[k], ai, MPFR_RNDN);       /* exact */
         mpfr_mul_d(ws->p[k], ws->p[k], bi, MPFR_RNDN); /* exact: 106 bits (0·Inf: NaN) */
         singular |= !mpfr_number_p(ws->p[k]);
         ws->t[k] = ws->p[k];
-        s += fabs(ai * bi);
     }
     if (c) {
         mpfr_set_d(ws->p[k], *c, MPFR_RNDN);
         singular |= !mpfr_number_p(ws->p[k]);
         ws->t[k] = ws->p[k];
-        s += fabs(*c);
         k++;
     }
     if (singular) { /* NaN, or the Infs' sign (mpfr_sum: Inf - Inf = NaN), as IEEE */
@@ -68,10 +65,6 @@ void lin_exact_dot(lin_dot_ws *ws, const double *a, size_t sa, const double *b, 
     } else {
         sum_exact(ws->v, ws->t, k);
     }
-    /* s: n + 1 roundings of relative size <= 2^-53 each, and n products that may underflow
-       (absolute error <= 2^-1075 each): enlarge to an upper bound. */
-    if (S)
-        *S = s * (1.0 + (double)(k + 2) * 0x1p-53) + (double)k * 0x1p-1074;
 }
 
 /* ---------------------------------------------------------------- the two routes
@@ -131,7 +124,7 @@ static arb_ptr balls_of(const double *v, size_t n)
 static double exact_out(lin_dot_ws *ws, const double *a, size_t sa, const double *b, size_t sb,
                         size_t n, const double *c, rn_dtype d)
 {
-    lin_exact_dot(ws, a, sa, b, sb, n, c, NULL);
+    lin_exact_dot(ws, a, sa, b, sb, n, c);
     return round_exact(ws->v, d);
 }
 

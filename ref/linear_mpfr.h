@@ -44,9 +44,8 @@ int linear_backward_route(double *dx, double *dw, double *db, const double *dy, 
                           const double *w, size_t rows, size_t in, size_t out, rn_dtype d,
                           lin_route route, size_t *n_exact);
 
-/* The exact dot product used by the twin and by the bound (ref/linear_bound.c):
-   v = c + sum_{i<n} a[i·sa]·b[i·sb] (b == NULL: all ones; c == NULL: no addend), exactly, and
-   *S >= |c| + sum |a·b| (an upper bound, from binary64 arithmetic with its rounding covered). */
+/* The exact dot product of the twin's exact route: v = c + sum_{i<n} a[i·sa]·b[i·sb] (b == NULL:
+   all ones; c == NULL: no addend), exactly.  (The bound, ref/linear_bound.c, needs no exact dot.) */
 typedef struct {
     mpfr_ptr *t;  /* term pointers */
     mpfr_t *p;    /* the terms (products at 106 bits) */
@@ -56,6 +55,6 @@ typedef struct {
 int lin_ws_init(lin_dot_ws *ws, size_t cap);
 void lin_ws_clear(lin_dot_ws *ws);
 void lin_exact_dot(lin_dot_ws *ws, const double *a, size_t sa, const double *b, size_t sb, size_t n,
-                   const double *c, double *S);
+                   const double *c);
 
 #endif
