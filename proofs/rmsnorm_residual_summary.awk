@@ -5,8 +5,8 @@ function kernel(g,   fl) {
   sub(/^typed_(real_|fperr_)?/, "", g)
   if (fl && family == "rmsnorm") {
     if (g ~ /^lemma_rms_f(32|64)_is_f/) return "float_model_lemmas"
-    if (g ~ /_f32_/) return "float_model_row_forward_f32"
-    if (g ~ /_f64_/) return "float_model_row_forward_f64"
+    if (g ~ /_f32_/ || g ~ /^sqrtf_/) return "float_model_row_forward_f32"   # sqrtf_: a smoke test of its call
+    if (g ~ /_f64_/ || g ~ /^sqrt_/) return "float_model_row_forward_f64"
     return "float_model_other"
   }
   if (fl) {

@@ -297,37 +297,41 @@ void rmsnorm_row_backward_f32(float *dx, float *dgamma, const float *dy, const f
 void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int rows,
                          int n, float eps, int offset)
 {
-    /* Rows 0 .. r-1 are done (rows run only, LN_ROWS): y of row q is (x * rstd[q]) * w of x's row q
+    /* Rows 0 .. r-1 are done (rows run only: LN_ROWS_CLAUSE and #ifdef RESNORM_WP_ROWS): y of row q is (x * rstd[q]) * w of x's row q
        (as at entry) with that row's own stored rstd[q]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
-        loop invariant x_same: LN_ROWS(\forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre));
-        loop invariant g_same: LN_ROWS(\forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre));
-        loop invariant y_done: LN_ROWS(\forall integer q; 0 <= q < r ==>
-          rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset));
+        LN_ROWS_CLAUSE(loop invariant x_same: \forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant y_done: \forall integer q; 0 <= q < r ==>
+          rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset);)
         loop assigns r, y[0 .. rows * n - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost rms_lemma_row_offset(r, rows, n);
+#ifdef RESNORM_WP_ROWS
         //@ ghost rms_lemma_rows_before(r, n);
-        //@ assert row_at: LN_ROWS(r * n == rms_row_start(r, n));
+        //@ assert row_at: r * n == rms_row_start(r, n);
+#endif
         rmsnorm_row_forward_f32(y + r * n, rstd + r, x + r * n, gamma, n, eps, offset);
+#ifdef RESNORM_WP_ROWS
         /* The call wrote row r only: the rows before it, and their rstd, are unchanged. */
-        /*@ assert frame_stats: LN_ROWS(\forall integer q; 0 <= q < r ==> rstd[q] == \at(rstd[q], LoopCurrent)); */
-        /*@ assert frame_y: LN_ROWS(\forall integer k; 0 <= k < rms_row_start(r, n) ==>
-              y[k] == \at(y[k], LoopCurrent)); */
+        /*@ assert frame_stats: \forall integer q; 0 <= q < r ==> rstd[q] == \at(rstd[q], LoopCurrent); */
+        /*@ assert frame_y: \forall integer k; 0 <= k < rms_row_start(r, n) ==>
+              y[k] == \at(y[k], LoopCurrent); */
         /* Row r is done (the call's y_stats, with x_same; q is bound since r, a C local, cannot
            appear under \at(..., Pre)), in the shape of y_done. */
-        /*@ assert row_r: LN_ROWS(\forall integer q, i; q == r && 0 <= i < n ==>
+        /*@ assert row_r: \forall integer q, i; q == r && 0 <= i < n ==>
               y[rms_row_start(q, n) + i] == rms_y_v(\at(x[rms_row_start(q, n) + i], Pre), rstd[q],
-                                                    rms_w_v(\at(gamma[i], Pre), offset))); */
-        /*@ assert idx_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
-              0 <= rms_row_start(q, n) + i < rms_row_start(r, n)); */
-        /*@ assert y_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
-              y[rms_row_start(q, n) + i] == \at(y[rms_row_start(q, n) + i], LoopCurrent)); */
-        /*@ assert rows_old: LN_ROWS(\forall integer q; 0 <= q < r ==>
+                                                    rms_w_v(\at(gamma[i], Pre), offset)); */
+        /*@ assert idx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= rms_row_start(q, n) + i < rms_row_start(r, n); */
+        /*@ assert y_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              y[rms_row_start(q, n) + i] == \at(y[rms_row_start(q, n) + i], LoopCurrent); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
               rms_row_y{Pre, LoopCurrent}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset) &&
-              rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset)); */
-        //@ assert row_new: LN_ROWS(rms_row_y{Pre, Here}(y, rstd, x, gamma, r, r * n, n, offset));
+              rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset); */
+        //@ assert row_new: rms_row_y{Pre, Here}(y, rstd, x, gamma, r, r * n, n, offset);
+#endif
     }
 }
 
@@ -594,37 +598,41 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
 void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int rows,
                          int n, double eps, int offset)
 {
-    /* Rows 0 .. r-1 are done (rows run only, LN_ROWS): y of row q is (x * rstd[q]) * w of x's row q
+    /* Rows 0 .. r-1 are done (rows run only: LN_ROWS_CLAUSE and #ifdef RESNORM_WP_ROWS): y of row q is (x * rstd[q]) * w of x's row q
        (as at entry) with that row's own stored rstd[q]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
-        loop invariant x_same: LN_ROWS(\forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre));
-        loop invariant g_same: LN_ROWS(\forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre));
-        loop invariant y_done: LN_ROWS(\forall integer q; 0 <= q < r ==>
-          rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset));
+        LN_ROWS_CLAUSE(loop invariant x_same: \forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant y_done: \forall integer q; 0 <= q < r ==>
+          rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset);)
         loop assigns r, y[0 .. rows * n - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost rms_lemma_row_offset(r, rows, n);
+#ifdef RESNORM_WP_ROWS
         //@ ghost rms_lemma_rows_before(r, n);
-        //@ assert row_at: LN_ROWS(r * n == rms_row_start(r, n));
+        //@ assert row_at: r * n == rms_row_start(r, n);
+#endif
         rmsnorm_row_forward_f64(y + r * n, rstd + r, x + r * n, gamma, n, eps, offset);
+#ifdef RESNORM_WP_ROWS
         /* The call wrote row r only: the rows before it, and their rstd, are unchanged. */
-        /*@ assert frame_stats: LN_ROWS(\forall integer q; 0 <= q < r ==> rstd[q] == \at(rstd[q], LoopCurrent)); */
-        /*@ assert frame_y: LN_ROWS(\forall integer k; 0 <= k < rms_row_start(r, n) ==>
-              y[k] == \at(y[k], LoopCurrent)); */
+        /*@ assert frame_stats: \forall integer q; 0 <= q < r ==> rstd[q] == \at(rstd[q], LoopCurrent); */
+        /*@ assert frame_y: \forall integer k; 0 <= k < rms_row_start(r, n) ==>
+              y[k] == \at(y[k], LoopCurrent); */
         /* Row r is done (the call's y_stats, with x_same; q is bound since r, a C local, cannot
            appear under \at(..., Pre)), in the shape of y_done. */
-        /*@ assert row_r: LN_ROWS(\forall integer q, i; q == r && 0 <= i < n ==>
+        /*@ assert row_r: \forall integer q, i; q == r && 0 <= i < n ==>
               y[rms_row_start(q, n) + i] == rms_y_v(\at(x[rms_row_start(q, n) + i], Pre), rstd[q],
-                                                    rms_w_v(\at(gamma[i], Pre), offset))); */
-        /*@ assert idx_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
-              0 <= rms_row_start(q, n) + i < rms_row_start(r, n)); */
-        /*@ assert y_old: LN_ROWS(\forall integer q, i; 0 <= q < r && 0 <= i < n ==>
-              y[rms_row_start(q, n) + i] == \at(y[rms_row_start(q, n) + i], LoopCurrent)); */
-        /*@ assert rows_old: LN_ROWS(\forall integer q; 0 <= q < r ==>
+                                                    rms_w_v(\at(gamma[i], Pre), offset)); */
+        /*@ assert idx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= rms_row_start(q, n) + i < rms_row_start(r, n); */
+        /*@ assert y_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              y[rms_row_start(q, n) + i] == \at(y[rms_row_start(q, n) + i], LoopCurrent); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
               rms_row_y{Pre, LoopCurrent}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset) &&
-              rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset)); */
-        //@ assert row_new: LN_ROWS(rms_row_y{Pre, Here}(y, rstd, x, gamma, r, r * n, n, offset));
+              rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset); */
+        //@ assert row_new: rms_row_y{Pre, Here}(y, rstd, x, gamma, r, r * n, n, offset);
+#endif
     }
 }
 

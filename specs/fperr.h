@@ -43,7 +43,13 @@
  * ln_rows_run).  The drivers' functional contracts are proved there, from the row kernels' pointwise
  * postconditions (y_stats), with the row kernels' recursive model postconditions hidden from the goals
  * (with them in the context the SMT solvers time out on index goals: proofs/README.md "Rows composed").
- *   LN_ROWS(p):     a driver's functional statement: p in the rows run, \true in the other runs.
+ *   LN_ROWS(p):     a driver's functional statement: p in the rows run, \true in the other runs
+ *                   (where it still costs a goal each: LayerNorm's drivers, not yet moved to LN_ROWS_CLAUSE).
+ *   LN_ROWS_CLAUSE(c): a driver's functional clause c (a whole "ensures NAME: p;" or "loop invariant
+ *                   NAME: p;", semicolon included): c in the rows run, nothing in the other runs, so
+ *                   that the real-model run has no goal for it (it read \true there and still cost
+ *                   goals, 17 per driver).  The drivers' assertions of the rows run sit in the code
+ *                   under #ifdef RESNORM_WP_ROWS (an annotation cannot be empty).
  *   LN_ROWMODEL(p): a row kernel's model postcondition the drivers' proof does not use: \true in the
  *                   rows run (it assumes fewer callee postconditions: sound), LN_EXACT(p) elsewhere,
  *                   where the real-model run proves it.
@@ -51,9 +57,11 @@
  */
 #ifdef RESNORM_WP_ROWS
 #define LN_ROWS(...) (__VA_ARGS__)
+#define LN_ROWS_CLAUSE(...) __VA_ARGS__
 #define LN_ROWMODEL(...) \true
 #else
 #define LN_ROWS(...) \true
+#define LN_ROWS_CLAUSE(...)
 #define LN_ROWMODEL(...) LN_EXACT(__VA_ARGS__)
 #endif
 

@@ -129,7 +129,7 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
 
 /* rows x n drivers. y, x, dx, dy: [rows*n]; rstd: [rows]; gamma, dgamma: [n]; rows*n <= INT_MAX.
  * Proved: memory safety, index arithmetic, assigns, termination (each row by the row contract).
- * The forward drivers (rows run, -DRESNORM_WP_ROWS: LN_ROWS in specs/fperr.h; proofs/rmsnorm_float.sh):
+ * The forward drivers (rows run, -DRESNORM_WP_ROWS: LN_ROWS_CLAUSE in specs/fperr.h; proofs/rmsnorm_float.sh):
  *   y_rows: every row r of y is (x * rstd[r]) * w of row r of x, with the stored rstd[r]
  *   (rms_row_y, specs/rmsnorm_model.h); from the row kernel's pointwise postcondition y_stats.
  *   Not composed: rstd[r] == rms_rstd of row r (a recursive sum over two memory states; see
@@ -146,8 +146,8 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
     requires sep_x: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), x + (0 .. rows * n - 1));
     requires sep_gamma: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), gamma + (0 .. n - 1));
     assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
-    ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
-      rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset));
+    LN_ROWS_CLAUSE(ensures y_rows: \forall integer r; 0 <= r < rows ==>
+      rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset);)
 */
 void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int rows,
                          int n, float eps, int offset);
@@ -163,8 +163,8 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
     requires sep_x: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), x + (0 .. rows * n - 1));
     requires sep_gamma: \separated(y + (0 .. rows * n - 1), rstd + (0 .. rows - 1), gamma + (0 .. n - 1));
     assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
-    ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
-      rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset));
+    LN_ROWS_CLAUSE(ensures y_rows: \forall integer r; 0 <= r < rows ==>
+      rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset);)
 */
 void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int rows,
                          int n, double eps, int offset);
