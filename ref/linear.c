@@ -339,36 +339,10 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     /* dx[k] += sum_j dy[j] W[j, k]: column k of W against dy */
     /*@ loop invariant k_range: 0 <= k <= in;
         loop invariant dw_same: \forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre);
-        loop invariant dx_done: LN_EXACT(\forall integer kk; 0 <= kk < k ==>
-          dx[kk] == \at(dx[kk], Pre) + lin_sdot{Pre}(dy, w, kk, in, out));
-        loop invariant dx_todo: \forall integer kk; k <= kk < in ==> dx[kk] == \at(dx[kk], Pre);
         loop assigns k, dx[0 .. in - 1];
         loop variant in - k; */
-    for (int k = 0; k < in; k++) {
-#ifndef RESNORM_EVA
-        /* Ghost frame (not run): dy and column k of W are as at entry, and so is their dot. */
-        /*@ ghost
-          int m = out;
-          /@ loop invariant m_range: 0 <= m <= out;
-             loop invariant fr: LN_EXACT(lin_sdot(dy, w, k, in, out - m) == lin_sdot{Pre}(dy, w, k, in, out - m));
-             loop assigns m;
-             loop variant m; @/
-          while (m > 0) {
-            lemma_lin_index(out - m, out, in, k);
-            // one step of the column dot at both states and its new term, equal at both (m, k are C
-            // locals: bound to i, c, as they cannot appear under \at(..., Pre))
-            /@ assert f_here: LN_EXACT(m >= 1 ==> lin_sdot(dy, w, k, in, out - m + 1)
-                 == lin_sdot(dy, w, k, in, out - m) + dy[out - m] * w[(out - m) * in + k]); @/
-            /@ assert f_pre: LN_EXACT(m >= 1 ==> \forall integer i, c; i == out - m && c == k ==>
-                 lin_sdot{Pre}(dy, w, c, in, i + 1) == lin_sdot{Pre}(dy, w, c, in, i) + \at(dy[i], Pre) * \at(w[i * in + c], Pre)); @/
-            /@ assert f_same: \forall integer i, c; i == out - m && c == k ==>
-                 dy[i] == \at(dy[i], Pre) && w[i * in + c] == \at(w[i * in + c], Pre); @/
-            m--;
-          }
-        */
-#endif
+    for (int k = 0; k < in; k++)
         dx[k] = linear_sdot_f32(dx[k], dy, w, k, in, out);
-    }
     /* dW[j, k] += dy[j] x[k], one row of dW per j (linear_acc_row_f32's contract) */
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
@@ -725,36 +699,10 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
     /* dx[k] += sum_j dy[j] W[j, k]: column k of W against dy */
     /*@ loop invariant k_range: 0 <= k <= in;
         loop invariant dw_same: \forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre);
-        loop invariant dx_done: LN_EXACT(\forall integer kk; 0 <= kk < k ==>
-          dx[kk] == \at(dx[kk], Pre) + lin_sdot{Pre}(dy, w, kk, in, out));
-        loop invariant dx_todo: \forall integer kk; k <= kk < in ==> dx[kk] == \at(dx[kk], Pre);
         loop assigns k, dx[0 .. in - 1];
         loop variant in - k; */
-    for (int k = 0; k < in; k++) {
-#ifndef RESNORM_EVA
-        /* Ghost frame (not run): dy and column k of W are as at entry, and so is their dot. */
-        /*@ ghost
-          int m = out;
-          /@ loop invariant m_range: 0 <= m <= out;
-             loop invariant fr: LN_EXACT(lin_sdot(dy, w, k, in, out - m) == lin_sdot{Pre}(dy, w, k, in, out - m));
-             loop assigns m;
-             loop variant m; @/
-          while (m > 0) {
-            lemma_lin_index(out - m, out, in, k);
-            // one step of the column dot at both states and its new term, equal at both (m, k are C
-            // locals: bound to i, c, as they cannot appear under \at(..., Pre))
-            /@ assert f_here: LN_EXACT(m >= 1 ==> lin_sdot(dy, w, k, in, out - m + 1)
-                 == lin_sdot(dy, w, k, in, out - m) + dy[out - m] * w[(out - m) * in + k]); @/
-            /@ assert f_pre: LN_EXACT(m >= 1 ==> \forall integer i, c; i == out - m && c == k ==>
-                 lin_sdot{Pre}(dy, w, c, in, i + 1) == lin_sdot{Pre}(dy, w, c, in, i) + \at(dy[i], Pre) * \at(w[i * in + c], Pre)); @/
-            /@ assert f_same: \forall integer i, c; i == out - m && c == k ==>
-                 dy[i] == \at(dy[i], Pre) && w[i * in + c] == \at(w[i * in + c], Pre); @/
-            m--;
-          }
-        */
-#endif
+    for (int k = 0; k < in; k++)
         dx[k] = linear_sdot_f64(dx[k], dy, w, k, in, out);
-    }
     /* dW[j, k] += dy[j] x[k], one row of dW per j (linear_acc_row_f64's contract) */
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>

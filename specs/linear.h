@@ -20,14 +20,13 @@
  * row of dy with a column of W) compute exactly these sums in this order; one row of dW accumulates
  * dW[j, k] += dy[j]·x[k] exactly (linear_acc_row_*, static in ref/linear.c), and the row backward
  * accumulates db[j] += dy[j] exactly.  At the row level (issue 8): the row forward's every
- * y[j] == lin_bias(b, j) + lin_dot(x, W[j, :], in) (y_def), the row backward's every
- * dx[k] == \old(dx[k]) + lin_sdot(dy, W, k, in, out) (dx_def) and every dW[j·in + k] (dw_acc), all
- * over the inputs at entry; the backward driver states db over the rows (db_sum: db[j] += sum_r
- * dy[r, j], lin_csum).  The recursive sums are carried from the memory of each dot call to the memory
- * at entry by ghost loops (an induction over the dot's length; proofs/README-sublayers.md, "Rows
- * composed (issue 8)").  Not stated: the drivers' rows of y and dx (the same ghost induction, with the
- * row's pointer shifted by r·in or r·out, was not proved by cvc5 or z3 here) and dW summed over the
- * rows.  Everything is proved free of runtime errors (RTE, index arithmetic included), assigning
+ * y[j] == lin_bias(b, j) + lin_dot(x, W[j, :], in) (y_def) and the row backward's every
+ * dW[j·in + k] (dw_acc), over the inputs at entry; the backward driver states db over the rows
+ * (db_sum: db[j] += sum_r dy[r, j], lin_csum).  The dot is carried from the memory of each call to
+ * the memory at entry by a ghost loop (an induction over the dot's length; proofs/README-sublayers.md,
+ * "Rows composed (issue 8)").  Not stated: the row backward's dx[k] (the same induction for lin_sdot
+ * was proved in a filtered run and not in the full one), the drivers' rows of y and dx (with the row's
+ * pointer shifted by r·in or r·out, not proved by cvc5 or z3 here) and dW summed over the rows.  Everything is proved free of runtime errors (RTE, index arithmetic included), assigning
  * only its outputs, and terminating.  The rounding: specs/error-analysis-linear.md.
  * Float model (issue 13): the dot helpers' dot_err / sdot_err (and dot_fin / sdot_fin, the result is
  * finite) are proved in WP's IEEE float model on ref/linear.c itself (-DRESNORM_WP_FLOAT,
@@ -205,7 +204,6 @@ void linear_row_forward_f64(double *y, const double *x, const double *w, const d
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
     ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
-    ensures dx_def: LIN_EXACT(\forall integer k; 0 <= k < in ==> dx[k] == \old(dx[k]) + lin_sdot{Pre}(dy, w, k, in, out));
     ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
@@ -227,7 +225,6 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
     ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
-    ensures dx_def: LIN_EXACT(\forall integer k; 0 <= k < in ==> dx[k] == \old(dx[k]) + lin_sdot{Pre}(dy, w, k, in, out));
     ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
