@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make prove-linear`: WP (real model) on the linear kernels (ref/linear.c: the dot helpers
-# functionally, the accumulation of dW and db functionally, everything for RTE, assigns and
-# termination), EVA on the float kernels over the ranges of specs/linear.h, and WP in the IEEE float
+# `make prove-linear`: WP (real model) on the linear kernels (ref/linear.c: the dot helpers, the row
+# kernels' y, dx, dW and db, and the backward driver's db over the rows functionally, everything for
+# RTE, assigns and termination), EVA on the float kernels over the ranges of specs/linear.h, and WP in the IEEE float
 # model on ref/linear.c itself (Gappa + SMT: the dot products' error bound, proofs/linear_float.sh).
 # Exits non-zero on any unproved goal, failed smoke test, EVA alarm, or unsound ACSL literal; writes
 # proofs/results/linear.json and prints a per-kernel table.  Steps and environment: proofs/lib.sh.

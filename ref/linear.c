@@ -24,6 +24,15 @@
      ensures idx_hi: j * s + c < n * s; @/
   static void lemma_lin_index(int j, int n, int s, int c) {}
 */
+/* Every row q before row r ends at or before row r starts (the drivers' rows done are not touched by
+   row r's writes; with r = out: every row of W lies in W). */
+/*@ ghost
+  /@ requires 0 <= r && n >= 1;
+     assigns \nothing;
+     ensures rows_before: \forall integer q; 0 <= q < r ==>
+       0 <= lin_row_start(q, n) && lin_row_start(q, n) + n <= lin_row_start(r, n); @/
+  static void lemma_lin_rows_before(int r, int n) {}
+*/
 
 /* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand).
    Read by the float-model run only (proofs/linear_float.sh). */
@@ -253,10 +262,26 @@ float linear_sdot_f32(float acc, const float *a, const float *w, int c, int s, i
 void linear_row_forward_f32(float *y, const float *x, const float *w, const float *b, int in, int out)
 {
     /*@ loop invariant j_range: 0 <= j <= out;
+        loop invariant y_done: LN_EXACT(\forall integer jj; 0 <= jj < j ==>
+          y[jj] == lin_bias{Pre}(b, jj) + lin_dot{Pre}(x, w + lin_row_start(jj, in), in));
         loop assigns j, y[0 .. out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++) {
         //@ ghost lemma_lin_row(j, out, in);
+        //@ assert row_at: j * in == lin_row_start(j, in);
+#ifndef RESNORM_EVA
+        /* Ghost frame (not run): only y was written since entry, so x and row j of W, and their dot,
+           are as at entry (an induction over the dot's length, m counting down; see
+           proofs/README-sublayers.md, "Rows composed"). */
+        /*@ ghost
+          int m = in;
+          /@ loop invariant m_range: 0 <= m <= in;
+             loop invariant fr: LN_EXACT(lin_dot(x, w + j * in, in - m) == lin_dot{Pre}(x, w + j * in, in - m));
+             loop assigns m;
+             loop variant m; @/
+          while (m > 0) m--;
+        */
+#endif
         y[j] = linear_dot_f32(b ? b[j] : 0.0f, x, w + j * in, in);
     }
 }
@@ -320,12 +345,26 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
         dx[k] = linear_sdot_f32(dx[k], dy, w, k, in, out);
     /* dW[j, k] += dy[j] x[k], one row of dW per j (linear_acc_row_f32's contract) */
     /*@ loop invariant j_range: 0 <= j <= out;
+        loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
+          lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(q, in), q, in));
+        loop invariant dw_todo: \forall integer m; lin_row_start(j, in) <= m < in * out ==> dw[m] == \at(dw[m], Pre);
         loop assigns j, dw[0 .. in * out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++) {
         //@ ghost lemma_lin_row(j, out, in);
+        //@ ghost lemma_lin_rows_before(j, in);
+        //@ assert row_at: j * in == lin_row_start(j, in) && j * in + in == lin_row_start(j + 1, in);
         linear_acc_row_f32(dw + j * in, dy[j], x, in);
+        /*@ assert frame_dw: \forall integer m; 0 <= m < lin_row_start(j, in) ==> dw[m] == \at(dw[m], LoopCurrent); */
+        /*@ assert row_j: LN_EXACT(\forall integer q, k; q == j && 0 <= k < in ==>
+              dw[lin_row_start(q, in) + k] == lin_acc_prod(\at(dw[lin_row_start(q, in) + k], Pre), \at(dy[q], Pre), \at(x[k], Pre))); */
+        /*@ assert rows_old: LN_EXACT(\forall integer q; 0 <= q < j ==>
+              lin_dw_row{Pre, LoopCurrent}(dw, dy, x, lin_row_start(q, in), q, in) &&
+              lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(q, in), q, in)); */
+        //@ assert row_new: LN_EXACT(lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(j, in), j, in));
     }
+    //@ ghost lemma_lin_rows_before(out, in);
+    //@ assert dw_end: lin_row_start(out, in) == in * out;
     /* db[j] += dy[j] */
     if (db)
         linear_acc_bias_f32(db, dy, out);
@@ -347,12 +386,18 @@ void linear_forward_f32(float *y, const float *x, const float *w, const float *b
 void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                          const float *w, int rows, int in, int out)
 {
+    /* db has accumulated dy's rows 0 .. r-1 (over dy at entry).  dx's rows and dW are not stated
+       across the rows (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        loop invariant dy_same: \forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre);
+        loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
+          db[j] == \at(db[j], Pre) + lin_csum{Pre}(dy, j, out, r));
         loop assigns r, dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_lin_row(r, rows, in);
         //@ ghost lemma_lin_row(r, rows, out);
+        //@ assert row_at: r * out == lin_row_start(r, out);
         linear_row_backward_f32(dx + r * in, dw, db, dy + r * out, x + r * in, w, in, out);
     }
 }
@@ -577,10 +622,26 @@ double linear_sdot_f64(double acc, const double *a, const double *w, int c, int 
 void linear_row_forward_f64(double *y, const double *x, const double *w, const double *b, int in, int out)
 {
     /*@ loop invariant j_range: 0 <= j <= out;
+        loop invariant y_done: LN_EXACT(\forall integer jj; 0 <= jj < j ==>
+          y[jj] == lin_bias{Pre}(b, jj) + lin_dot{Pre}(x, w + lin_row_start(jj, in), in));
         loop assigns j, y[0 .. out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++) {
         //@ ghost lemma_lin_row(j, out, in);
+        //@ assert row_at: j * in == lin_row_start(j, in);
+#ifndef RESNORM_EVA
+        /* Ghost frame (not run): only y was written since entry, so x and row j of W, and their dot,
+           are as at entry (an induction over the dot's length, m counting down; see
+           proofs/README-sublayers.md, "Rows composed"). */
+        /*@ ghost
+          int m = in;
+          /@ loop invariant m_range: 0 <= m <= in;
+             loop invariant fr: LN_EXACT(lin_dot(x, w + j * in, in - m) == lin_dot{Pre}(x, w + j * in, in - m));
+             loop assigns m;
+             loop variant m; @/
+          while (m > 0) m--;
+        */
+#endif
         y[j] = linear_dot_f64(b ? b[j] : 0.0, x, w + j * in, in);
     }
 }
@@ -644,12 +705,26 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
         dx[k] = linear_sdot_f64(dx[k], dy, w, k, in, out);
     /* dW[j, k] += dy[j] x[k], one row of dW per j (linear_acc_row_f64's contract) */
     /*@ loop invariant j_range: 0 <= j <= out;
+        loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
+          lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(q, in), q, in));
+        loop invariant dw_todo: \forall integer m; lin_row_start(j, in) <= m < in * out ==> dw[m] == \at(dw[m], Pre);
         loop assigns j, dw[0 .. in * out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++) {
         //@ ghost lemma_lin_row(j, out, in);
+        //@ ghost lemma_lin_rows_before(j, in);
+        //@ assert row_at: j * in == lin_row_start(j, in) && j * in + in == lin_row_start(j + 1, in);
         linear_acc_row_f64(dw + j * in, dy[j], x, in);
+        /*@ assert frame_dw: \forall integer m; 0 <= m < lin_row_start(j, in) ==> dw[m] == \at(dw[m], LoopCurrent); */
+        /*@ assert row_j: LN_EXACT(\forall integer q, k; q == j && 0 <= k < in ==>
+              dw[lin_row_start(q, in) + k] == lin_acc_prod(\at(dw[lin_row_start(q, in) + k], Pre), \at(dy[q], Pre), \at(x[k], Pre))); */
+        /*@ assert rows_old: LN_EXACT(\forall integer q; 0 <= q < j ==>
+              lin_dw_row{Pre, LoopCurrent}(dw, dy, x, lin_row_start(q, in), q, in) &&
+              lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(q, in), q, in)); */
+        //@ assert row_new: LN_EXACT(lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(j, in), j, in));
     }
+    //@ ghost lemma_lin_rows_before(out, in);
+    //@ assert dw_end: lin_row_start(out, in) == in * out;
     /* db[j] += dy[j] */
     if (db)
         linear_acc_bias_f64(db, dy, out);
@@ -671,12 +746,18 @@ void linear_forward_f64(double *y, const double *x, const double *w, const doubl
 void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                          const double *w, int rows, int in, int out)
 {
+    /* db has accumulated dy's rows 0 .. r-1 (over dy at entry).  dx's rows and dW are not stated
+       across the rows (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        loop invariant dy_same: \forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre);
+        loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
+          db[j] == \at(db[j], Pre) + lin_csum{Pre}(dy, j, out, r));
         loop assigns r, dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_lin_row(r, rows, in);
         //@ ghost lemma_lin_row(r, rows, out);
+        //@ assert row_at: r * out == lin_row_start(r, out);
         linear_row_backward_f64(dx + r * in, dw, db, dy + r * out, x + r * in, w, in, out);
     }
 }

@@ -19,14 +19,15 @@
  * postconditions say: the dot products (linear_dot_*: a row of x with a row of W, linear_sdot_*: a
  * row of dy with a column of W) compute exactly these sums in this order; one row of dW accumulates
  * dW[j, k] += dy[j]·x[k] exactly (linear_acc_row_*, static in ref/linear.c), and the row backward
- * accumulates db[j] += dy[j] exactly.  The row forward's y[j], the row backward's dx[k] and dW's row j
- * are one call of a proved helper each (read the code); their statement at the row level is not
- * proved (it needs a framing lemma of the recursive sum across the writes of earlier outputs, which
- * the SMT solvers cannot prove without induction, and non-linear index facts j·in + k < out·in that
- * cvc5/z3 did not prove here).  Everything is proved free
- * of runtime errors (RTE, index arithmetic included), assigning only its outputs, and terminating;
- * the drivers are not composed functionally across rows.  The rounding:
- * specs/error-analysis-linear.md.
+ * accumulates db[j] += dy[j] exactly.  At the row level (issue 8): the row forward's every
+ * y[j] == lin_bias(b, j) + lin_dot(x, W[j, :], in) (y_def) and the row backward's every
+ * dW[j·in + k] (dw_acc), over the inputs at entry; the backward driver states db over the rows
+ * (db_sum: db[j] += sum_r dy[r, j], lin_csum).  The dot is carried from the memory of each call to
+ * the memory at entry by a ghost loop (an induction over the dot's length; proofs/README-sublayers.md,
+ * "Rows composed (issue 8)").  Not stated: the row backward's dx[k] (the same induction for lin_sdot
+ * was proved in a filtered run and not in the full one), the drivers' rows of y and dx (with the row's
+ * pointer shifted by r·in or r·out, not proved by cvc5 or z3 here) and dW summed over the rows.  Everything is proved free of runtime errors (RTE, index arithmetic included), assigning
+ * only its outputs, and terminating.  The rounding: specs/error-analysis-linear.md.
  * Float model (issue 13): the dot helpers' dot_err / sdot_err (and dot_fin / sdot_fin, the result is
  * finite) are proved in WP's IEEE float model on ref/linear.c itself (-DRESNORM_WP_FLOAT,
  * proofs/linear_float.sh, part of `make prove-linear`): for 1 <= n <= 4096, |x[k]|, |w[k]| <= 2^50,
@@ -76,6 +77,27 @@
   logic real lin_sdot{L}(double *a, double *w, integer c, integer s, integer n) =
     n <= 0 ? 0.0 : lin_sdot(a, w, c, s, n - 1) + a[n - 1] * w[(n - 1) * s + c];
   logic real lin_acc_prod(real acc, real a, real b) = acc + a * b;
+
+  // ---- rows (the row kernels and the rows x in drivers) ----
+  // Row r of a row-major [rows, n] matrix starts at lin_row_start(r, n) = r·n (the guard keeps the
+  // symbol: Why3 inlines a bare product, and a quantified fact about q·n then has no trigger).
+  logic integer lin_row_start(integer r, integer n) = 0 <= r ? r * n : 0;
+  // The forward's accumulator: b[j], or 0 without a bias.
+  logic real lin_bias{L}(float *b, integer j) = b == \null ? 0.0 : b[j];
+  logic real lin_bias{L}(double *b, integer j) = b == \null ? 0.0 : b[j];
+  // sum_{r<n} a[r·s + c] (db[j] over the rows: a = dy, column j), left to right.
+  logic real lin_csum{L}(float *a, integer c, integer s, integer n) =
+    n <= 0 ? 0.0 : lin_csum(a, c, s, n - 1) + a[(n - 1) * s + c];
+  logic real lin_csum{L}(double *a, integer c, integer s, integer n) =
+    n <= 0 ? 0.0 : lin_csum(a, c, s, n - 1) + a[(n - 1) * s + c];
+
+  // Row j of dW (from s) has accumulated dy[q]·x[k] for every k: dW (at L2) from dW, dy, x at L1.
+  predicate lin_dw_row{L1, L2}(float *dw, float *dy, float *x, integer s, integer q, integer in) =
+    \forall integer k; 0 <= k < in ==>
+      \at(dw[s + k], L2) == lin_acc_prod(\at(dw[s + k], L1), \at(dy[q], L1), \at(x[k], L1));
+  predicate lin_dw_row{L1, L2}(double *dw, double *dy, double *x, integer s, integer q, integer in) =
+    \forall integer k; 0 <= k < in ==>
+      \at(dw[s + k], L2) == lin_acc_prod(\at(dw[s + k], L1), \at(dy[q], L1), \at(x[k], L1));
 */
 
 /* acc + sum_{k<n} x[k]·w[k], left to right. */
@@ -142,6 +164,8 @@ double linear_sdot_f64(double acc, const double *a, const double *w, int c, int 
     requires sep_w: \separated(y + (0 .. out - 1), w + (0 .. in * out - 1));
     requires sep_b: b == \null || \separated(y + (0 .. out - 1), b + (0 .. out - 1));
     assigns y[0 .. out - 1];
+    ensures y_def: LIN_EXACT(\forall integer j; 0 <= j < out ==>
+                     y[j] == lin_bias{Pre}(b, j) + lin_dot{Pre}(x, w + lin_row_start(j, in), in));
 */
 void linear_row_forward_f32(float *y, const float *x, const float *w, const float *b, int in, int out);
 /*@ requires in_pos: in >= 1;
@@ -155,6 +179,8 @@ void linear_row_forward_f32(float *y, const float *x, const float *w, const floa
     requires sep_w: \separated(y + (0 .. out - 1), w + (0 .. in * out - 1));
     requires sep_b: b == \null || \separated(y + (0 .. out - 1), b + (0 .. out - 1));
     assigns y[0 .. out - 1];
+    ensures y_def: LIN_EXACT(\forall integer j; 0 <= j < out ==>
+                     y[j] == lin_bias{Pre}(b, j) + lin_dot{Pre}(x, w + lin_row_start(j, in), in));
 */
 void linear_row_forward_f64(double *y, const double *x, const double *w, const double *b, int in,
                             int out);
@@ -178,6 +204,7 @@ void linear_row_forward_f64(double *y, const double *x, const double *w, const d
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
     ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
+    ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                              const float *w, int in, int out);
@@ -198,12 +225,14 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
     ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
+    ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                              const double *w, int in, int out);
 
 /* rows × in -> rows × out drivers: the row kernels applied to every row (backward: dW, db summed
-   over the rows by the row kernels' accumulation). */
+   over the rows by the row kernels' accumulation).  Backward: db_sum (db[j] += sum_r dy[r, j],
+   lin_csum, over dy at entry). */
 /*@ requires rows_nonneg: rows >= 0;
     requires in_pos: in >= 1;
     requires out_pos: out >= 1;
@@ -252,6 +281,7 @@ void linear_forward_f64(double *y, const double *x, const double *w, const doubl
     requires sep_x: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), x + (0 .. rows * in - 1));
     requires sep_w: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
+    ensures db_sum: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + lin_csum{Pre}(dy, j, out, rows));
 */
 void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                          const float *w, int rows, int in, int out);
@@ -272,6 +302,7 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
     requires sep_x: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), x + (0 .. rows * in - 1));
     requires sep_w: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
+    ensures db_sum: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + lin_csum{Pre}(dy, j, out, rows));
 */
 void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                          const double *w, int rows, int in, int out);
