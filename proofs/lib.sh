@@ -18,6 +18,8 @@
 # reused, missing ones are proved and not stored; WP_CACHE=update refreshes the sessions), EVA_NMAX
 # (default 4096), WP_TIMEOUT (default 20 s), WP_SMOKE_TIMEOUT (default 5 s: the float-model
 # runs' smoke tests; the real-model runs keep WP's default, 2 s).
+# WP_CACHE=cleanup (prune the entries a run did not use) is safe on a session one run owns, not on a
+# float-model session: proof_wp_float's three passes share one, and each pass would prune the others'.
 #
 # The summary is proofs/wp_summary.awk (parses WP's goal lines, tallies per kernel and per prover,
 # prints the table and the kernels' JSON entries) run after FAMILY.awk, which defines
