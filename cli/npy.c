@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "bigbuf.h"
 
 static int fail(char *err, size_t errlen, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -77,7 +78,7 @@ int rn_array_alloc(rn_array *a, rn_dtype dtype, int ndim, const size_t *shape)
         return -1;
     if (rn_array_charge)
         rn_array_charge((long long)((count ? count : 1) * sizeof(double)));
-    double *data = calloc(count ? count : 1, sizeof(double));
+    double *data = rn_bigbuf_calloc(count, sizeof(double));
     if (!data) {
         memset(a, 0, sizeof *a);
         return -1;
@@ -399,29 +400,33 @@ static int parse_info(const char *name, const char *h, size_t hstart, size_t hle
     return 0;
 }
 
-/* n little-endian values of dtype d at p into out[0..n). */
+/* n little-endian values of dtype d at p into out[0..n).  One loop per dtype (the dtype is not
+   tested per element, so gcc vectorizes the f32 and f64 loops: ~1 ns per element). */
 static void decode(rn_dtype d, const unsigned char *p, size_t n, double *out)
 {
-    size_t isz = itemsize_of(d);
-    for (size_t i = 0; i < n; i++, p += isz) {
-        double v;
-        switch (d) {
-        case RN_F64: {
-            uint64_t u = le64(p);
-            memcpy(&v, &u, 8);
-            break;
+    switch (d) {
+    case RN_F64:
+        for (size_t i = 0; i < n; i++) {
+            uint64_t u = le64(p + 8 * i);
+            memcpy(&out[i], &u, 8);
         }
-        case RN_F32: {
-            uint32_t u = le32(p);
+        break;
+    case RN_F32:
+        for (size_t i = 0; i < n; i++) {
+            uint32_t u = le32(p + 4 * i);
             float f;
             memcpy(&f, &u, 4);
-            v = (double)f;
-            break;
+            out[i] = (double)f;
         }
-        case RN_F16: v = rn_f16_value(le16(p)); break;
-        default: v = rn_bf16_value(le16(p)); break;
-        }
-        out[i] = v;
+        break;
+    case RN_F16:
+        for (size_t i = 0; i < n; i++)
+            out[i] = rn_f16_value(le16(p + 2 * i));
+        break;
+    default:
+        for (size_t i = 0; i < n; i++)
+            out[i] = rn_bf16_value(le16(p + 2 * i));
+        break;
     }
 }
 
