@@ -90,6 +90,7 @@ void cli_check_help(void)
         "\n"
         "--json prints one JSON object: {op, dtype, compute_dtype, pass, tolerance, outputs:\n"
         "  {NAME: {file, dtype, count, mismatches, unconstrained, max_ratio, max_ulps, max_ratio_index,\n"
+        "          max_ulps_index, max_ulps_want, max_abs_want, max_err_ulps_of_max_abs_want,\n"
         "          worst: [{index, got, want, err_ulps, err_bound_ratio}]}}}\n"
         "(non-finite numbers as the strings \"NaN\", \"Infinity\", \"-Infinity\").\n"
         "\n"
@@ -203,6 +204,7 @@ static void summarize(const double *got, const double *want, const double *bound
 {
     memset(s, 0, sizeof *s);
     s->count = count;
+    double max_err = 0; /* largest finite |got - want| where the bound is not void */
     for (size_t i = 0; i < count; i++) {
         double g = got[i], w = want[i], ulps, ratio;
         int unc, ok = element_ok(g, w, bound[i], d, &ulps, &ratio, &unc);
@@ -225,8 +227,15 @@ static void summarize(const double *got, const double *want, const double *bound
             s->max_ratio = ratio;
             s->max_ratio_i = i;
         }
-        if (ulps > s->max_ulps)
+        if (ulps > s->max_ulps || i == 0) {
             s->max_ulps = ulps;
+            s->max_ulps_i = i;
+            s->max_ulps_want = w;
+        }
+        if (isfinite(w) && fabs(w) > s->max_abs_want)
+            s->max_abs_want = fabs(w);
+        if (isfinite(g) && isfinite(w) && !isinf(bound[i]) && fabs(g - w) > max_err)
+            max_err = fabs(g - w);
         if (!ok) {
             s->mismatches++;
             worst_t wt = {i, g, w, ulps, ratio};
@@ -244,6 +253,26 @@ static void summarize(const double *got, const double *want, const double *bound
             }
         }
     }
+    s->max_ulps_of_scale = max_err / rn_ulp(s->max_abs_want, d);
+}
+
+/* Where the largest ulps count sits at an exact value far below the output's scale (an exact 0
+   above all, whose ulp is the smallest subnormal), the count alone misleads: say where it is,
+   the exact value there, and the largest error in ulps of the largest |exact| value.  Empty when
+   the count is already at the scale (within 4x). */
+static void scale_note(char *buf, size_t cap, const summary_t *s, const rn_array *a)
+{
+    buf[0] = 0;
+    if (!s->count || !(s->max_ulps > 4 * s->max_ulps_of_scale) || !isfinite(s->max_ulps))
+        return;
+    char ib[160];
+    index_str(ib, sizeof ib, s->max_ulps_i, a);
+    int k = s->max_ulps_want == 0
+                ? snprintf(buf, cap, " (against an exact 0, at %s", ib)
+                : snprintf(buf, cap, " (at %s, where the exact value is %.3g", ib, s->max_ulps_want);
+    if (k > 0 && (size_t)k < cap)
+        snprintf(buf + k, cap - (size_t)k, "; %.3g ulp of the largest |exact| value, %.3g)",
+                 s->max_ulps_of_scale, s->max_abs_want);
 }
 
 static json_t *jnum(double v)
@@ -483,6 +512,11 @@ json_t *cli_check_json(const cli_job *job, const cli_check_result *r)
         }
         json_object_set_new(o, "max_ratio", jnum(s->max_ratio));
         json_object_set_new(o, "max_ulps", jnum(s->max_ulps));
+        json_object_set_new(o, "max_ulps_index",
+                            s->count ? jindex(s->max_ulps_i, a) : json_null());
+        json_object_set_new(o, "max_ulps_want", jnum(s->count ? s->max_ulps_want : 0));
+        json_object_set_new(o, "max_abs_want", jnum(s->max_abs_want));
+        json_object_set_new(o, "max_err_ulps_of_max_abs_want", jnum(s->max_ulps_of_scale));
         json_object_set_new(o, "max_ratio_index",
                             s->count ? jindex(s->max_ratio_i, a) : json_null());
         json_t *w = json_array();
@@ -533,9 +567,11 @@ static void print_text(const cli_job *job, const cli_check_result *r)
         char od[40] = "";
         if (s->out != d)
             snprintf(od, sizeof od, " (rounded to %s)", rn_dtype_name(s->out));
+        char scale[256];
+        scale_note(scale, sizeof scale, s, a);
         printf("  %-7s %s%s: %zu elements, %zu mismatches, max err/bound %.3g (at %s), "
-               "max err %.3g ulp\n", job->op->outputs[job->act_index[m]], job->act_path[m], od,
-               s->count, s->mismatches, s->max_ratio, s->count ? ib : "-", s->max_ulps);
+               "max err %.3g ulp%s\n", job->op->outputs[job->act_index[m]], job->act_path[m], od,
+               s->count, s->mismatches, s->max_ratio, s->count ? ib : "-", s->max_ulps, scale);
         for (int j = 0; j < s->nworst; j++) {
             const worst_t *w = &s->worst[j];
             index_str(ib, sizeof ib, w->i, a);

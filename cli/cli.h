@@ -207,6 +207,11 @@ typedef struct {                /* one checked output */
     size_t ftz_accepted;        /* --allow ftz: elements that pass only with subnormals flushed */
     double max_ratio, max_ulps; /* worst |got - want| / bound, and in ulps of the dtype at want */
     size_t max_ratio_i;
+    /* An error in ulps at an exact value near 0 is large and says little (ulp(0) is the smallest
+       subnormal): the report also gives where the largest ulps count is, the exact value there,
+       and the largest error in ulps of the largest |exact| value of the output (its scale). */
+    size_t max_ulps_i;
+    double max_ulps_want, max_abs_want, max_ulps_of_scale;
     int nworst;
     cli_worst worst[CLI_WORST_MAX]; /* the worst mismatches by ratio */
 } cli_summary;

@@ -334,6 +334,50 @@ Test(cli, check_accepts_twin_outputs_and_catches_a_perturbation)
     json_decref(root);
 }
 
+/* x = [1, 2, 3], gamma = 1, beta = 0: y = [-sqrt(1.5), 0, sqrt(1.5)] (mean 2, variance 2/3, eps
+   = 0), so y[0, 1] is an exact 0.  An actual y[0, 1] = 1e-9 is within the bound (the mean's
+   rounding alone allows ~1e-7 there) but is ~1e36 ulps of the exact 0 (ulp(0) is the smallest
+   subnormal): the report must say that the count is against an exact 0 and give the error in
+   ulps of the largest |exact| value, sqrt(1.5) (ulp 2^-23): the largest of 1e-9 * 2^23 = 0.0084
+   and the error of the other two elements, the twin's f32 roundings of -+sqrt(1.5) (text and
+   JSON; the exact value a check compares with is the real one, not its f32 rounding). */
+Test(cli, check_explains_ulps_against_an_exact_zero)
+{
+    size_t s13[] = {1, 3}, s3[] = {3};
+    double x[] = {1, 2, 3}, g[] = {1, 1, 1}, b[] = {0, 0, 0};
+    put("x.npy", RN_F32, 2, s13, x);
+    put("g.npy", RN_F32, 1, s3, g);
+    put("b.npy", RN_F32, 1, s3, b);
+    cr_assert_eq(run("eval layernorm " FWD_FMT " --attr eps=0 --out %s", FWD_ARGS, P("o")), 0, "%s",
+                 err_text);
+    rn_array y;
+    get("o/y.npy", &y, RN_F32, 2, s13);
+    cr_assert_eq(y.data[1], 0);
+    y.data[1] = (double)1e-9f;
+    put("a.npy", RN_F32, 2, s13, y.data);
+    rn_array_free(&y);
+    int rc = run("check layernorm " FWD_FMT " --attr eps=0 --actual y=%s", FWD_ARGS, P("a.npy"));
+    cr_assert_eq(rc, 0, "exit %d: %s%s", rc, out_text, err_text);
+    cr_assert_not_null(strstr(out_text, "(against an exact 0, at [0, 1]; 0."), "%s", out_text);
+    cr_assert_not_null(strstr(out_text, " ulp of the largest |exact| value, 1.22)"), "%s", out_text);
+    rc = run("check layernorm " FWD_FMT " --attr eps=0 --actual y=%s --json", FWD_ARGS, P("a.npy"));
+    cr_assert_eq(rc, 0, "%s", err_text);
+    json_error_t je;
+    json_t *root = json_loads(out_text, 0, &je);
+    cr_assert_not_null(root, "not JSON: %s: %s", je.text, out_text);
+    json_t *o = json_object_get(json_object_get(root, "outputs"), "y");
+    cr_assert(json_number_value(json_object_get(o, "max_ulps")) > 1e30);
+    cr_assert_eq(json_number_value(json_object_get(o, "max_ulps_want")), 0);
+    json_t *idx = json_object_get(o, "max_ulps_index");
+    cr_assert_eq(json_integer_value(json_array_get(idx, 1)), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(o, "max_abs_want")), (double)sqrtf(1.5f),
+                       1e-7);
+    double e0 = fabs((double)sqrtf(1.5f) - sqrt(1.5)); /* y[0, 0] and y[0, 2]: f32 vs exact */
+    cr_assert_float_eq(json_number_value(json_object_get(o, "max_err_ulps_of_max_abs_want")),
+                       fmax(e0, (double)1e-9f) * 0x1p23, 1e-9);
+    json_decref(root);
+}
+
 /* A NaN where a finite value is expected is a mismatch; mean and rstd are accepted with or without
    their size-1 trailing dimension. */
 Test(cli, check_nan_is_a_mismatch_and_shapes_squeeze)
