@@ -652,7 +652,7 @@ unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char
         return NULL;
     }
     *len = padded + count * isz;
-    unsigned char *img = malloc(*len);
+    unsigned char *img = rn_bigbuf_calloc(*len, 1); /* 2 MiB pages: ref/bigbuf.h */
     if (!img) {
         fail(err, errlen, path, "out of memory");
         return NULL;
