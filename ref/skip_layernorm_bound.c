@@ -25,6 +25,7 @@
 
 #include <mpfr.h>
 
+#include "fast_dd.h"
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
 #include "residual_mpfr.h"
@@ -59,19 +60,50 @@ double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_
     case 0: return add_in(s, add_in(s, x, k, c), *b, c);
     case 1: return add_in(s, add_in(s, x, *b, c), k, c);
     case 2: return add_in(s, x, add_in(s, k, *b, c), c);
-    default:
+    default: {
+        /* the exact sum rounded once: the fast path's certified rounding (ref/fast_dd.h), which
+           is the correctly rounded value whenever it answers; else MPFR */
+        double hs, ht, he, r;
+        if (fd_skip_sum(x, k, b, &hs, &ht, &he, c, &r))
+            return r;
         residual_exact_sum(s, x, k);
         mpfr_add_d(s, s, *b, MPFR_RNDN); /* exact: fewer than 2100 bits (residual_mpfr.c) */
         return rn_round_mpfr(s, c);
+    }
     }
 }
 
 static double underflow_eta(rn_dtype d);
 
-/* |a + b| rounded up to binary64 (exactly formed first). */
+/* |a + b| rounded up to binary64.  For a finite RN sum: TwoSum gives a + b = h + l exactly with
+   |l| <= ulp(h)/2, so |a + b| is |h| when l = 0 or l has the sign opposite to h's, and lies in
+   (|h|, succ(|h|)) when l has h's sign (h = 0 only for an exact 0).  Else (overflow, specials)
+   the exact sum in MPFR, rounded away from zero. */
 static double abs_sum_up(mpfr_t s, double a, double b)
 {
+    double h, l;
+    fd_two_sum(a, b, &h, &l);
+    if (isfinite(h) && isfinite(l))
+        return (l > 0) == (h > 0) && l != 0 ? fd_succ(fabs(h)) : fabs(h);
     residual_exact_sum(s, a, b);
+    return fabs(mpfr_get_d(s, MPFR_RNDA));
+}
+
+/* |a + b + c| rounded up to binary64.  TwoSum(a, b) = s1 + e1, TwoSum(s1, c) = s2 + e2,
+   TwoSum(e1, e2) = t + te, TwoSum(s2, t) = h + l, all exact: when te = 0 the sum is h + l with
+   |l| <= ulp(h)/2, and abs_sum_up's rule applies.  Else (te != 0, an overflow, specials) MPFR. */
+static double abs_sum3_up(mpfr_t s, double a, double b, double c)
+{
+    double s1, e1, s2, e2, t, te, h, l;
+    fd_two_sum(a, b, &s1, &e1);
+    fd_two_sum(s1, c, &s2, &e2);
+    fd_two_sum(e1, e2, &t, &te);
+    fd_two_sum(s2, t, &h, &l);
+    if (te == 0 && isfinite(s1) && isfinite(e1) && isfinite(s2) && isfinite(e2) && isfinite(h) &&
+        isfinite(l))
+        return (l > 0) == (h > 0) && l != 0 ? fd_succ(fabs(h)) : fabs(h);
+    residual_exact_sum(s, a, b);
+    mpfr_add_d(s, s, c, MPFR_RNDN); /* exact: fewer than 2100 bits (residual_mpfr.c) */
     return fabs(mpfr_get_d(s, MPFR_RNDA));
 }
 
@@ -81,9 +113,7 @@ double skip_sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype co
 {
     double u = rn_dtype_unit_roundoff(compute), S, E;
     if (b) {
-        residual_exact_sum(s, x, k);
-        mpfr_add_d(s, s, *b, MPFR_RNDN); /* exact */
-        S = fabs(mpfr_get_d(s, MPFR_RNDA));
+        S = abs_sum3_up(s, x, k, *b);
         double M2 = fmax(abs_sum_up(s, x, k), fmax(abs_sum_up(s, x, *b), abs_sum_up(s, k, *b)));
         E = u * (1 + u) * M2 + u * S;
     } else {

@@ -528,3 +528,93 @@ Test(skip_layernorm_cli, bad_shapes_exit_2_no_output)
     cr_assert_not_null(strstr(err_text, "missing required input 'skip'"), "%s", err_text);
     cr_assert_eq(access(P("out"), F_OK), -1, "output left behind");
 }
+
+/* The skip bounds' binary64 shortcuts (ref/skip_layernorm_bound.c: the once-rounded sum through
+ * fd_skip_sum, |a + b| and |a + b + c| rounded up through TwoSum) against MPFR on 2·10^5 triples
+ * built to hit their edges: exponents over the whole binary64 range, f32 values, cancellations
+ * (k = -x + tiny), exact zeros of either sign, ties of the f32 and f16 roundings, sums near
+ * DBL_MAX.  Expected values: the exact sums in MPFR at 2112 bits, rounded once (mpfr_get_d with
+ * the RNDA rounding, rn_round_mpfr), and skip_sum_bound's formula evaluated on them. */
+static uint64_t sk_state = 0x9e3779b97f4a7c15ull;
+static uint64_t sk_next(void)
+{
+    sk_state ^= sk_state << 13, sk_state ^= sk_state >> 7, sk_state ^= sk_state << 17;
+    return sk_state;
+}
+
+static double sk_value(int f32)
+{
+    uint64_t r = sk_next();
+    double m = (double)(r >> 11) * 0x1p-53 + 0.5; /* [0.5, 1) */
+    int e = f32 ? (int)(r % 200) - 100 : (int)(r % 2098) - 1074;
+    double v = ldexp(r & 1 ? -m : m, e);
+    if (f32)
+        v = (double)(float)v;
+    switch ((r >> 8) % 16) {
+    case 0: return 0.0;
+    case 1: return -0.0;
+    case 2: return (r & 2 ? 1 : -1) * 0x1.fffffffffffffp1023 * (f32 ? 0 : 1);
+    default: return v;
+    }
+}
+
+static double ref_abs_up(mpfr_t s, double a, double b, const double *c)
+{
+    mpfr_set_d(s, a, MPFR_RNDN);
+    mpfr_add_d(s, s, b, MPFR_RNDN);
+    if (c)
+        mpfr_add_d(s, s, *c, MPFR_RNDN);
+    return fabs(mpfr_get_d(s, MPFR_RNDA));
+}
+
+Test(skip_layernorm_bound, binary64_shortcuts_equal_mpfr)
+{
+    mpfr_t s, r;
+    mpfr_init2(s, 2112), mpfr_init2(r, 2112);
+    long n_diff = 0;
+    for (int it = 0; it < 200000; it++) {
+        int f32 = it & 1;
+        double x = sk_value(f32), k = sk_value(f32), b = sk_value(f32);
+        switch (it % 5) {
+        case 0: k = -x + ldexp(x, -(int)(sk_next() % 60)) * (f32 ? 0 : 1); break; /* cancel */
+        case 1: b = -(x + k); break;
+        case 2: k = ldexp(x, -24) * 1.5; break; /* near-ties of the f32 rounding of x + k */
+        default: break;
+        }
+        if (f32) {
+            x = (double)(float)x, k = (double)(float)k, b = (double)(float)b;
+        }
+        rn_dtype c = f32 ? RN_F32 : (it % 3 ? RN_F64 : RN_F16);
+        /* order 3: the exact sum rounded once */
+        mpfr_set_d(r, x, MPFR_RNDN);
+        mpfr_add_d(r, r, k, MPFR_RNDN);
+        mpfr_add_d(r, r, b, MPFR_RNDN);
+        double want = rn_round_mpfr(r, c), got = skip_sum_in(s, x, k, &b, 3, c);
+        if (!(memcmp(&want, &got, sizeof got) == 0 || (isnan(want) && isnan(got))))
+            n_diff++;
+        /* the sum's bound, formula of skip_sum_bound with MPFR's |.| rounded up */
+        rn_dtype out = it % 4 ? c : RN_BF16;
+        double u = rn_dtype_unit_roundoff(c);
+        for (int wb = 0; wb < 2; wb++) {
+            double S, E;
+            if (wb) {
+                S = ref_abs_up(r, x, k, &b);
+                double M2 = fmax(ref_abs_up(r, x, k, NULL),
+                                 fmax(ref_abs_up(r, x, b, NULL), ref_abs_up(r, k, b, NULL)));
+                E = u * (1 + u) * M2 + u * S;
+            } else {
+                S = ref_abs_up(r, x, k, NULL);
+                E = u * S;
+            }
+            double eta = out == RN_F64 ? 0x1p-1074 : out == RN_F32 ? 0x1p-150 :
+                         out == RN_F16 ? 0x1p-25 : 0x1p-134;
+            double o = out == c ? 0.0 : rn_dtype_unit_roundoff(out) * (S + E) + eta;
+            double wbd = (E + o) * (1.0 + 0x1p-40) + S * 0x1p-53 + 0x1p-1074;
+            double gbd = skip_sum_bound(s, x, k, wb ? &b : NULL, c, out);
+            if (!(memcmp(&wbd, &gbd, sizeof gbd) == 0 || (isnan(wbd) && isnan(gbd))))
+                n_diff++;
+        }
+    }
+    mpfr_clear(s), mpfr_clear(r);
+    cr_assert_eq(n_diff, 0, "%ld results differ from MPFR's", n_diff);
+}
