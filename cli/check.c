@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "layernorm_bound.h"
+#include "norm_fast.h"
 
 #define WORST_MAX CLI_WORST_MAX
 #define CLI_MAX_OPS_HELP 64
@@ -199,13 +200,36 @@ typedef struct {
     double tiny;
 } ftz_t;
 
-static void summarize(const double *got, const double *want, const double *bound,
-                      const ftz_t *ftz, size_t count, rn_dtype d, summary_t *s)
+/* Keep the WORST_MAX largest ratios of s->worst, first-found first among equals. */
+static void worst_insert(summary_t *s, worst_t wt)
+{
+    int pos = s->nworst;
+    while (pos > 0 && s->worst[pos - 1].ratio < wt.ratio)
+        pos--;
+    if (pos < WORST_MAX) {
+        int last = s->nworst < WORST_MAX ? s->nworst : WORST_MAX - 1;
+        for (int j = last; j > pos; j--)
+            s->worst[j] = s->worst[j - 1];
+        s->worst[pos] = wt;
+        if (s->nworst < WORST_MAX)
+            s->nworst++;
+    }
+}
+
+/* The summary of elements [lo, hi) (count: set by the caller).  Element 0 initialises the
+   maxima, as a scan from the start does; a block that starts later begins them at -Inf, so that
+   merging the blocks in order (summary_merge) takes exactly the element a scan from the start
+   would: the first of the largest (a NaN is never taken after element 0). *max_err: the largest
+   finite |got - want| where the bound is not void. */
+static void summarize_range(const double *got, const double *want, const double *bound,
+                            const ftz_t *ftz, size_t lo, size_t hi, rn_dtype d, summary_t *s,
+                            double *max_err)
 {
     memset(s, 0, sizeof *s);
-    s->count = count;
-    double max_err = 0; /* largest finite |got - want| where the bound is not void */
-    for (size_t i = 0; i < count; i++) {
+    *max_err = 0;
+    if (lo > 0)
+        s->max_ratio = s->max_ulps = -INFINITY;
+    for (size_t i = lo; i < hi; i++) {
         double g = got[i], w = want[i], ulps, ratio;
         int unc, ok = element_ok(g, w, bound[i], d, &ulps, &ratio, &unc);
         if (!ok && ftz) {
@@ -227,32 +251,77 @@ static void summarize(const double *got, const double *want, const double *bound
             s->max_ratio = ratio;
             s->max_ratio_i = i;
         }
-        if (ulps > s->max_ulps || i == 0) {
+        if (i == 0 || ulps > s->max_ulps) {
             s->max_ulps = ulps;
             s->max_ulps_i = i;
             s->max_ulps_want = w;
         }
         if (isfinite(w) && fabs(w) > s->max_abs_want)
             s->max_abs_want = fabs(w);
-        if (isfinite(g) && isfinite(w) && !isinf(bound[i]) && fabs(g - w) > max_err)
-            max_err = fabs(g - w);
+        if (isfinite(g) && isfinite(w) && !isinf(bound[i]) && fabs(g - w) > *max_err)
+            *max_err = fabs(g - w);
         if (!ok) {
             s->mismatches++;
-            worst_t wt = {i, g, w, ulps, ratio};
-            /* keep the WORST_MAX largest ratios, first-found first among equals */
-            int pos = s->nworst;
-            while (pos > 0 && s->worst[pos - 1].ratio < ratio)
-                pos--;
-            if (pos < WORST_MAX) {
-                int last = s->nworst < WORST_MAX ? s->nworst : WORST_MAX - 1;
-                for (int j = last; j > pos; j--)
-                    s->worst[j] = s->worst[j - 1];
-                s->worst[pos] = wt;
-                if (s->nworst < WORST_MAX)
-                    s->nworst++;
-            }
+            worst_insert(s, (worst_t){i, g, w, ulps, ratio});
         }
     }
+}
+
+/* s followed by the later block b, as one scan over both would give. */
+static void summary_merge(summary_t *s, const summary_t *b)
+{
+    s->mismatches += b->mismatches;
+    s->unconstrained += b->unconstrained;
+    s->ftz_accepted += b->ftz_accepted;
+    if (b->max_ratio > s->max_ratio) {
+        s->max_ratio = b->max_ratio;
+        s->max_ratio_i = b->max_ratio_i;
+    }
+    if (b->max_ulps > s->max_ulps) {
+        s->max_ulps = b->max_ulps;
+        s->max_ulps_i = b->max_ulps_i;
+        s->max_ulps_want = b->max_ulps_want;
+    }
+    if (b->max_abs_want > s->max_abs_want)
+        s->max_abs_want = b->max_abs_want;
+    for (int j = 0; j < b->nworst; j++)
+        worst_insert(s, b->worst[j]); /* the global worst are each in their block's worst */
+}
+
+/* The comparison of one output: element_ok on every element, in blocks of SUM_BLOCK on
+   rn_threads() threads, merged in order (the result does not depend on the thread count; the
+   blocks are fixed).  A NaN ratio among a block's mismatches (a NaN bound) breaks the ordering
+   the merge relies on: then the one serial scan. */
+#define SUM_BLOCK ((size_t)1 << 16)
+static void summarize(const double *got, const double *want, const double *bound,
+                      const ftz_t *ftz, size_t count, rn_dtype d, summary_t *s)
+{
+    size_t nb = count / SUM_BLOCK + 1;
+    summary_t *part = nb > 1 ? malloc(nb * sizeof *part) : NULL;
+    double *perr = nb > 1 ? malloc(nb * sizeof *perr) : NULL;
+    double max_err = 0;
+    int serial = !part || !perr;
+    if (!serial) {
+        long B = (long)nb;
+#pragma omp parallel for schedule(static) num_threads(rn_threads_for(count))
+        for (long b = 0; b < B; b++) {
+            size_t lo = (size_t)b * SUM_BLOCK, hi = lo + SUM_BLOCK < count ? lo + SUM_BLOCK : count;
+            summarize_range(got, want, bound, ftz, lo, hi, d, &part[b], &perr[b]);
+        }
+        *s = part[0];
+        max_err = perr[0];
+        for (size_t b = 0; b < nb && !serial; b++)
+            for (int j = 0; j < part[b].nworst; j++)
+                serial |= isnan(part[b].worst[j].ratio);
+        for (size_t b = 1; b < nb && !serial; b++) {
+            summary_merge(s, &part[b]);
+            max_err = fmax(max_err, perr[b]);
+        }
+    }
+    if (serial)
+        summarize_range(got, want, bound, ftz, 0, count, d, s, &max_err);
+    free(part), free(perr);
+    s->count = count;
     s->max_ulps_of_scale = max_err / rn_ulp(s->max_abs_want, d);
 }
 
