@@ -179,23 +179,47 @@ typedef struct rowstat_s {
     double sig_rho, phi_rho; /* rstd relative error rho: proxy, floor */
 } rowstat;
 
-/* Sorts a[0..n) ascending (any order among equal values: -0 and +0 compare equal and sum alike)
-   by LSD radix on the order-preserving unsigned image of the bits, 11 bits a pass: the six digits'
-   histograms in one read, then a scatter pass for each digit that is not the same in every key
-   (binary64 images of f32 data have 29 zero low bits: two passes skipped), between a and tmp
-   alternately; tmp: n doubles.  No NaN (the rows are finite). */
+/* LSD radix passes, 11 bits a digit, over the order-preserving unsigned keys k[0..n) whose digit
+   histograms cnt[pass] are taken: a scatter pass for each digit that is not the same in every key,
+   between k and t (n keys) alternately.  Returns where the sorted keys are.  One definition per
+   key width (binary64 and binary32 images). */
+#define RADIX_DIGITS 2048
+#define DEFINE_RADIX_PASSES(NAME, T)                                                            \
+    static T *NAME(T *k, T *t, size_t n, int passes, size_t (*cnt)[RADIX_DIGITS])               \
+    {                                                                                           \
+        for (int ps = 0; ps < passes && n; ps++) {                                              \
+            int shift = 11 * ps;                                                                \
+            size_t *c = cnt[ps];                                                                \
+            if (c[(k[0] >> shift) & (RADIX_DIGITS - 1)] == n)                                   \
+                continue; /* one digit everywhere: the pass would not move anything */          \
+            size_t pos = 0;                                                                     \
+            for (int d = 0; d < RADIX_DIGITS; d++) {                                            \
+                size_t m = c[d];                                                                \
+                c[d] = pos;                                                                     \
+                pos += m;                                                                       \
+            }                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                      \
+                t[c[(k[i] >> shift) & (RADIX_DIGITS - 1)]++] = k[i];                            \
+            T *sw = k;                                                                          \
+            k = t, t = sw;                                                                      \
+        }                                                                                       \
+        return k;                                                                               \
+    }
+DEFINE_RADIX_PASSES(radix_passes64, uint64_t)
+DEFINE_RADIX_PASSES(radix_passes32, uint32_t)
+
 /* sort_doubles for rows of binary32 values: the same order of the same values (the float's bits
-   map to keys as the double's do, and the conversion is exact), three passes of 11, 11 and 10
-   bits over 4-byte keys instead of up to six over 8-byte ones.  0: not every value is a finite
-   binary32 value (then nothing was changed). */
+   map to keys as the double's do, and the conversion is exact), three passes (11, 11, 10 bits)
+   over 4-byte keys instead of up to six over 8-byte ones.  tmp: n doubles, room for the 2n keys.
+   0: not every value is a finite binary32 value (then nothing was changed). */
 static int sort_floats(double *a, double *tmp, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!((double)(float)a[i] == a[i]) || !isfinite(a[i]))
             return 0;
-    enum { PASSES = 3, DIGITS = 2048 };
-    uint32_t *k = (uint32_t *)tmp, *t = k + n; /* tmp: 2n doubles, so room for 2n keys, and more */
-    static _Thread_local size_t cnt[PASSES][DIGITS];
+    enum { PASSES = 3 };
+    uint32_t *k = (uint32_t *)tmp;
+    static _Thread_local size_t cnt[PASSES][RADIX_DIGITS];
     memset(cnt, 0, sizeof cnt);
     for (size_t i = 0; i < n; i++) {
         float f = (float)a[i];
@@ -204,24 +228,9 @@ static int sort_floats(double *a, double *tmp, size_t n)
         b ^= (b >> 31) ? ~0u : 0x80000000u; /* negative: flip all; else the sign */
         k[i] = b;
         for (int ps = 0; ps < PASSES; ps++)
-            cnt[ps][(b >> (11 * ps)) & (DIGITS - 1)]++;
+            cnt[ps][(b >> (11 * ps)) & (RADIX_DIGITS - 1)]++;
     }
-    for (int ps = 0; ps < PASSES && n; ps++) {
-        int shift = 11 * ps;
-        size_t *c = cnt[ps];
-        if (c[(k[0] >> shift) & (DIGITS - 1)] == n)
-            continue; /* one digit everywhere: the pass would not move anything */
-        size_t pos = 0;
-        for (int d = 0; d < DIGITS; d++) {
-            size_t m = c[d];
-            c[d] = pos;
-            pos += m;
-        }
-        for (size_t i = 0; i < n; i++)
-            t[c[(k[i] >> shift) & (DIGITS - 1)]++] = k[i];
-        uint32_t *sw = k;
-        k = t, t = sw;
-    }
+    k = radix_passes32(k, k + n, n, PASSES, cnt);
     for (size_t i = 0; i < n; i++) {
         uint32_t b = k[i];
         b ^= (b >> 31) ? 0x80000000u : ~0u;
@@ -232,13 +241,18 @@ static int sort_floats(double *a, double *tmp, size_t n)
     return 1;
 }
 
+/* Sorts a[0..n) ascending (any order among equal values: -0 and +0 compare equal and sum alike)
+   by LSD radix on the order-preserving unsigned image of the bits: the digits' histograms in one
+   read, then radix_passes64 between a and tmp (binary64 images of f32 data have 29 zero low
+   bits: two passes skipped; rows of binary32 values go to sort_floats); tmp: n doubles.  No NaN
+   (the rows are finite). */
 static void sort_doubles(double *a, double *tmp, size_t n)
 {
     if (sort_floats(a, tmp, n))
         return;
-    enum { PASSES = 6, DIGITS = 2048 };
+    enum { PASSES = 6 };
     uint64_t *k = (uint64_t *)a, *t = (uint64_t *)tmp; /* the same storage, read as bits */
-    static _Thread_local size_t cnt[PASSES][DIGITS];
+    static _Thread_local size_t cnt[PASSES][RADIX_DIGITS];
     memset(cnt, 0, sizeof cnt);
     for (size_t i = 0; i < n; i++) {
         uint64_t b;
@@ -246,24 +260,9 @@ static void sort_doubles(double *a, double *tmp, size_t n)
         b ^= (b >> 63) ? ~0ull : 0x8000000000000000ull; /* negative: flip all; else the sign */
         memcpy(&k[i], &b, sizeof b);
         for (int ps = 0; ps < PASSES; ps++)
-            cnt[ps][(b >> (11 * ps)) & (DIGITS - 1)]++;
+            cnt[ps][(b >> (11 * ps)) & (RADIX_DIGITS - 1)]++;
     }
-    for (int ps = 0; ps < PASSES && n; ps++) {
-        int shift = 11 * ps;
-        size_t *c = cnt[ps];
-        if (c[(k[0] >> shift) & (DIGITS - 1)] == n)
-            continue; /* one digit everywhere: the pass would not move anything */
-        size_t pos = 0;
-        for (int d = 0; d < DIGITS; d++) {
-            size_t m = c[d];
-            c[d] = pos;
-            pos += m;
-        }
-        for (size_t i = 0; i < n; i++)
-            t[c[(k[i] >> shift) & (DIGITS - 1)]++] = k[i];
-        uint64_t *sw = k;
-        k = t, t = sw;
-    }
+    k = radix_passes64(k, t, n, PASSES, cnt);
     if (k != (uint64_t *)a)
         memcpy(a, k, n * sizeof *k);
     k = (uint64_t *)a;
