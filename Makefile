@@ -170,7 +170,7 @@ asan-clients: $(CLANG_ASAN) $(B)/tests/test_hardening
 	$(ASAN_ENV) $(VERIFY_CACHE) RESNORM=$(CLANG_ASAN) $(B)/tests/test_hardening --jobs 2
 
 # libFuzzer targets (tests/fuzz_<name>.c), each with its seeds in tests/fuzz-seeds[-<name>]/:
-#   npy       the .npy reader (cli/npy.c alone);
+#   npy       the .npy reader (cli/npy.c alone, with its dtype and buffer helpers);
 #   manifest  the golden manifest reader (JSON, then golden_manifest_check) and run-check's argv;
 #   args      the command-line parser of eval / check (cli_parse).
 # The last two link the whole library, built here with clang and the sanitizers.
@@ -178,9 +178,9 @@ FUZZ_NAMES := npy manifest args
 FUZZ := $(B)/fuzz/fuzz_npy
 FUZZ_CC := clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
            -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-$(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c cli/npy.h ref/dtype.h
+$(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c cli/npy.h ref/dtype.h ref/bigbuf.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c -lmpfr -lgmp -lm
+	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c -lmpfr -lgmp -lm
 
 $(B)/fuzz/fuzz_%: tests/fuzz_%.c $(LIB_SRC) $(wildcard ref/*.h specs/*.h cli/*.h)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-/* Zeroed buffers of tensor size, backed by 2 MiB pages where the kernel allows it (ref/fast_path.c).
+/* Zeroed buffers of tensor size, backed by 2 MiB pages where the kernel allows it (ref/bigbuf.c).
  *
  * Why: on these virtual machines a page fault costs ~12 us (measured: touching 256 MiB of fresh
  * 4 KiB pages takes 0.8 s, of 2 MiB pages 0.05 s once the guest's memory is warm); a 4096 x 4096

@@ -1,12 +1,8 @@
 /* The fast paths' switches and counters (ref/norm_fast.h). */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE (not in strict C11 + POSIX) */
 #include "norm_fast.h"
-#include "bigbuf.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -82,25 +78,4 @@ int rn_threads(void)
 int rn_threads_for(size_t work)
 {
     return work < RN_PAR_MIN_WORK ? 1 : rn_threads();
-}
-
-/* ---- tensor-size buffers (ref/bigbuf.h) ---- */
-
-void *rn_bigbuf_calloc(size_t count, size_t size)
-{
-    if (size && count > SIZE_MAX / size)
-        return NULL;
-    size_t n = count * size;
-    /* calloc: a block this large is a fresh mmap, zero without a memset, its pages not yet touched */
-    char *p = calloc(n ? n : 1, 1);
-#ifdef MADV_HUGEPAGE
-    if (p && n >= RN_BIGBUF_MIN) {
-        /* the 2 MiB-aligned interior; the first touch (in the caller's loops) faults it in */
-        uintptr_t lo = ((uintptr_t)p + RN_BIGBUF_PAGE - 1) & ~(uintptr_t)(RN_BIGBUF_PAGE - 1);
-        uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(RN_BIGBUF_PAGE - 1);
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: else 4 KiB pages */
-    }
-#endif
-    return p;
 }
