@@ -373,13 +373,10 @@ static int digits_of(rn_dtype d)
     }
 }
 
-/* The bound assumes the implementation computes on exactly these inputs: an f64 input that the
-   compute dtype cannot hold would be rounded first, an error the analysis does not cover. */
 /* The first element of v[0..n) that is not a value of cd, or n.  Every double is a binary64
-   value.  A binary32 one equals its conversion to float and back (IEEE conversions: a NaN or
-   +-Inf passes, a finite value beyond FLT_MAX becomes Inf and fails, a zero keeps its sign),
-   which a vectorized loop tests a block at a time at ~1 ns per element; rn_representable then
-   finds the element in the block that failed (and decides for f16 and bf16). */
+   value; for binary32, rn_is_f32_value over a block at a time (vectorized, ~1 ns per element),
+   then rn_representable finds the element in the block that failed (and decides for f16 and
+   bf16). */
 static size_t first_not_in(const double *v, size_t n, rn_dtype cd)
 {
     if (cd == RN_F64)
@@ -390,7 +387,7 @@ static size_t first_not_in(const double *v, size_t n, rn_dtype cd)
             size_t e = n - b < 4096 ? n : b + 4096;
             int bad = 0;
             for (size_t i = b; i < e; i++)
-                bad |= !((double)(float)v[i] == v[i] || v[i] != v[i]);
+                bad |= !rn_is_f32_value(v[i]);
             if (bad)
                 break;
         }
@@ -400,6 +397,8 @@ static size_t first_not_in(const double *v, size_t n, rn_dtype cd)
     return n;
 }
 
+/* The bound assumes the implementation computes on exactly these inputs: an f64 input that the
+   compute dtype cannot hold would be rounded first, an error the analysis does not cover. */
 static int inputs_exact_in(const cli_job *job, rn_dtype cd)
 {
     for (int k = 0; k < job->op->ninputs; k++) {

@@ -593,8 +593,7 @@ static const char *descr_of(rn_dtype d)
 }
 
 /* f32 on a little-endian machine, the common case of a large output: the float images memcpy'd,
-   in one pass that also checks representability ((double)(float)v == v, or v a NaN: the same test
-   as rn_representable, whose sign-of-zero clause cannot fail since (float)-0.0 is -0.0f).  1 when
+   in one pass that also checks representability (rn_is_f32_value).  1 when
    done; 0 (nothing promised about out) when another dtype or an element not of f32 leaves it to
    the general loop, which names the element. */
 static int encode_f32_le(const double *v, size_t count, rn_dtype d, unsigned char *out)
@@ -603,9 +602,9 @@ static int encode_f32_le(const double *v, size_t count, rn_dtype d, unsigned cha
     if (d != RN_F32)
         return 0;
     for (size_t i = 0; i < count; i++) {
-        float f = (float)v[i];
-        if (!((double)f == v[i] || v[i] != v[i]))
+        if (!rn_is_f32_value(v[i]))
             return 0;
+        float f = (float)v[i];
         memcpy(out + 4 * i, &f, 4);
     }
     return 1;

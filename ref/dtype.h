@@ -24,6 +24,13 @@ double rn_round_mpfr(mpfr_srcptr v, rn_dtype d);
 double rn_ulp(double v, rn_dtype d);
 /* True if v is a value of format d (NaN and +-Inf included). */
 int rn_representable(double v, rn_dtype d);
+/* rn_representable(v, RN_F32), inline for the loops over whole tensors: v equals its conversion
+   to float and back (IEEE conversions: a NaN or +-Inf passes, a finite value beyond FLT_MAX
+   becomes Inf and fails; the sign-of-zero clause cannot fail, (float)-0.0 is -0.0f). */
+static inline int rn_is_f32_value(double v)
+{
+    return (double)(float)v == v || v != v;
+}
 
 /* Bit patterns of the 16-bit formats (v must be representable; NaN maps to the quiet NaN). */
 uint16_t rn_f16_bits(double v);

@@ -50,6 +50,13 @@ static double add_in(mpfr_t s, double a, double b, rn_dtype c)
     return rn_round_mpfr(s, c);
 }
 
+/* s = a + b + c exactly: fewer than 2100 bits (residual_mpfr.c). */
+static void exact_sum3(mpfr_t s, double a, double b, double c)
+{
+    residual_exact_sum(s, a, b);
+    mpfr_add_d(s, s, c, MPFR_RNDN);
+}
+
 /* The sum t an admitted implementation forms for order `order` (0: (x+k)+b, 1: (x+b)+k,
    2: x+(k+b), 3: x+k+b rounded once); without a bias, x + k. */
 double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_dtype c)
@@ -66,8 +73,7 @@ double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_
         double hs, ht, he, r;
         if (fd_skip_sum(x, k, b, &hs, &ht, &he, c, &r))
             return r;
-        residual_exact_sum(s, x, k);
-        mpfr_add_d(s, s, *b, MPFR_RNDN); /* exact: fewer than 2100 bits (residual_mpfr.c) */
+        exact_sum3(s, x, k, *b);
         return rn_round_mpfr(s, c);
     }
     }
@@ -75,23 +81,29 @@ double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_
 
 static double underflow_eta(rn_dtype d);
 
-/* |a + b| rounded up to binary64.  For a finite RN sum: TwoSum gives a + b = h + l exactly with
-   |l| <= ulp(h)/2, so |a + b| is |h| when l = 0 or l has the sign opposite to h's, and lies in
-   (|h|, succ(|h|)) when l has h's sign (h = 0 only for an exact 0).  Else (overflow, specials)
-   the exact sum in MPFR, rounded away from zero. */
+/* |h + l| rounded up to binary64, for h = RN(h + l) (|l| <= ulp(h)/2, as TwoSum leaves them):
+   |h| when l = 0 or l has the sign opposite to h's, succ(|h|) when l has h's sign (h = 0 only
+   for an exact 0). */
+static double abs_dd_up(double h, double l)
+{
+    return (l > 0) == (h > 0) && l != 0 ? fd_succ(fabs(h)) : fabs(h);
+}
+
+/* |a + b| rounded up to binary64: abs_dd_up of TwoSum(a, b) for a finite RN sum; else (overflow,
+   specials) the exact sum in MPFR, rounded away from zero. */
 static double abs_sum_up(mpfr_t s, double a, double b)
 {
     double h, l;
     fd_two_sum(a, b, &h, &l);
     if (isfinite(h) && isfinite(l))
-        return (l > 0) == (h > 0) && l != 0 ? fd_succ(fabs(h)) : fabs(h);
+        return abs_dd_up(h, l);
     residual_exact_sum(s, a, b);
     return fabs(mpfr_get_d(s, MPFR_RNDA));
 }
 
 /* |a + b + c| rounded up to binary64.  TwoSum(a, b) = s1 + e1, TwoSum(s1, c) = s2 + e2,
    TwoSum(e1, e2) = t + te, TwoSum(s2, t) = h + l, all exact: when te = 0 the sum is h + l with
-   |l| <= ulp(h)/2, and abs_sum_up's rule applies.  Else (te != 0, an overflow, specials) MPFR. */
+   |l| <= ulp(h)/2, and abs_dd_up applies.  Else (te != 0, an overflow, specials) MPFR. */
 static double abs_sum3_up(mpfr_t s, double a, double b, double c)
 {
     double s1, e1, s2, e2, t, te, h, l;
@@ -101,9 +113,8 @@ static double abs_sum3_up(mpfr_t s, double a, double b, double c)
     fd_two_sum(s2, t, &h, &l);
     if (te == 0 && isfinite(s1) && isfinite(e1) && isfinite(s2) && isfinite(e2) && isfinite(h) &&
         isfinite(l))
-        return (l > 0) == (h > 0) && l != 0 ? fd_succ(fabs(h)) : fabs(h);
-    residual_exact_sum(s, a, b);
-    mpfr_add_d(s, s, c, MPFR_RNDN); /* exact: fewer than 2100 bits (residual_mpfr.c) */
+        return abs_dd_up(h, l);
+    exact_sum3(s, a, b, c);
     return fabs(mpfr_get_d(s, MPFR_RNDA));
 }
 

@@ -215,7 +215,7 @@ DEFINE_RADIX_PASSES(radix_passes32, uint32_t)
 static int sort_floats(double *a, double *tmp, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!((double)(float)a[i] == a[i]) || !isfinite(a[i]))
+        if (!rn_is_f32_value(a[i]) || !isfinite(a[i]))
             return 0;
     enum { PASSES = 3 };
     uint32_t *k = (uint32_t *)tmp;
