@@ -329,10 +329,15 @@ static void summarize(const double *got, const double *want, const double *bound
    above all, whose ulp is the smallest subnormal), the count alone misleads: say where it is,
    the exact value there, and the largest error in ulps of the largest |exact| value.  Empty when
    the count is already at the scale (within 4x). */
+int cli_ulps_below_scale(const cli_summary *s)
+{
+    return s->count && s->max_ulps > 4 * s->max_ulps_of_scale && isfinite(s->max_ulps);
+}
+
 static void scale_note(char *buf, size_t cap, const summary_t *s, const rn_array *a)
 {
     buf[0] = 0;
-    if (!s->count || !(s->max_ulps > 4 * s->max_ulps_of_scale) || !isfinite(s->max_ulps))
+    if (!cli_ulps_below_scale(s))
         return;
     char ib[160];
     index_str(ib, sizeof ib, s->max_ulps_i, a);

@@ -245,6 +245,10 @@ void cli_check_with(const cli_job *job, rn_dtype d, const rn_array *want, const 
 struct json_t;
 /* Its JSON report (specs/cli.md), a new reference. */
 struct json_t *cli_check_json(const cli_job *job, const cli_check_result *r);
+/* 1 when an output's largest ulps count sits at an exact value far below the output's scale (an
+   exact 0 above all: ulp(0) is the smallest subnormal), so that the count says little and reports
+   give the error in ulps of the largest |exact| value instead (max_ulps_of_scale). */
+int cli_ulps_below_scale(const cli_summary *s);
 
 /* The statistical tier over a checked job (cli/stat_check.c): want holds the twin's outputs rounded
    to f64 (every output of the op).  Its report sections, and the mode's name ("fail", "warn",

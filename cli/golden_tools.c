@@ -768,6 +768,7 @@ static int list_main(int argc, char **argv)
 typedef struct {
     size_t passed, failed, skipped, acceptable, errors;
     size_t stat_flagged;       /* cases the statistical tier flags (reported apart) */
+    size_t scaled;             /* rows whose "max err ulp" is in ulps of the output's scale (*) */
 } tally_t;
 
 /* The argv of `check` for one case, built on the heap (any number of inputs, attributes and
@@ -940,6 +941,34 @@ static double max_ulps(const cli_check_result *r, int nact)
     return u;
 }
 
+/* The table's "max err ulp": per output its largest ulps count, or, where that count sits at an exact
+   0 or a value far below the output's scale (cli_ulps_below_scale: e.g. 2e41 ulps of ulp(0)), the
+   largest error in ulps of the output's largest |exact| value, and *scaled set; the largest of these
+   over the outputs.  (--json keeps max_ulps, the raw count, and adds max_ulps_of_scale.) */
+static double max_ulps_shown(const cli_check_result *r, int nact, int *scaled)
+{
+    double u = 0;
+    *scaled = 0;
+    for (int m = 0; m < nact; m++) {
+        int below = cli_ulps_below_scale(&r->sum[m]);
+        double v = below ? r->sum[m].max_ulps_of_scale : r->sum[m].max_ulps;
+        if (v > u || isnan(v)) {
+            u = v;
+            *scaled = below;
+        }
+    }
+    return u;
+}
+
+static double max_ulps_of_scale(const cli_check_result *r, int nact)
+{
+    double u = 0;
+    for (int m = 0; m < nact; m++)
+        if (r->sum[m].max_ulps_of_scale > u || isnan(r->sum[m].max_ulps_of_scale))
+            u = r->sum[m].max_ulps_of_scale;
+    return u;
+}
+
 static json_t *jnum_or_str(double v)
 {
     if (isnan(v))
@@ -1046,14 +1075,19 @@ static int run_check_main(int argc, char **argv)
             json_object_set_new(e, "id", json_string(id));
             json_object_set_new(e, "verdict", json_string(vd));
             json_object_set_new(e, "max_ulps", jnum_or_str(max_ulps(&r, job.nactual)));
+            json_object_set_new(e, "max_ulps_of_scale",
+                                jnum_or_str(max_ulps_of_scale(&r, job.nactual)));
             json_object_set_new(e, "max_ratio", jnum_or_str(r.sum[w].max_ratio));
             json_object_set_new(e, "worst_output", json_string(wname));
             json_object_set_new(e, "statistical", json_string(sv));
             json_object_set_new(e, "check", cli_check_json(&job, &r));
             json_array_append_new(reports, e);
         } else {
-            printf("%-56s %-10s %-5s %12.3g %12.3g  %-7s %s\n", id, vd, rn_dtype_name(r.d),
-                   max_ulps(&r, job.nactual), r.sum[w].max_ratio, wname, sv);
+            int scaled;
+            double u = max_ulps_shown(&r, job.nactual, &scaled);
+            printf("%-56s %-10s %-5s %11.3g%c %12.3g  %-7s %s\n", id, vd, rn_dtype_name(r.d), u,
+                   scaled ? '*' : ' ', r.sum[w].max_ratio, wname, sv);
+            t.scaled += scaled;
         }
         cli_job_free(&job);
         argv_free(&av);
@@ -1093,6 +1127,11 @@ static int run_check_main(int argc, char **argv)
                    "'acceptable' for that dtype: specs/golden-format.md)\n", t.acceptable);
         if (t.errors)
             printf("%zu cases could not be checked (errors above)\n", t.errors);
+        if (t.scaled)
+            printf("*: the largest ulps count is at an exact 0 or at an exact value far below the "
+                   "output's scale, where an ulp is tiny; shown instead: the largest error in ulps "
+                   "of the output's largest |exact| value (--json: max_ulps is the raw count, "
+                   "max_ulps_of_scale this one; 'resnorm check' on the case says where)\n");
         if (o.stat && !strcmp(o.stat, "off"))
             printf("statistical tier: off\n");
         else

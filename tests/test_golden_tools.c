@@ -137,6 +137,29 @@ Test(golden_tools, run_check_passes_golden_outputs_and_flags_a_moved_element)
     cr_assert_eq(run("%s golden run-check %s/nosuchdir", resnorm(), tmp), 2);
 }
 
+/* run-check's table: an error against an exact 0 is not shown as a count of ulp(0) (~7e14 for an
+   error of 1e-30 in f32) but in ulps of the output's largest |exact| value, marked '*' and explained;
+   --json keeps the raw count (max_ulps) and adds max_ulps_of_scale. */
+Test(golden_tools, run_check_reports_an_error_at_an_exact_zero_at_the_outputs_scale)
+{
+    cr_assert_eq(run("/usr/bin/python3 -c \"import json, os, numpy as np; "
+                     "c = [c for c in json.load(open('golden/manifest.json'))['cases'] "
+                     "if c['id'] == 'residual/cancellation_f32'][0]; "
+                     "d = '%s/z/residual/cancellation_f32'; os.makedirs(d); "
+                     "y = np.load(c['expected']['f32']['y']); i = tuple(np.argwhere(y == 0)[0]); "
+                     "y[i] = np.float32(1e-30); np.save(d + '/y.npy', y)\"", tmp), 0);
+    cr_assert_eq(run("%s golden run-check %s/z --dtype f32 --root .", resnorm(), tmp), 1);
+    cr_assert(out_has("residual/cancellation_f32"));
+    cr_assert(out_has("e-21*"), "the error in ulps of max|y| (1e-30 / ulp(1.2e-3) ~ 8.6e-21)");
+    cr_assert(!out_has("e+14"), "not the count of ulp(0)");
+    cr_assert(out_has("*: the largest ulps count is at an exact 0"));
+    cr_assert_eq(run("(%s golden run-check %s/z --dtype f32 --json --root . > %s/z.json)",
+                     resnorm(), tmp, tmp), 1);
+    cr_assert_eq(run("/usr/bin/python3 -c \"import json; c = json.load(open('%s/z.json'))['cases'][0]; "
+                     "assert c['max_ulps'] > 1e14 and 1e-21 < c['max_ulps_of_scale'] < 1e-20, c\"",
+                     tmp), 0);
+}
+
 /* run-check: an axis case's y given as (rows, n) is compared in C order (noted in the report);
    --eps-dtype recomputes the expected values under another eps convention; --allow ftz accepts
    what a flush-to-zero adder gives and nothing else. */
