@@ -674,9 +674,20 @@ static void print_text(const cli_job *job, const cli_check_result *r)
         for (int j = 0; j < s->nworst; j++) {
             const worst_t *w = &s->worst[j];
             index_str(ib, sizeof ib, w->i, a);
-            printf("    MISMATCH %s%s: got %.*g, want %.17g, err %.3g ulp, err/bound %.3g\n",
+            /* the absolute error and the bound beside the ratios: against an exact 0 the ulps
+               count is of ulp(0), and a bound of one subnormal (the exact value required) makes
+               err/bound ~1e293; both are true and say little alone */
+            double err = fabs(w->got - w->want);
+            int finite = isfinite(err) && isfinite(w->ratio) && w->ratio > 0;
+            char eb[96] = "";
+            if (finite)
+                snprintf(eb, sizeof eb, "err %.3g (%.3g ulp), bound %.3g", err, w->ulps,
+                         err / w->ratio);
+            else
+                snprintf(eb, sizeof eb, "err %.3g ulp", w->ulps);
+            printf("    MISMATCH %s%s: got %.*g, want %.17g, %s, err/bound %.3g\n",
                    job->op->outputs[job->act_index[m]], ib, digits_of(a->dtype), w->got,
-                   w->want, w->ulps, w->ratio);
+                   w->want, eb, w->ratio);
         }
         if (job->act_reshaped[m]) {
             char s1[160], s2[160];

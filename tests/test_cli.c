@@ -287,6 +287,8 @@ Test(cli, check_accepts_twin_outputs_and_catches_a_perturbation)
     cr_assert_not_null(strstr(out_text, "1 mismatches"), "%s", out_text);
     cr_assert_not_null(strstr(out_text, "y[2, 1]"), "index not reported: %s", out_text);
     cr_assert_not_null(strstr(out_text, "ulp"), "%s", out_text);
+    /* the MISMATCH line gives the absolute error and the bound beside the ratios */
+    cr_assert_not_null(strstr(out_text, "ulp), bound "), "%s", out_text);
 
     /* the same as JSON */
     rc = run("check layernorm " FWD_FMT " --actual y=%s --json", FWD_ARGS, P("bad_y.npy"));
