@@ -228,7 +228,10 @@ include proofs/ffn.mk proofs/block.mk proofs/stack.mk
 # folder; the mutants run in copies), so `make -j2 prove` may run them side by side; they are
 # listed longest first (the block and attention replays, LayerNorm's and RMSNorm's EVA at
 # n <= 4096), so that a parallel run does not end on a long job alone.  make check runs
-# `make -j2 -O prove` beside the tests (tests/run_beside.sh).
+# `make -j2 -O prove` beside the tests (tests/run_beside.sh).  Each WP run's smoke tests: the full
+# set where the ledger proofs/smoke/TARGET.txt has no record of the run's inputs (and then, on a
+# pass, the record), else the cheap lite set (proofs/lib.sh, smoke_select; proofs/README.md);
+# `make prove WP_SMOKE=full` runs the full set everywhere.
 prove: prove-block prove-attention prove-layernorm prove-rmsnorm prove-linear prove-stack \
        prove-softmax prove-skip prove-residual prove-ffn prove-dropout prove-fast prove-mutants-fast
 	@echo "make prove: every proof target passed"

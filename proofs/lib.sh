@@ -41,6 +41,13 @@ proof_init() {
   WP_CACHE=${WP_CACHE:-replay}
   EVA_NMAX=${EVA_NMAX:-4096}
   WP_TIMEOUT=${WP_TIMEOUT:-20}
+  WP_SMOKE=${WP_SMOKE:-auto}
+  case $WP_SMOKE in
+    auto|full) ;;
+    *) echo "$PROOF_NAME: WP_SMOKE must be auto or full, not '$WP_SMOKE'" >&2; exit 2 ;;
+  esac
+  SMOKE_LEDGER=proofs/smoke/$PROOF_NAME.txt
+  SMOKE_TOOLS=""; SMOKE_NEW=(); SMOKE_NOTES=(); SMOKE_LOGS=()
   CPP="-Iref -Ispecs -Icli"
   status=0
   wp_rc=0; ga_rc=0; gs_rc=0; eva_rc=0
@@ -50,6 +57,75 @@ proof_init() {
   PROOF_WP_PIDS=(); PROOF_WP_LOGS=()
   t0=$(date +%s)
 }
+
+# ---- smoke tests: the full set, or the lite set where the ledger vouches for the full one ----------
+# Why: WP's cache (the sessions) keeps no smoke-test result, so every replay ran them all again, and
+# they were ~40 % of a real-model replay's CPU (prove-ffn: 58 s with them, 35 s without), nearly all
+# of it in the dead-code and dead-call tests (100 of ffn's 116).  proofs/smoke/TARGET.txt (the
+# ledger) holds one line per WP run of the target, "RUN KEY PASSED/TOTAL DATE": KEY is a SHA-256 of
+# everything that run reads (smoke_key: the Frama-C, Why3, Gappa and prover versions, proofs/why3.conf
+# and the drivers, the run's options, and its sources with every local header gcc -MM finds under the
+# run's preprocessor options), recorded when the run, with the full set of smoke tests, passed.
+# WP_SMOKE=auto (the default): a run whose key is in the ledger ran the full set on exactly these
+# inputs, so it runs the lite set (default_requires, dead_loop, dead_assumes: no inconsistent
+# precondition set, loop invariant or assumes clause); any other run runs the full set, and when the
+# whole target passes, proof_finish records its key.  WP_SMOKE=full: every run runs the full set
+# (and records it).  So a change to a kernel, a contract, a header, a setting or a tool version is
+# smoke-tested in full by the first run that sees it, make check's included.
+smoke_key() {
+  local cpp=$1; shift
+  local files=() f
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do files+=("$1"); shift; done
+  shift
+  if [ -z "$SMOKE_TOOLS" ]; then
+    SMOKE_TOOLS=$( { frama-c -version; why3 --version; z3 --version; cvc5 --version | head -1
+                     gappa --version 2>&1 | head -1
+                     cat proofs/why3.conf proofs/*.driver proofs/*.mlw proofs/*.drv; } 2>&1 | sha256sum)
+  fi
+  # shellcheck disable=SC2086
+  { echo "$SMOKE_TOOLS"; printf '%s\n' "$cpp" "$@"
+    for f in $(gcc -MM $cpp "${files[@]}" | tr -d '\\' | tr ' ' '\n' | grep -v ':$' | grep . | sort -u); do
+      echo "== $f"; cat "$f"
+    done; } | sha256sum | cut -c1-64
+}
+
+# smoke_select RUN CPP FILE... -- OPTION...: SMOKE_OPTS for the WP run RUN of this target (CPP: its
+# preprocessor options; FILE: its sources; OPTION: its other frama-c options), and SMOKE_RUN_KEY.
+smoke_select() {
+  local run=$1; shift
+  SMOKE_RUN_KEY=$(smoke_key "$@")
+  if [ "$WP_SMOKE" = auto ] && [ -f "$SMOKE_LEDGER" ] &&
+     grep -q "^$run $SMOKE_RUN_KEY " "$SMOKE_LEDGER"; then
+    SMOKE_OPTS=(-wp-smoke-tests -wp-no-smoke-dead-code -wp-no-smoke-dead-call)
+    SMOKE_NOTES+=("$run: lite smoke set (default_requires, dead_loop, dead_assumes); the full set passed on these inputs: $(grep "^$run $SMOKE_RUN_KEY " "$SMOKE_LEDGER" | cut -d' ' -f3-) ($SMOKE_LEDGER)")
+  else
+    SMOKE_OPTS=(-wp-smoke-tests)
+    SMOKE_NEW+=("$run $SMOKE_RUN_KEY")
+    SMOKE_NOTES+=("$run: full smoke set (the ledger has no entry for these inputs, or WP_SMOKE=full)")
+  fi
+}
+
+# smoke_record: after a passing target, the ledger lines of its full-set runs, with their smoke
+# counts (from the run's log, named in SMOKE_LOG_<run>).
+smoke_record() {
+  local entry run key log n p tmp
+  [ "${#SMOKE_NEW[@]}" -eq 0 ] && return 0
+  mkdir -p "$(dirname "$SMOKE_LEDGER")"
+  tmp=$(mktemp "$SMOKE_LEDGER.XXXXXX")
+  if [ -f "$SMOKE_LEDGER" ]; then cp "$SMOKE_LEDGER" "$tmp"
+  else echo "# RUN KEY PASSED/TOTAL DATE: WP runs of $PROOF_NAME that passed the full set of smoke tests on the inputs hashed in KEY (proofs/lib.sh, smoke_select; proofs/README.md)" > "$tmp"
+  fi
+  for entry in "${SMOKE_NEW[@]}"; do
+    run=${entry%% *}; key=${entry#* }
+    log=$(smoke_log_of "$run")
+    n=$(grep -cE '^\[wp\] \[[^]]*\] Smoke-test ' "$log")
+    p=$(grep -cE '^\[wp\] \[Passed\] Smoke-test ' "$log")
+    grep -v "^$run " "$tmp" > "$tmp.new"; mv "$tmp.new" "$tmp"
+    echo "$run $key $p/$n $(date -u +%Y-%m-%d)" >> "$tmp"
+  done
+  LC_ALL=C sort -o "$tmp" "$tmp"; mv "$tmp" "$SMOKE_LEDGER"
+}
+smoke_log_of() { local e; for e in "${SMOKE_LOGS[@]}"; do [ "${e%% *}" = "$1" ] && { echo "${e#* }"; return; }; done; }
 
 # ---- 0. soundness greps ----------------------------------------------------------------------
 # In ACSL annotations of Frama-C 25, `1e6` is read as 1.6: literals must be 1.0e6, 1e+6 or hex.
@@ -149,9 +225,11 @@ proof_eva_start() {
 # ---- 2. WP, real model, on every function of the given files ------------------------------------
 proof_wp_real() {
   local session=$1; shift
-  frama-c -cpp-extra-args="$CPP" "$@" \
-    -wp -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-par 2 -wp-timeout "$WP_TIMEOUT" \
-    -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
+  local opts=(-wp -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
+  smoke_select "${session##*/}" "$CPP" "$@" -- "${opts[@]}"
+  SMOKE_LOGS+=("${session##*/} $OUT/wp.log")
+  frama-c -cpp-extra-args="$CPP" "$@" "${opts[@]}" -wp-par 2 \
+    "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     -then -report-classify -report-unclassified-unknown ERROR > "$OUT/wp.log" 2>&1
   wp_rc=$?
 }
@@ -171,9 +249,11 @@ proof_wp_real() {
 # parse and run errors.
 proof_wp_real_start() {
   local tag=$1 session=$2 fct=$3; shift 3
-  frama-c -cpp-extra-args="$CPP" "$@" \
-    -wp -wp-fct "$fct" -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-par "${WP_PAR:-1}" \
-    -wp-timeout "$WP_TIMEOUT" -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
+  local opts=(-wp -wp-fct "$fct" -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
+  smoke_select "$tag" "$CPP" "$@" -- "${opts[@]}"
+  SMOKE_LOGS+=("$tag $OUT/wp_$tag.log")
+  frama-c -cpp-extra-args="$CPP" "$@" "${opts[@]}" -wp-par "${WP_PAR:-1}" \
+    "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     > "$OUT/wp_$tag.log" 2>&1 &
   PROOF_WP_PIDS+=($!)
   PROOF_WP_LOGS+=("$OUT/wp_$tag.log")
@@ -194,9 +274,11 @@ proof_wp_real_wait() {
 # every call site.)
 proof_wp_rows() {
   local file=$1 fct=$2 session=$3
-  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" \
-    -wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-par 2 \
-    -wp-timeout "$WP_TIMEOUT" -wp-smoke-tests -wp-session "$session" -wp-cache "$WP_CACHE" \
+  local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
+  smoke_select "${session##*/}" "$CPP -DRESNORM_WP_ROWS" "$file" -- "${opts[@]}"
+  SMOKE_LOGS+=("${session##*/} $OUT/rows.log")
+  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" "${opts[@]}" -wp-par 2 \
+    "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     > "$OUT/rows.log" 2>&1
   rows_rc=$?
   grep -qE '^\[wp\] \[[^]]*\] Goal ' "$OUT/rows.log" || rows_rc=1
@@ -254,8 +336,12 @@ proof_wp_float() {
           -wp-par 2 -wp-timeout "$WP_TIMEOUT" -wp-session "$session" -wp-cache "$WP_CACHE")
   fl_rc=0
   frama-c "${common[@]}" -wp-fct "$gfct" -wp-prop "$gprops" -wp-prover gappa > "$OUT/float_gappa.log" 2>&1 || fl_rc=1
+  local opts=(-wp -wp-driver proofs/fperr.driver -wp-timeout "$WP_TIMEOUT" -wp-fct "$fct"
+              -wp-prop="$neg" -wp-prover qed,z3nofp,cvc5,z3 -wp-smoke-timeout "${WP_SMOKE_TIMEOUT:-5}" "$@")
+  smoke_select "${session##*/}" "$CPP -DRESNORM_WP_FLOAT" "$file" -- "${opts[@]}"
+  SMOKE_LOGS+=("${session##*/} $OUT/float_smt.log")
   frama-c "${common[@]}" -wp-fct "$fct" -wp-prop="$neg" -wp-prover qed,z3nofp,cvc5,z3 \
-    -wp-smoke-tests -wp-smoke-timeout "${WP_SMOKE_TIMEOUT:-5}" > "$OUT/float_smt.log" 2>&1 || fl_rc=1
+    "${SMOKE_OPTS[@]}" -wp-smoke-timeout "${WP_SMOKE_TIMEOUT:-5}" > "$OUT/float_smt.log" 2>&1 || fl_rc=1
   frama-c "${common[@]}" -wp-prop "$lemmas" -wp-prover qed,z3nofp,cvc5,z3 > "$OUT/float_lemmas.log" 2>&1 || fl_rc=1
 }
 
@@ -284,8 +370,12 @@ proof_summary() {
   # further WP logs of the family's own runs (e.g. LayerNorm's rows run: $OUT/rows.log)
   [ -n "${PROOF_EXTRA_LOGS:-}" ] && logs+=(${PROOF_EXTRA_LOGS})
   t1=$(date +%s)
+  local smoke_set=full
+  if printf '%s\n' "${SMOKE_NOTES[@]}" | grep -q ': lite smoke set'; then
+    smoke_set="lite where $SMOKE_LEDGER vouches for the full set (default_requires, dead_loop, dead_assumes run; dead_code, dead_call recorded)"
+  fi
   awk -v eva32="$eva_f32" -v eva64="$eva_f64" -v evanmax="$EVA_NMAX" -v secs=$((t1 - t0)) \
-      -v json="$json" "$@" -f "$family" -f proofs/wp_summary.awk "${logs[@]}" || status=1
+      -v json="$json" -v smoke_set="$smoke_set" "$@" -f "$family" -f proofs/wp_summary.awk "${logs[@]}" || status=1
 }
 
 # proof_finish DONE_MESSAGE: every step's exit code and EVA's alarms; prints the verdict and exits.
@@ -306,6 +396,9 @@ proof_finish() {
     done
     [ "$eva_rc" -eq 0 ] || { echo "$PROOF_NAME: EVA run failed"; status=1; }
   fi
+  local note
+  for note in "${SMOKE_NOTES[@]}"; do echo "$PROOF_NAME: smoke tests, $note"; done
+  if [ "$status" -eq 0 ] && [ "$WP_CACHE" != offline ]; then smoke_record; fi
   [ "$status" -eq 0 ] && echo "$PROOF_NAME: $1" || echo "$PROOF_NAME: FAILED"
   exit "$status"
 }

@@ -1,6 +1,7 @@
 # Per-kernel summary of WP logs, shared by every proof script (proofs/lib.sh: proof_summary).  Run
 # after a family file that defines kernel(goal), json_head(), json_tail() and total_line() (see
-# proofs/lib.sh).  Variables: json (the results file), secs, eva32, eva64, evanmax, and the family's.
+# proofs/lib.sh).  Variables: json (the results file), secs, eva32, eva64, evanmax, smoke_set (which
+# smoke tests ran: proofs/lib.sh, smoke_select), and the family's.
 # Exit 1 if any goal or smoke test is not proved, or if no goal was found at all.
 /^\[wp\] \[[^]]*\] (Goal|Smoke-test) / {
   st = $0; sub(/^\[wp\] \[/, "", st); sub(/\] (Goal|Smoke-test) .*/, "", st)
@@ -23,7 +24,9 @@ END {
   n = 0; for (k in K) keys[++n] = k
   for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (keys[j] < keys[i]) { t = keys[i]; keys[i] = keys[j]; keys[j] = t }
   printf "%-30s %8s %6s   %s\n", "kernel (with its helpers)", "proved", "smoke", "by prover"
-  printf "{\n%s  \"kernels\": {\n", json_head() > json
+  printf "{\n%s", json_head() > json
+  if (smoke_set != "") printf "  \"smoke_tests_set\": \"%s\",\n", smoke_set > json
+  printf "  \"kernels\": {\n" > json
   for (i = 1; i <= n; i++) {
     k = keys[i]; s = ""; js = ""
     for (p in PR) if ((k, p) in PP) { s = s sprintf(" %s:%d", p, PP[k, p]); js = js sprintf("%s\"%s\": %d", (js == "" ? "" : ", "), p, PP[k, p]) }
