@@ -47,7 +47,7 @@ proof_init() {
     *) echo "$PROOF_NAME: WP_SMOKE must be auto or full, not '$WP_SMOKE'" >&2; exit 2 ;;
   esac
   SMOKE_LEDGER=proofs/smoke/$PROOF_NAME.txt
-  SMOKE_TOOLS=""; SMOKE_NEW=(); SMOKE_NOTES=(); SMOKE_LOGS=()
+  SMOKE_TOOLS=""; SMOKE_NEW=(); SMOKE_NOTES=(); SMOKE_LITE=0
   CPP="-Iref -Ispecs -Icli"
   status=0
   wp_rc=0; ga_rc=0; gs_rc=0; eva_rc=0
@@ -89,24 +89,28 @@ smoke_key() {
     done; } | sha256sum | cut -c1-64
 }
 
-# smoke_select RUN CPP FILE... -- OPTION...: SMOKE_OPTS for the WP run RUN of this target (CPP: its
-# preprocessor options; FILE: its sources; OPTION: its other frama-c options), and SMOKE_RUN_KEY.
+# smoke_select RUN LOG CPP FILE... -- OPTION...: SMOKE_OPTS for the WP run RUN of this target, whose
+# log is LOG (CPP: its preprocessor options; FILE: its sources; OPTION: its other frama-c options).
 smoke_select() {
-  local run=$1; shift
-  SMOKE_RUN_KEY=$(smoke_key "$@")
-  if [ "$WP_SMOKE" = auto ] && [ -f "$SMOKE_LEDGER" ] &&
-     grep -q "^$run $SMOKE_RUN_KEY " "$SMOKE_LEDGER"; then
+  local run=$1 log=$2; shift 2
+  local key line=""
+  key=$(smoke_key "$@")
+  if [ "$WP_SMOKE" = auto ] && [ -f "$SMOKE_LEDGER" ]; then
+    line=$(grep -m1 "^$run $key " "$SMOKE_LEDGER")
+  fi
+  if [ -n "$line" ]; then
     SMOKE_OPTS=(-wp-smoke-tests -wp-no-smoke-dead-code -wp-no-smoke-dead-call)
-    SMOKE_NOTES+=("$run: lite smoke set (default_requires, dead_loop, dead_assumes); the full set passed on these inputs: $(grep "^$run $SMOKE_RUN_KEY " "$SMOKE_LEDGER" | cut -d' ' -f3-) ($SMOKE_LEDGER)")
+    SMOKE_LITE=$((SMOKE_LITE + 1))
+    SMOKE_NOTES+=("$run: lite smoke set (default_requires, dead_loop, dead_assumes); the full set passed on these inputs: $(cut -d' ' -f3- <<< "$line") ($SMOKE_LEDGER)")
   else
     SMOKE_OPTS=(-wp-smoke-tests)
-    SMOKE_NEW+=("$run $SMOKE_RUN_KEY")
+    SMOKE_NEW+=("$run $key $log")
     SMOKE_NOTES+=("$run: full smoke set (the ledger has no entry for these inputs, or WP_SMOKE=full)")
   fi
 }
 
 # smoke_record: after a passing target, the ledger lines of its full-set runs, with their smoke
-# counts (from the run's log, named in SMOKE_LOG_<run>).
+# counts (from each run's log).
 smoke_record() {
   local entry run key log n p tmp
   [ "${#SMOKE_NEW[@]}" -eq 0 ] && return 0
@@ -116,8 +120,7 @@ smoke_record() {
   else echo "# RUN KEY PASSED/TOTAL DATE: WP runs of $PROOF_NAME that passed the full set of smoke tests on the inputs hashed in KEY (proofs/lib.sh, smoke_select; proofs/README.md)" > "$tmp"
   fi
   for entry in "${SMOKE_NEW[@]}"; do
-    run=${entry%% *}; key=${entry#* }
-    log=$(smoke_log_of "$run")
+    read -r run key log <<< "$entry"
     n=$(grep -cE '^\[wp\] \[[^]]*\] Smoke-test ' "$log")
     p=$(grep -cE '^\[wp\] \[Passed\] Smoke-test ' "$log")
     grep -v "^$run " "$tmp" > "$tmp.new"; mv "$tmp.new" "$tmp"
@@ -125,7 +128,6 @@ smoke_record() {
   done
   LC_ALL=C sort -o "$tmp" "$tmp"; mv "$tmp" "$SMOKE_LEDGER"
 }
-smoke_log_of() { local e; for e in "${SMOKE_LOGS[@]}"; do [ "${e%% *}" = "$1" ] && { echo "${e#* }"; return; }; done; }
 
 # ---- 0. soundness greps ----------------------------------------------------------------------
 # In ACSL annotations of Frama-C 25, `1e6` is read as 1.6: literals must be 1.0e6, 1e+6 or hex.
@@ -226,8 +228,7 @@ proof_eva_start() {
 proof_wp_real() {
   local session=$1; shift
   local opts=(-wp -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
-  smoke_select "${session##*/}" "$CPP" "$@" -- "${opts[@]}"
-  SMOKE_LOGS+=("${session##*/} $OUT/wp.log")
+  smoke_select "${session##*/}" "$OUT/wp.log" "$CPP" "$@" -- "${opts[@]}"
   frama-c -cpp-extra-args="$CPP" "$@" "${opts[@]}" -wp-par 2 \
     "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     -then -report-classify -report-unclassified-unknown ERROR > "$OUT/wp.log" 2>&1
@@ -250,8 +251,7 @@ proof_wp_real() {
 proof_wp_real_start() {
   local tag=$1 session=$2 fct=$3; shift 3
   local opts=(-wp -wp-fct "$fct" -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
-  smoke_select "$tag" "$CPP" "$@" -- "${opts[@]}"
-  SMOKE_LOGS+=("$tag $OUT/wp_$tag.log")
+  smoke_select "$tag" "$OUT/wp_$tag.log" "$CPP" "$@" -- "${opts[@]}"
   frama-c -cpp-extra-args="$CPP" "$@" "${opts[@]}" -wp-par "${WP_PAR:-1}" \
     "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     > "$OUT/wp_$tag.log" 2>&1 &
@@ -275,8 +275,7 @@ proof_wp_real_wait() {
 proof_wp_rows() {
   local file=$1 fct=$2 session=$3
   local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
-  smoke_select "${session##*/}" "$CPP -DRESNORM_WP_ROWS" "$file" -- "${opts[@]}"
-  SMOKE_LOGS+=("${session##*/} $OUT/rows.log")
+  smoke_select "${session##*/}" "$OUT/rows.log" "$CPP -DRESNORM_WP_ROWS" "$file" -- "${opts[@]}"
   frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" "${opts[@]}" -wp-par 2 \
     "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     > "$OUT/rows.log" 2>&1
@@ -329,19 +328,18 @@ proof_gappa() {
 # pass C (lemmas) has no function context to test.
 proof_wp_float() {
   local file=$1 session=$2 gfct=$3 gprops=$4 fct=$5 lemmas=$6; shift 6
-  local neg common
+  local neg base common smt
   PROOF_FLOAT=1
   neg=$(printf '%s' "$gprops" | sed 's/^/-/; s/,/,-/g')
-  common=(-cpp-extra-args="$CPP -DRESNORM_WP_FLOAT" "$@" "$file" -wp -wp-driver proofs/fperr.driver
-          -wp-par 2 -wp-timeout "$WP_TIMEOUT" -wp-session "$session" -wp-cache "$WP_CACHE")
+  base=(-wp -wp-driver proofs/fperr.driver -wp-timeout "$WP_TIMEOUT")
+  common=(-cpp-extra-args="$CPP -DRESNORM_WP_FLOAT" "$@" "$file" "${base[@]}" -wp-par 2
+          -wp-session "$session" -wp-cache "$WP_CACHE")
+  smt=(-wp-fct "$fct" -wp-prop="$neg" -wp-prover qed,z3nofp,cvc5,z3 -wp-smoke-timeout "${WP_SMOKE_TIMEOUT:-5}")
   fl_rc=0
   frama-c "${common[@]}" -wp-fct "$gfct" -wp-prop "$gprops" -wp-prover gappa > "$OUT/float_gappa.log" 2>&1 || fl_rc=1
-  local opts=(-wp -wp-driver proofs/fperr.driver -wp-timeout "$WP_TIMEOUT" -wp-fct "$fct"
-              -wp-prop="$neg" -wp-prover qed,z3nofp,cvc5,z3 -wp-smoke-timeout "${WP_SMOKE_TIMEOUT:-5}" "$@")
-  smoke_select "${session##*/}" "$CPP -DRESNORM_WP_FLOAT" "$file" -- "${opts[@]}"
-  SMOKE_LOGS+=("${session##*/} $OUT/float_smt.log")
-  frama-c "${common[@]}" -wp-fct "$fct" -wp-prop="$neg" -wp-prover qed,z3nofp,cvc5,z3 \
-    "${SMOKE_OPTS[@]}" -wp-smoke-timeout "${WP_SMOKE_TIMEOUT:-5}" > "$OUT/float_smt.log" 2>&1 || fl_rc=1
+  smoke_select "${session##*/}" "$OUT/float_smt.log" "$CPP -DRESNORM_WP_FLOAT" "$file" -- \
+    "${base[@]}" "${smt[@]}" "$@"
+  frama-c "${common[@]}" "${smt[@]}" "${SMOKE_OPTS[@]}" > "$OUT/float_smt.log" 2>&1 || fl_rc=1
   frama-c "${common[@]}" -wp-prop "$lemmas" -wp-prover qed,z3nofp,cvc5,z3 > "$OUT/float_lemmas.log" 2>&1 || fl_rc=1
 }
 
@@ -371,7 +369,7 @@ proof_summary() {
   [ -n "${PROOF_EXTRA_LOGS:-}" ] && logs+=(${PROOF_EXTRA_LOGS})
   t1=$(date +%s)
   local smoke_set=full
-  if printf '%s\n' "${SMOKE_NOTES[@]}" | grep -q ': lite smoke set'; then
+  if [ "$SMOKE_LITE" -gt 0 ]; then
     smoke_set="lite where $SMOKE_LEDGER vouches for the full set (default_requires, dead_loop, dead_assumes run; dead_code, dead_call recorded)"
   fi
   awk -v eva32="$eva_f32" -v eva64="$eva_f64" -v evanmax="$EVA_NMAX" -v secs=$((t1 - t0)) \

@@ -21,14 +21,12 @@ proof_soundness_greps specs/block.h ref/block.c
 # conjunction) with SEP_TIMEOUT: cvc5 proves stack_backward's in ~4 s when idle, and ran past 20 s
 # on the loaded machine.  The cache keys include the timeout, so both are fixed for the session.
 SEP_TIMEOUT=${SEP_TIMEOUT:-120}
-smoke_select session_stack "$CPP" ref/block.c -- -wp-fct "$STACK_FCT" -wp -wp-rte -wp-model real \
-  -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT" -wp-prop=-sep -then -wp-fct "$STACK_FCT" -wp-prop sep \
-  -wp-timeout "$SEP_TIMEOUT"
-SMOKE_LOGS+=("session_stack $OUT/wp.log")
-frama-c -cpp-extra-args="$CPP" ref/block.c -wp-fct "$STACK_FCT" \
-  -wp -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-par 2 -wp-timeout "$WP_TIMEOUT" \
-  "${SMOKE_OPTS[@]}" -wp-session proofs/session_stack -wp-cache "$WP_CACHE" -wp-prop=-sep \
-  -then -wp-fct "$STACK_FCT" -wp-prop sep -wp-timeout "$SEP_TIMEOUT" > "$OUT/wp.log" 2>&1
+stack_wp=(-wp-fct "$STACK_FCT" -wp -wp-rte -wp-model real -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT"
+          -wp-prop=-sep)
+stack_sep=(-then -wp-fct "$STACK_FCT" -wp-prop sep -wp-timeout "$SEP_TIMEOUT")
+smoke_select session_stack "$OUT/wp.log" "$CPP" ref/block.c -- "${stack_wp[@]}" "${stack_sep[@]}"
+frama-c -cpp-extra-args="$CPP" ref/block.c "${stack_wp[@]}" -wp-par 2 "${SMOKE_OPTS[@]}" \
+  -wp-session proofs/session_stack -wp-cache "$WP_CACHE" "${stack_sep[@]}" > "$OUT/wp.log" 2>&1
 wp_rc=$?
 # No -report-classify here: a callee's precondition (the block's, LayerNorm's) has one consolidated
 # status over all its call sites in ref/block.c, and the block's own call sites are prove-block's
