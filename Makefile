@@ -175,10 +175,10 @@ asan-clients: $(CLANG_ASAN) $(B)/tests/test_hardening
 #   args      the command-line parser of eval / check (cli_parse).
 # The last two link the whole library, built here with clang and the sanitizers.
 FUZZ_NAMES := npy manifest args
-COMMA := ,
 FUZZ := $(B)/fuzz/fuzz_npy
-FUZZ_CC := clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
-           -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_BASE := clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
+             -fno-sanitize-recover=undefined
+FUZZ_CC := $(FUZZ_BASE) -fsanitize=fuzzer,address,undefined
 $(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c cli/npy.h ref/dtype.h ref/bigbuf.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c -lmpfr -lgmp -lm
@@ -189,7 +189,7 @@ $(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c cli/npy.h ref/dtype
 FUZZ_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIB_SRC))
 $(B)/fuzz/obj/%.o: %.c $(wildcard ref/*.h specs/*.h cli/*.h)
 	@mkdir -p $(dir $@)
-	$(subst -fsanitize=fuzzer$(COMMA),-fsanitize=fuzzer-no-link$(COMMA),$(FUZZ_CC)) -c -o $@ $<
+	$(FUZZ_BASE) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 .SECONDARY: $(FUZZ_OBJ)
 $(B)/fuzz/fuzz_%: tests/fuzz_%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
