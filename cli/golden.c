@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -673,11 +674,15 @@ int golden_expected_manifest(json_t **manifest)
    DIR/expected-<SHA-256 of the executable>.json and reused.  Sound because gen reads no input:
    its output is a function of the binary alone (deterministic, bit-reproducible: golden-check
    regenerates and diffs the whole tree).  Why: every `golden verify` otherwise certifies the whole
-   suite again (the test suites call it ~10 times per build, under the sanitizers too). */
+   suite again (the test suites call it ~10 times per build, under the sanitizers too).
+   Verifies that start together (Criterion's workers, two test binaries side by side) take turns
+   on DIR/expected-<SHA-256>.lock: the first certifies the suite, the others wait and read its file
+   instead of each certifying it again (a whole-suite generation is ~40 s of CPU, minutes under the
+   sanitizers).  Without the lock (it cannot be created or taken) each computes its own, as before. */
 int golden_expected_manifest_cached(json_t **manifest)
 {
     const char *dir = getenv("RESNORM_VERIFY_CACHE");
-    char hex[65], path[4200], tmp[4300];
+    char hex[65], path[4200], tmp[4300], lock[4300];
     int fd = dir && dir[0] ? open("/proc/self/exe", O_RDONLY) : -1;
     int keyed = fd >= 0 && golden_sha256_fd(fd, hex) == 0;
     if (fd >= 0)
@@ -687,14 +692,28 @@ int golden_expected_manifest_cached(json_t **manifest)
     snprintf(path, sizeof path, "%s/expected-%s.json", dir, hex);
     if ((*manifest = json_load_file(path, 0, NULL)))
         return EXIT_OK;
-    int rc = golden_expected_manifest(manifest);
-    if (rc == EXIT_OK && (mkdir(dir, 0777) == 0 || errno == EEXIST)) {
-        /* a temporary file renamed into place: a concurrent verify reads a whole file or none */
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-        if (json_dump_file(*manifest, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0)
-            return rc;
-        remove(tmp);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return golden_expected_manifest(manifest);
+    snprintf(lock, sizeof lock, "%s/expected-%s.lock", dir, hex);
+    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lfd >= 0 && flock(lfd, LOCK_EX) != 0) {
+        close(lfd);
+        lfd = -1;
     }
+    /* the holder before us may have written it */
+    if (lfd >= 0 && (*manifest = json_load_file(path, 0, NULL))) {
+        close(lfd);
+        return EXIT_OK;
+    }
+    int rc = golden_expected_manifest(manifest);
+    if (rc == EXIT_OK) {
+        /* a temporary file renamed into place: a verify without the lock reads a whole file or none */
+        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+        if (json_dump_file(*manifest, tmp, JSON_COMPACT) != 0 || rename(tmp, path) != 0)
+            remove(tmp);
+    }
+    if (lfd >= 0)
+        close(lfd); /* releases the lock */
     return rc;
 }
 
