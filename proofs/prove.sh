@@ -25,11 +25,6 @@ ln_rows_run proofs/session_rows
 PROOF_EXTRA_LOGS="$OUT/rows.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 proof_eva_wait
-for f in "$OUT"/eva_F32.log "$OUT"/eva_F64.log; do
-  if grep -q "got status unknown" "$f"; then
-    echo "$PROOF_NAME: EVA left a property unknown (it may have narrowed its states by it; see $f):"
-    grep "got status unknown" "$f" | sort -u; status=1
-  fi
-done
+proof_eva_no_unknown
 proof_summary proofs/results/layernorm.json proofs/summary_layernorm.awk
 proof_finish "all goals proved, 0 EVA alarms"

@@ -10,11 +10,11 @@
    one point, proved once here with no other context, and called where they are used. */
 /*@ ghost
   /@ assigns \nothing;
-     ensures sq_nonneg: a * a >= 0; @/
+     ensures sq_nonneg: LN_NOT_EVA(a * a >= 0); @/
   static void lemma_sq_nonneg_f32(float a) {}
 
   /@ assigns \nothing;
-     ensures sq_nonneg: a * a >= 0; @/
+     ensures sq_nonneg: LN_NOT_EVA(a * a >= 0); @/
   static void lemma_sq_nonneg_f64(double a) {}
 
   /@ requires r_range: 0 <= r < rows;
@@ -62,14 +62,14 @@ static inline float rms_y_f32(float xi, float r, float w)
 }
 
 /*@ assigns \nothing;
-    ensures acc_prod: \result == rms_acc_prod(acc, a, b); */
+    ensures acc_prod: LN_EXACT(\result == rms_acc_prod(acc, a, b)); */
 static inline float rms_acc_prod_f32(float acc, float a, float b)
 {
     return acc + a * b; /* dgamma[i] += dy[i] * xhat */
 }
 
 /*@ assigns \nothing;
-    ensures dx: \result == rms_dx_v(g, xhat, mean_gx, r); */
+    ensures dx: LN_EXACT(\result == rms_dx_v(g, xhat, mean_gx, r)); */
 static inline float rms_dx_f32(float g, float xhat, float mean_gx, float r)
 {
     return (g - xhat * mean_gx) * r;
@@ -248,24 +248,24 @@ void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float 
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1];
-    ensures dx_def: \forall integer k; 0 <= k < n ==>
-      dx[k] == rms_dx_v(rms_mul(\old(dy[k]), rms_w_v(\old(gamma[k]), offset)), rms_mul(\old(x[k]), rstd), mean_gx, rstd);
-    ensures dgamma_acc: \forall integer k; 0 <= k < n ==>
-      dgamma[k] == rms_acc_prod(\old(dgamma[k]), \old(dy[k]), rms_mul(\old(x[k]), rstd));
+    ensures dx_def: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dx[k] == rms_dx_v(rms_mul(\old(dy[k]), rms_w_v(\old(gamma[k]), offset)), rms_mul(\old(x[k]), rstd), mean_gx, rstd));
+    ensures dgamma_acc: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dgamma[k] == rms_acc_prod(\old(dgamma[k]), \old(dy[k]), rms_mul(\old(x[k]), rstd)));
 */
 static void rms_backward_apply_f32(float *dx, float *dgamma, const float *dy, const float *x,
                                   const float *gamma, float rstd, float mean_gx, int n, int offset)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant dgamma_done: \forall integer k; 0 <= k < i ==>
-          dgamma[k] == rms_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), rms_mul(\at(x[k], Pre), rstd));
+        loop invariant dgamma_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dgamma[k] == rms_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), rms_mul(\at(x[k], Pre), rstd)));
         loop invariant dgamma_todo: \forall integer k; i <= k < n ==> dgamma[k] == \at(dgamma[k], Pre);
-        loop invariant dx_done: \forall integer k; 0 <= k < i ==>
-          dx[k] == rms_dx_v(rms_mul(\at(dy[k], Pre), rms_w_v(\at(gamma[k], Pre), offset)), rms_mul(\at(x[k], Pre), rstd), mean_gx, rstd);
+        loop invariant dx_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dx[k] == rms_dx_v(rms_mul(\at(dy[k], Pre), rms_w_v(\at(gamma[k], Pre), offset)), rms_mul(\at(x[k], Pre), rstd), mean_gx, rstd));
         loop assigns i, dx[0 .. n - 1], dgamma[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre);
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre));
         //@ assert frame_acc: \forall integer k; k == i ==> dgamma[k] == \at(dgamma[k], Pre);
         float xhat = x[i] * rstd;
         float g = dy[i] * rms_w_f32(gamma[i], offset);
@@ -280,7 +280,7 @@ void rmsnorm_row_backward_f32(float *dx, float *dgamma, const float *dy, const f
     /* First pass: the one row reduction, mean(g * xhat) (error: R§5.1; dx: R§5.2; dgamma: R§5.3). */
     float sum_gx = 0.0f;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant sum_gx_def: sum_gx == rms_sum_gx(dy, gamma, x, rstd, offset, i);
+        loop invariant sum_gx_def: LN_EXACT(sum_gx == rms_sum_gx(dy, gamma, x, rstd, offset, i));
         loop assigns i, sum_gx;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
@@ -365,14 +365,14 @@ static inline double rms_y_f64(double xi, double r, double w)
 }
 
 /*@ assigns \nothing;
-    ensures acc_prod: \result == rms_acc_prod(acc, a, b); */
+    ensures acc_prod: LN_EXACT(\result == rms_acc_prod(acc, a, b)); */
 static inline double rms_acc_prod_f64(double acc, double a, double b)
 {
     return acc + a * b; /* dgamma[i] += dy[i] * xhat */
 }
 
 /*@ assigns \nothing;
-    ensures dx: \result == rms_dx_v(g, xhat, mean_gx, r); */
+    ensures dx: LN_EXACT(\result == rms_dx_v(g, xhat, mean_gx, r)); */
 static inline double rms_dx_f64(double g, double xhat, double mean_gx, double r)
 {
     return (g - xhat * mean_gx) * r;
@@ -549,24 +549,24 @@ void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const dou
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1];
-    ensures dx_def: \forall integer k; 0 <= k < n ==>
-      dx[k] == rms_dx_v(rms_mul(\old(dy[k]), rms_w_v(\old(gamma[k]), offset)), rms_mul(\old(x[k]), rstd), mean_gx, rstd);
-    ensures dgamma_acc: \forall integer k; 0 <= k < n ==>
-      dgamma[k] == rms_acc_prod(\old(dgamma[k]), \old(dy[k]), rms_mul(\old(x[k]), rstd));
+    ensures dx_def: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dx[k] == rms_dx_v(rms_mul(\old(dy[k]), rms_w_v(\old(gamma[k]), offset)), rms_mul(\old(x[k]), rstd), mean_gx, rstd));
+    ensures dgamma_acc: LN_EXACT(\forall integer k; 0 <= k < n ==>
+      dgamma[k] == rms_acc_prod(\old(dgamma[k]), \old(dy[k]), rms_mul(\old(x[k]), rstd)));
 */
 static void rms_backward_apply_f64(double *dx, double *dgamma, const double *dy, const double *x,
                                   const double *gamma, double rstd, double mean_gx, int n, int offset)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant dgamma_done: \forall integer k; 0 <= k < i ==>
-          dgamma[k] == rms_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), rms_mul(\at(x[k], Pre), rstd));
+        loop invariant dgamma_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dgamma[k] == rms_acc_prod(\at(dgamma[k], Pre), \at(dy[k], Pre), rms_mul(\at(x[k], Pre), rstd)));
         loop invariant dgamma_todo: \forall integer k; i <= k < n ==> dgamma[k] == \at(dgamma[k], Pre);
-        loop invariant dx_done: \forall integer k; 0 <= k < i ==>
-          dx[k] == rms_dx_v(rms_mul(\at(dy[k], Pre), rms_w_v(\at(gamma[k], Pre), offset)), rms_mul(\at(x[k], Pre), rstd), mean_gx, rstd);
+        loop invariant dx_done: LN_EXACT(\forall integer k; 0 <= k < i ==>
+          dx[k] == rms_dx_v(rms_mul(\at(dy[k], Pre), rms_w_v(\at(gamma[k], Pre), offset)), rms_mul(\at(x[k], Pre), rstd), mean_gx, rstd));
         loop assigns i, dx[0 .. n - 1], dgamma[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: \forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre);
+        //@ assert frame_in: LN_EXACT(\forall integer k; k == i ==> x[k] == \at(x[k], Pre) && gamma[k] == \at(gamma[k], Pre) && dy[k] == \at(dy[k], Pre));
         //@ assert frame_acc: \forall integer k; k == i ==> dgamma[k] == \at(dgamma[k], Pre);
         double xhat = x[i] * rstd;
         double g = dy[i] * rms_w_f64(gamma[i], offset);
@@ -581,7 +581,7 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
     /* First pass: the one row reduction, mean(g * xhat) (error: R§5.1; dx: R§5.2; dgamma: R§5.3). */
     double sum_gx = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant sum_gx_def: sum_gx == rms_sum_gx(dy, gamma, x, rstd, offset, i);
+        loop invariant sum_gx_def: LN_EXACT(sum_gx == rms_sum_gx(dy, gamma, x, rstd, offset, i));
         loop assigns i, sum_gx;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {

@@ -101,10 +101,10 @@ void rmsnorm_row_forward_f64(double *y, double *rstd, const double *x, const dou
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1];
-    ensures dx_def: \forall integer i; 0 <= i < n ==>
-      dx[i] == rms_dx{Pre}(dy, gamma, x, rstd, offset, n, i);
-    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
-      dgamma[i] == rms_acc_prod(\old(dgamma[i]), \old(dy[i]), rms_xhat{Pre}(x, rstd, i));
+    ensures dx_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dx[i] == rms_dx{Pre}(dy, gamma, x, rstd, offset, n, i));
+    ensures dgamma_acc: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dgamma[i] == rms_acc_prod(\old(dgamma[i]), \old(dy[i]), rms_xhat{Pre}(x, rstd, i)));
 */
 void rmsnorm_row_backward_f32(float *dx, float *dgamma, const float *dy, const float *x,
                               const float *gamma, float rstd, int n, int offset);
@@ -119,10 +119,10 @@ void rmsnorm_row_backward_f32(float *dx, float *dgamma, const float *dy, const f
     requires sep_x: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_gamma: \separated(dx + (0 .. n - 1), dgamma + (0 .. n - 1), gamma + (0 .. n - 1));
     assigns dx[0 .. n - 1], dgamma[0 .. n - 1];
-    ensures dx_def: \forall integer i; 0 <= i < n ==>
-      dx[i] == rms_dx{Pre}(dy, gamma, x, rstd, offset, n, i);
-    ensures dgamma_acc: \forall integer i; 0 <= i < n ==>
-      dgamma[i] == rms_acc_prod(\old(dgamma[i]), \old(dy[i]), rms_xhat{Pre}(x, rstd, i));
+    ensures dx_def: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dx[i] == rms_dx{Pre}(dy, gamma, x, rstd, offset, n, i));
+    ensures dgamma_acc: LN_EXACT(\forall integer i; 0 <= i < n ==>
+      dgamma[i] == rms_acc_prod(\old(dgamma[i]), \old(dy[i]), rms_xhat{Pre}(x, rstd, i)));
 */
 void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, const double *x,
                               const double *gamma, double rstd, int n, int offset);
