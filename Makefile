@@ -68,7 +68,8 @@ $(B)/tests/%: tests/%.c $(B)/libresnorm.a $(RESNORM) $(wildcard tests/*.h)
 
 # ---- tests ----
 # Two lanes (tests/run_beside.sh): the proofs (prove-kernels: all but the mutants) and the fuzz
-# smoke run in the background beside the tests (they share no file; Frama-C's replays use mostly one core); check fails unless both pass.
+# smoke run in the background beside the tests (they share no file; Frama-C's replays use mostly
+# one core); check fails unless both pass.
 check: deps
 	$(MAKE) -j2 build $(TESTS)
 	tests/run_beside.sh $(B)/check-proofs.log '$(MAKE) --no-print-directory -j2 -O prove-kernels fuzz-smoke' \
@@ -234,13 +235,14 @@ include proofs/ffn.mk proofs/block.mk proofs/stack.mk
 # residual add and the fused skip + norm kernels, the fast path's primitives (Gappa,
 # proofs/fast_dd.mk), the sublayers, the Transformer block (prove-block: its two dtypes' WP runs
 # side by side) and stack, and the proof regression (proofs/mutants_fast.sh: every mutant rejected
-# by its declared goal, ~1-2 min).  The targets share no file (each its own sessions and log
+# by its declared goal, ~3 min).  The targets share no file (each its own sessions and log
 # folder; the mutants run in copies), so `make -j2 prove` may run them side by side; they are
 # listed longest first (the block and attention replays, LayerNorm's and RMSNorm's EVA at
 # n <= 4096), so that a parallel run does not end on a long job alone.  make check runs
-# `make -j2 -O prove-kernels` (all but the mutants, below) beside the tests (tests/run_beside.sh).  Each WP run's smoke tests: the full
-# set where the ledger proofs/smoke/TARGET.txt has no record of the run's inputs (and then, on a
-# pass, the record), else the cheap lite set (proofs/lib.sh, smoke_select; proofs/README.md);
+# `make -j2 -O prove-kernels` (all but the mutants, below) beside the tests (tests/run_beside.sh).
+# Each WP run's smoke tests: the full set where the ledger proofs/smoke/TARGET.txt has no record
+# of the run's inputs (and then, on a pass, the record), else the cheap lite set (proofs/lib.sh,
+# smoke_select; proofs/README.md);
 # `make prove WP_SMOKE=full` runs the full set everywhere.
 PROVE_KERNELS := prove-block prove-attention prove-layernorm prove-rmsnorm prove-linear prove-stack \
                  prove-softmax prove-skip prove-residual prove-ffn prove-dropout prove-fast

@@ -672,8 +672,8 @@ int golden_expected_manifest(json_t **manifest)
 
 /* RESNORM_VERIFY_CACHE=DIR: the expected manifest of this very binary, kept in
    DIR/expected-<SHA-256 of the executable>.json and reused.  Sound because gen reads no input:
-   its output is a function of the binary alone (deterministic, bit-reproducible: golden-check
-   regenerates and diffs the whole tree).  Why: every `golden verify` otherwise certifies the whole
+   its output is a function of the binary alone (deterministic, bit-reproducible: a rebuilt
+   binary has another SHA-256, so it certifies the suite again).  Why: every `golden verify` otherwise certifies the whole
    suite again (the test suites call it ~10 times per build, under the sanitizers too).
    Verifies that start together (Criterion's workers, two test binaries side by side) take turns
    on DIR/expected-<SHA-256>.lock: the first certifies the suite, the others wait and read its file

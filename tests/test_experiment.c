@@ -338,13 +338,12 @@ Test(experiment, prepost_pre_level_post_larger_at_the_top, .timeout = 900)
         cr_assert(num(post, "output_rms") <= 1.0 && num(post, "output_rms") > 1.0 - 4 * eps);
         cr_assert_gt(num(pre, "output_rms"), 1.05);
     }
-    if (quick) {
-        json_decref(doc);
-        return;
+    if (!quick) { /* the trends with depth */
+        cr_assert_lt(ratio_pre[1], ratio_pre[0]);
+        cr_assert_gt(top_gap[1], top_gap[0]);
+        cr_assert_gt(num(pp_row(doc, "pre", 0, 12), "output_rms"),
+                     num(pp_row(doc, "pre", 0, 6), "output_rms"));
     }
-    cr_assert_lt(ratio_pre[1], ratio_pre[0]);
-    cr_assert_gt(top_gap[1], top_gap[0]);
-    cr_assert_gt(num(pp_row(doc, "pre", 0, 12), "output_rms"), num(pp_row(doc, "pre", 0, 6), "output_rms"));
     json_decref(doc);
 }
 
