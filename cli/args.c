@@ -627,12 +627,10 @@ static int alloc_outputs(const cli_job *job, rn_dtype d, rn_array *outs)
     return 0;
 }
 
-static int twin_status(const cli_job *job, int r, const char *what, rn_array *outs)
+int cli_twin_status(const cli_job *job, int r, const char *what)
 {
     if (r == RN_TWIN_OK)
         return 0;
-    for (int k = 0; k < job->op->noutputs; k++)
-        rn_array_free(&outs[k]);
     if (r == RN_TWIN_UNCERTIFIED)
         cli_error(job->verb, "internal: the %s could not certify %s at its maximum precision; "
                   "no output written", what, job->op->name);
@@ -641,6 +639,14 @@ static int twin_status(const cli_job *job, int r, const char *what, rn_array *ou
     else
         cli_error(job->verb, "internal: the %s failed (code %d)", what, r);
     return RN_EXIT_INTERNAL;
+}
+
+static int twin_status(const cli_job *job, int r, const char *what, rn_array *outs)
+{
+    if (r != RN_TWIN_OK)
+        for (int k = 0; k < job->op->noutputs; k++)
+            rn_array_free(&outs[k]);
+    return cli_twin_status(job, r, what);
 }
 
 int cli_run_twin(const cli_job *job, rn_dtype out, rn_array *outs)
@@ -770,6 +776,23 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
     else
         r = job->op->bound(job, compute, out, p);
     return twin_status(job, r, "error bound", bounds);
+}
+
+int cli_splits_by_rows(const cli_job *job) { return bound_splits_by_rows(job); }
+
+int cli_run_bound_rows(const cli_job *job, rn_dtype compute, rn_dtype out, const size_t *per_row,
+                       double *const *p)
+{
+    int r;
+    if (job->rows >= 2) {
+        rn_array shape[CLI_MAX_IO] = {{0}}; /* bound_by_row_blocks reads the counts only */
+        for (int k = 0; k < job->op->noutputs; k++)
+            shape[k].count = per_row[k] * job->rows;
+        r = bound_by_row_blocks(job, compute, out, shape, p);
+    } else {
+        r = job->op->bound(job, compute, out, p);
+    }
+    return cli_twin_status(job, r, "error bound");
 }
 
 /* The directories a run created, outermost first, removed innermost first on failure (any

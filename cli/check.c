@@ -216,30 +216,32 @@ static void worst_insert(summary_t *s, worst_t wt)
     }
 }
 
-/* The summary of elements [lo, hi) (count: set by the caller).  Element 0 initialises the
-   maxima, as a scan from the start does; a block that starts later begins them at -Inf, so that
-   merging the blocks in order (summary_merge) takes exactly the element a scan from the start
-   would: the first of the largest (a NaN is never taken after element 0). *max_err: the largest
-   finite |got - want| where the bound is not void. */
+/* The summary of elements [lo, hi) (count: set by the caller); the arrays hold the elements from
+   `base` on (element i at [i - base]: a block of rows).  Element 0 initialises the maxima, as a
+   scan from the start does; a block that starts later begins them at -Inf, so that merging the
+   blocks in order (summary_merge) takes exactly the element a scan from the start would: the
+   first of the largest (a NaN is never taken after element 0). *max_err: the largest finite
+   |got - want| where the bound is not void. */
 static void summarize_range(const double *got, const double *want, const double *bound,
-                            const ftz_t *ftz, size_t lo, size_t hi, rn_dtype d, summary_t *s,
-                            double *max_err)
+                            const ftz_t *ftz, size_t lo, size_t hi, size_t base, rn_dtype d,
+                            summary_t *s, double *max_err)
 {
     memset(s, 0, sizeof *s);
     *max_err = 0;
     if (lo > 0)
         s->max_ratio = s->max_ulps = -INFINITY;
     for (size_t i = lo; i < hi; i++) {
-        double g = got[i], w = want[i], ulps, ratio;
-        int unc, ok = element_ok(g, w, bound[i], d, &ulps, &ratio, &unc);
+        size_t j = i - base;
+        double g = got[j], w = want[j], b = bound[j], ulps, ratio;
+        int unc, ok = element_ok(g, w, b, d, &ulps, &ratio, &unc);
         if (!ok && ftz) {
             double u2, r2;
             int unc2;
-            if (ftz->want_f && element_ok(g, ftz->want_f[i], ftz->bound_f[i], d, &u2, &r2, &unc2)) {
+            if (ftz->want_f && element_ok(g, ftz->want_f[j], ftz->bound_f[j], d, &u2, &r2, &unc2)) {
                 ok = 1; /* the exact result on the flushed inputs (DAZ) */
                 ulps = u2, ratio = r2;
             } else if (g == 0 && (fabs(w) < ftz->tiny ||
-                                  (ftz->want_f && fabs(ftz->want_f[i]) < ftz->tiny))) {
+                                  (ftz->want_f && fabs(ftz->want_f[j]) < ftz->tiny))) {
                 ok = 1; /* a subnormal result flushed to zero (FTZ) */
                 ratio = 0;
             }
@@ -258,7 +260,7 @@ static void summarize_range(const double *got, const double *want, const double 
         }
         if (isfinite(w) && fabs(w) > s->max_abs_want)
             s->max_abs_want = fabs(w);
-        if (isfinite(g) && isfinite(w) && !isinf(bound[i]) && fabs(g - w) > *max_err)
+        if (isfinite(g) && isfinite(w) && !isinf(b) && fabs(g - w) > *max_err)
             *max_err = fabs(g - w);
         if (!ok) {
             s->mismatches++;
@@ -288,39 +290,50 @@ static void summary_merge(summary_t *s, const summary_t *b)
         worst_insert(s, b->worst[j]); /* the global worst are each in their block's worst */
 }
 
-/* The comparison of one output: element_ok on every element, in blocks of SUM_BLOCK on
-   rn_threads() threads, merged in order (the result does not depend on the thread count; the
-   blocks are fixed).  A NaN ratio among a block's mismatches (a NaN bound) breaks the ordering
-   the merge relies on: then the one serial scan. */
+/* The summary of elements [lo, hi) (arrays from `base`, as summarize_range) in blocks of
+   SUM_BLOCK on rn_threads() threads, merged in order (the result does not depend on the thread
+   count: the blocks are fixed).  Returns 1 if a NaN ratio is among a block's mismatches (a NaN
+   bound): it breaks the ordering the merge relies on, and the caller must scan serially. */
 #define SUM_BLOCK ((size_t)1 << 16)
+static int summarize_span(const double *got, const double *want, const double *bound,
+                          const ftz_t *ftz, size_t lo, size_t hi, size_t base, rn_dtype d,
+                          summary_t *s, double *max_err)
+{
+    size_t nb = (hi - lo) / SUM_BLOCK + 1;
+    summary_t *part = malloc(nb * sizeof *part);
+    double *perr = malloc(nb * sizeof *perr);
+    if (!part || !perr) {
+        free(part), free(perr);
+        return 1;
+    }
+    long B = (long)nb;
+#pragma omp parallel for schedule(static) num_threads(rn_threads_for(hi - lo))
+    for (long b = 0; b < B; b++) {
+        size_t l = lo + (size_t)b * SUM_BLOCK, h = l + SUM_BLOCK < hi ? l + SUM_BLOCK : hi;
+        summarize_range(got, want, bound, ftz, l, h, base, d, &part[b], &perr[b]);
+    }
+    int serial = 0;
+    for (size_t b = 0; b < nb; b++)
+        for (int j = 0; j < part[b].nworst; j++)
+            serial |= isnan(part[b].worst[j].ratio);
+    *s = part[0];
+    *max_err = perr[0];
+    for (size_t b = 1; b < nb && !serial; b++) {
+        summary_merge(s, &part[b]);
+        *max_err = fmax(*max_err, perr[b]);
+    }
+    free(part), free(perr);
+    return serial;
+}
+
+/* The comparison of one output: element_ok on every element (summarize_span, or the one serial
+   scan where a NaN bound calls for it). */
 static void summarize(const double *got, const double *want, const double *bound,
                       const ftz_t *ftz, size_t count, rn_dtype d, summary_t *s)
 {
-    size_t nb = count / SUM_BLOCK + 1;
-    summary_t *part = nb > 1 ? malloc(nb * sizeof *part) : NULL;
-    double *perr = nb > 1 ? malloc(nb * sizeof *perr) : NULL;
     double max_err = 0;
-    int serial = !part || !perr;
-    if (!serial) {
-        long B = (long)nb;
-#pragma omp parallel for schedule(static) num_threads(rn_threads_for(count))
-        for (long b = 0; b < B; b++) {
-            size_t lo = (size_t)b * SUM_BLOCK, hi = lo + SUM_BLOCK < count ? lo + SUM_BLOCK : count;
-            summarize_range(got, want, bound, ftz, lo, hi, d, &part[b], &perr[b]);
-        }
-        *s = part[0];
-        max_err = perr[0];
-        for (size_t b = 0; b < nb && !serial; b++)
-            for (int j = 0; j < part[b].nworst; j++)
-                serial |= isnan(part[b].worst[j].ratio);
-        for (size_t b = 1; b < nb && !serial; b++) {
-            summary_merge(s, &part[b]);
-            max_err = fmax(max_err, perr[b]);
-        }
-    }
-    if (serial)
-        summarize_range(got, want, bound, ftz, 0, count, d, s, &max_err);
-    free(part), free(perr);
+    if (summarize_span(got, want, bound, ftz, 0, count, 0, d, s, &max_err))
+        summarize_range(got, want, bound, ftz, 0, count, 0, d, s, &max_err);
     s->count = count;
     s->max_ulps_of_scale = max_err / rn_ulp(s->max_abs_want, d);
 }
@@ -499,6 +512,163 @@ static void free_flushed(const cli_job *job, cli_job *fj)
             free(fj->in[k].data);
 }
 
+/* ---- The check by blocks of rows ----
+   For an op whose rows are independent (cli_splits_by_rows) and whose statistical tier takes rows
+   block by block (cli_stat_rows_supported: LayerNorm and RMSNorm forward), the twin, the bound,
+   the comparison and the tier run on one block of rows after another: memory for the exact
+   values and the bounds of one block (ROWS_BLOCK_ELEMS doubles each) instead of the whole tensor,
+   and each block's values are compared and tested while they are in the cache.  The report is
+   the whole-tensor path's, byte for byte (tests/test_check_rows.c): each row's exact values and
+   bounds depend on that row alone, summaries merge in order (summary_merge), and the tier pools
+   its rows in row order at the end (ref/stat_tier.h, st_fwd).  RESNORM_CHECK_ROWS=0: the
+   whole-tensor path; =K: blocks of K rows (for tests). */
+enum { ROWS_BLOCK_ELEMS = 1 << 18 };
+
+/* Rows per block, or 0 for the whole-tensor path. */
+static size_t rows_per_block(const cli_job *job)
+{
+    if (job->allow_ftz || !cli_splits_by_rows(job) || !cli_stat_rows_supported(job) ||
+        job->op->stat_bound)
+        return 0;
+    const char *e = getenv("RESNORM_CHECK_ROWS");
+    if (e && *e) {
+        long k = strtol(e, NULL, 10);
+        return k > 0 ? (size_t)k : 0;
+    }
+    size_t R = ROWS_BLOCK_ELEMS / (job->n ? job->n : 1);
+    return R ? R : 1;
+}
+
+/* Rows r0 .. r0 + nr of job as a job of its own: per-row inputs (rows x n values) start at row
+   r0, the parameters (gamma, beta) are shared; as bound_by_row_blocks (cli/args.c) does. */
+static cli_job block_job(const cli_job *job, size_t r0, size_t nr)
+{
+    cli_job sub = *job;
+    sub.rows = nr;
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (job->in[k].data && job->in[k].count == job->rows * job->n) {
+            sub.in[k].data = job->in[k].data + r0 * job->n;
+            sub.in[k].count = nr * job->n;
+        }
+    return sub;
+}
+
+/* The per-block buffers: output k's exact values (want[k]) and its bounds for each output dtype
+   that some actual is rounded to (bound[od][k]); per_row[k] values of output k per row. */
+typedef struct {
+    size_t per_row[CLI_MAX_IO];
+    double *want[CLI_MAX_IO];
+    double *bound[RN_NDTYPES][CLI_MAX_IO];
+    int need[RN_NDTYPES];
+} rows_bufs;
+
+static void rows_bufs_free(rows_bufs *b)
+{
+    for (int k = 0; k < CLI_MAX_IO; k++) {
+        free(b->want[k]);
+        for (int t = 0; t < RN_NDTYPES; t++)
+            free(b->bound[t][k]);
+    }
+}
+
+static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b)
+{
+    memset(b, 0, sizeof *b);
+    for (int m = 0; m < job->nactual; m++)
+        b->need[r->sum[m].out] = 1;
+    for (int k = 0; k < job->op->noutputs; k++) {
+        int nd;
+        size_t sh[RN_MAX_DIMS], count = 1;
+        cli_output_shape(job, k, &nd, sh);
+        for (int i = 0; i < nd; i++)
+            count *= sh[i];
+        b->per_row[k] = nd < 0 ? 0 : count / job->rows;
+        if (nd < 0)
+            continue;
+        size_t bytes = (R * b->per_row[k] + 1) * sizeof(double);
+        if (!(b->want[k] = malloc(bytes)))
+            return -1;
+        for (int t = 0; t < RN_NDTYPES; t++)
+            if (b->need[t] && !(b->bound[t][k] = malloc(bytes)))
+                return -1;
+    }
+    return 0;
+}
+
+/* One block: twin, bounds, the comparison of each actual merged into r->sum[m] (sum_err[m]: the
+   largest error where the bound holds), the tier's rows.  0, 1 if a NaN bound calls for the
+   serial scan (the caller then runs the whole-tensor path), or an exit code after a message. */
+static int check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_stat_rows *st,
+                       cli_check_result *r, double *sum_err)
+{
+    cli_job sub = block_job(job, r0, nr);
+    int rc = cli_twin_status(&sub, job->op->twin(&sub, RN_F64, b->want), "certified twin");
+    for (int t = 0; t < RN_NDTYPES && !rc; t++)
+        if (b->need[t])
+            rc = cli_run_bound_rows(&sub, r->cd, (rn_dtype)t, b->per_row, b->bound[t]);
+    if (rc)
+        return rc;
+    const double *got[CLI_MAX_IO];
+    for (int m = 0; m < job->nactual; m++) {
+        int k = job->act_index[m];
+        size_t w = b->per_row[k], lo = r0 * w;
+        got[m] = job->act[m].data + lo;
+        summary_t part;
+        double err;
+        if (summarize_span(got[m], b->want[k], b->bound[r->sum[m].out][k], NULL, lo, lo + nr * w,
+                           lo, r->sum[m].out, &part, &err))
+            return 1;
+        rn_dtype od = r->sum[m].out;
+        if (r0 == 0)
+            r->sum[m] = part;
+        else
+            summary_merge(&r->sum[m], &part);
+        r->sum[m].out = od;
+        sum_err[m] = r0 == 0 ? err : fmax(sum_err[m], err);
+    }
+    if (st && cli_stat_rows_add(st, &sub, r0, r, got, (const double *const *)b->want)) {
+        cli_error(job->verb, "out of memory");
+        return RN_EXIT_INTERNAL;
+    }
+    return 0;
+}
+
+/* The check by blocks of R rows; 1 if the whole-tensor path must decide (a NaN bound), else 0 or
+   an exit code after a message. */
+static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, cli_check_result *r)
+{
+    for (int m = 0; m < job->nactual; m++)
+        r->sum[m].out = cli_coarser_dtype(job->act[m].dtype, d);
+    rows_bufs b;
+    cli_stat_rows *st = cli_stat_rows_begin(job, r, R);
+    int rc = !st || rows_bufs_alloc(job, r, R, &b) ? -1 : 0;
+    if (rc) {
+        if (st)
+            rows_bufs_free(&b);
+        cli_stat_rows_free(st);
+        cli_error(job->verb, "out of memory");
+        return RN_EXIT_INTERNAL;
+    }
+    double sum_err[CLI_MAX_IO] = {0};
+    for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R)
+        rc = check_block(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st, r, sum_err);
+    cli_phase("blocks");
+    if (!rc) {
+        r->pass = 1;
+        for (int m = 0; m < job->nactual; m++) {
+            summary_t *s = &r->sum[m];
+            s->count = job->act[m].count;
+            s->max_ulps_of_scale = sum_err[m] / rn_ulp(s->max_abs_want, s->out);
+            if (s->mismatches)
+                r->pass = 0;
+        }
+        cli_stat_rows_end(st, job, r);
+    }
+    cli_stat_rows_free(st);
+    rows_bufs_free(&b);
+    return rc;
+}
+
 int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -507,6 +677,17 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
     int rc = inputs_exact_in(job, r->cd);
     if (rc)
         return rc;
+    cli_phase("inputs");
+    size_t R = rows_per_block(job);
+    if (R && job->rows) {
+        rc = check_by_rows(job, d, R, r);
+        if (rc != 1)
+            return rc;
+        memset(r, 0, sizeof *r); /* a NaN bound: the whole-tensor path's serial scan decides */
+        r->d = d;
+        r->cd = rn_compute_dtype(d);
+        rc = 0;
+    }
     /* The bound of each output for (compute dtype, that output's final rounding): one run of the
        op's bound per distinct output dtype (an f64 graph may return Mean/InvStdDev in f32).
        Under --allow ftz, the same again on the inputs with their subnormals flushed. */

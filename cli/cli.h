@@ -185,6 +185,18 @@ int cli_set_profile(const char *verb, const char *name);
 /* Run the op's a-priori bound for (compute, out) into bounds[0..noutputs) (allocated here). */
 int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *bounds);
 
+/* The message of a twin's or bound's status r (RN_TWIN_*, `what`: "certified twin", "error
+   bound"): 0 for RN_TWIN_OK, else RN_EXIT_INTERNAL after the message. */
+int cli_twin_status(const cli_job *job, int r, const char *what);
+/* 1 if every output of the job's op is per row (rows x per_row[k] values) and the twin and the
+   bound compute each row from that row alone (no parameter gradient summed over the rows, no
+   attention across a sequence): they may then run on blocks of rows (sub-jobs). */
+int cli_splits_by_rows(const cli_job *job);
+/* The bound of such a job (a block of rows) into p[k] (rows x per_row[k] each), rows in
+   parallel blocks as cli_run_bound; 0 or an exit code after a message. */
+int cli_run_bound_rows(const cli_job *job, rn_dtype compute, rn_dtype out, const size_t *per_row,
+                       double *const *p);
+
 /* Write files dir/<names[k]>.npy for k < n together: all or nothing (creates dir if missing).
    Returns 0 or an exit code after printing a message. */
 int cli_publish(const char *dir, const char *const *names, const rn_array *arrays, int n);
@@ -254,6 +266,18 @@ int cli_ulps_below_scale(const cli_summary *s);
    to f64 (every output of the op).  Its report sections, and the mode's name ("fail", "warn",
    "off") and parser (0, or -1 if unknown). */
 void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r);
+/* The same tier over blocks of rows, for the ops it supports (cli_stat_rows_supported: LayerNorm
+   and RMSNorm forward): begin after the outputs' dtypes are set in r->sum[m].out, for blocks of
+   at most rows_max rows (NULL: out of memory); add each block (sub: the block's sub-job, rows r0 ..; got[m]: actual m's values of the
+   block, want[k]: output k's exact values of the block; -1 out of memory); end pools the rows
+   into r->stat, the result cli_stat_run gives. */
+typedef struct cli_stat_rows cli_stat_rows;
+int cli_stat_rows_supported(const cli_job *job);
+cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r, size_t rows_max);
+int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r,
+                      const double *const *got, const double *const *want);
+void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r);
+void cli_stat_rows_free(cli_stat_rows *s);
 void cli_stat_print(const cli_job *job, const cli_check_result *r);
 void cli_stat_json(struct json_t *root, const cli_job *job, const cli_check_result *r);
 const char *cli_stat_mode_name(int mode);

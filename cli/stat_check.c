@@ -91,6 +91,8 @@ static int tests_for(const cli_job *job, const st_problem *p, const double *mag,
     return 0;
 }
 
+static int stat_mode(const cli_job *job);
+
 /* The dtype output m is rounded to (set by the comparison: the coarser of --dtype and the dtype
    of that output's file). */
 static rn_dtype output_dtype(const cli_job *job, const cli_check_result *r, int m)
@@ -102,13 +104,7 @@ static rn_dtype output_dtype(const cli_job *job, const cli_check_result *r, int 
 void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
 {
     cli_stat_result *s = &r->stat;
-    int mode = job->stat_mode;
-    /* The tier's model is the accuracy of two-pass / Welford variances: the one-pass variance that
-       --profile runtimes admits has, on large-mean rows, a row-wide error of one sign by nature,
-       which the tier sees.  Under that profile a flag is reported, not failed, unless --stat says
-       otherwise (specs/statistical-tier.md §6). */
-    if (!job->stat_given && rn_bound_profile() == RN_PROFILE_RUNTIMES)
-        mode = CLI_STAT_WARN;
+    int mode = stat_mode(job);
     memset(s, 0, sizeof *s);
     s->mode = mode;
     if (mode == CLI_STAT_OFF)
@@ -167,6 +163,115 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
     }
     st_rows_free(p.cache);
     free(sum), free(mag);
+}
+
+/* ---- the tier over blocks of rows (`check` of LayerNorm and RMSNorm forward, cli/check.c) ----
+   The same tests as cli_stat_run, fed a block of rows at a time (ref/stat_tier.h, st_fwd). */
+struct cli_stat_rows {
+    int mode;                     /* CLI_STAT_*, as cli_stat_run resolves it */
+    int active;                   /* the tier runs (mode not off) */
+    st_problem p;                 /* the whole problem's constants (x: per block) */
+    st_rows *cache;               /* the block's row hashes and statistics, shared by its outputs */
+    st_fwd *f[CLI_MAX_IO];        /* per actual: its test, or NULL (no model for the output) */
+};
+
+/* The st_fwd test of output `out` of a forward norm op, or -1. */
+static int fwd_kind(const cli_job *job, const char *out)
+{
+    const char *op = job->op->name;
+    if (!strcmp(op, "layernorm"))
+        return !strcmp(out, "y") ? ST_LN_Y : !strcmp(out, "mean") ? ST_LN_MEAN
+                                           : !strcmp(out, "rstd") ? ST_LN_RSTD : -1;
+    if (!strcmp(op, "rmsnorm"))
+        return !strcmp(out, "y") ? ST_RMS_Y : !strcmp(out, "rstd") ? ST_RMS_RSTD : -1;
+    return -1;
+}
+
+int cli_stat_rows_supported(const cli_job *job)
+{
+    return !strcmp(job->op->name, "layernorm") || !strcmp(job->op->name, "rmsnorm");
+}
+
+/* The tier's model is the accuracy of two-pass / Welford variances: the one-pass variance that
+   --profile runtimes admits has, on large-mean rows, a row-wide error of one sign by nature,
+   which the tier sees.  Under that profile a flag is reported, not failed, unless --stat says
+   otherwise (specs/statistical-tier.md §6). */
+static int stat_mode(const cli_job *job)
+{
+    if (!job->stat_given && rn_bound_profile() == RN_PROFILE_RUNTIMES)
+        return CLI_STAT_WARN;
+    return job->stat_mode;
+}
+
+cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r, size_t rows_max)
+{
+    cli_stat_rows *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->mode = stat_mode(job);
+    s->active = s->mode != CLI_STAT_OFF;
+    st_problem *p = &s->p;
+    p->rows_total = job->rows, p->n = job->n, p->eps = job->eps;
+    p->u = rn_dtype_unit_roundoff(r->cd);
+    p->eta = half_min_subnormal(r->cd);
+    int oa = cli_attr_index(job->op, "offset");
+    p->offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
+    p->gamma = input(job, "gamma"), p->beta = input(job, "beta");
+    if (s->active && !(s->cache = st_rows_new(rows_max))) {
+        free(s);
+        return NULL;
+    }
+    for (int m = 0; s->active && m < job->nactual; m++) {
+        int kind = fwd_kind(job, job->op->outputs[job->act_index[m]]);
+        if (kind >= 0 && !(s->f[m] = st_fwd_new((st_fwd_kind)kind, job->rows))) {
+            cli_stat_rows_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r,
+                      const double *const *got, const double *const *want)
+{
+    st_problem p = s->p;
+    p.rows = sub->rows;
+    p.x = input(sub, "x");
+    p.cache = s->cache;
+    st_rows_clear(s->cache);
+    for (int m = 0; s->active && m < sub->nactual; m++) {
+        if (!s->f[m])
+            continue;
+        rn_dtype od = output_dtype(sub, r, m);
+        p.u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
+        p.eta_out = half_min_subnormal(od);
+        if (!st_fwd_rows(s->f[m], &p, r0, got[m], want[sub->act_index[m]]))
+            return -1;
+    }
+    return 0;
+}
+
+void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r)
+{
+    cli_stat_result *t = &r->stat;
+    memset(t, 0, sizeof *t);
+    t->mode = s->mode;
+    for (int m = 0; s->active && m < job->nactual; m++) {
+        if (!s->f[m] || !st_fwd_finish(s->f[m], s->p.u, t->test[m]))
+            continue;
+        t->ntests[m] = 1;
+        t->flag |= t->test[m][0].flag;
+    }
+}
+
+void cli_stat_rows_free(cli_stat_rows *s)
+{
+    if (!s)
+        return;
+    for (int m = 0; m < CLI_MAX_IO; m++)
+        st_fwd_free(s->f[m]);
+    st_rows_free(s->cache);
+    free(s);
 }
 
 /* The op's statistical bounds of every output for output dtype od, into b[] (allocated here). */

@@ -101,6 +101,10 @@ static void acc_finish(const acc_t *a, const char *direction, double u, st_test 
 
 static double gamma_k(double k, double u) { return k * u < 0.5 ? k * u / (1 - k * u) : INFINITY; }
 
+/* The rows of the whole problem (a block of rows gives them in rows_total): the Bonferroni
+   correction is over all of them, whichever block a row comes in. */
+static size_t total_rows(const st_problem *p) { return p->rows_total ? p->rows_total : p->rows; }
+
 /* The exact value's rounding to f64 (want) and the output rounding: per-element noise [§3.4]. */
 static double want_noise(const st_problem *p, double w)
 {
@@ -390,7 +394,7 @@ static rowstat ln_row(const st_problem *p, size_t r, double *buf)
     /* [§3.2] the second-order bias e^2 of the variance (two-pass: (1/n)sum (d - e)^2 = v + e^2;
        Welford: the running means' e_k^2): e is at most the worst case E_W, and with probability
        1 - alpha/2 over all rows at most lambda*sig_m (the mean's own tail, Bonferroni). */
-    double lam = sqrt(2 * log(4 * (double)p->rows / ST_ALPHA));
+    double lam = sqrt(2 * log(4 * (double)total_rows(p) / ST_ALPHA));
     double E_W = fmin((gamma_k(dn + 1, u) + 4 * u) * M, lam * s.sig_m) + 2 * p->eta;
     s.sig_rho = 0.5 * sig_v / (v + p->eps) + SAFETY * 2.5 * u;
     s.phi_rho = 0.5 * (u * v + E_W * E_W + dn * p->eta) / (v + p->eps) + 4 * u +
@@ -454,6 +458,14 @@ st_rows *st_rows_new(size_t rows)
         return NULL;
     }
     return c;
+}
+
+void st_rows_clear(st_rows *c)
+{
+    if (c) {
+        memset(c->have_hash, 0, c->rows + 1);
+        memset(c->have_stat, 0, c->rows + 1);
+    }
 }
 
 void st_rows_free(st_rows *c)
@@ -676,100 +688,155 @@ static int select_rows(const st_problem *p, family f, const double *got, const d
     return ok;
 }
 
-/* Rows in parallel (each row's result in its own slot), then pooled in row order: the same
-   statistics whatever the thread count. */
-static int forward_y(const st_problem *p, family f, const double *got, const double *want,
-                     st_test *t)
+/* ---- the forward outputs, rows given block by block (st_fwd, ref/stat_tier.h) ----
+   Each row's result depends on that row alone (its x, got, want and the problem's constants), so
+   it is computed as its block arrives, rows in parallel (each in its own slot); which rows are
+   pooled -- finite ones, the first of each distinct x -- and the pooling itself need every row
+   and run at the end, in row order: the same statistics whatever the blocks and the threads. */
+enum { FWD_RES = 5 }; /* per row: t, Q, proxy, floor, ref of its group (acc_group) */
+
+struct st_fwd {
+    st_fwd_kind kind;
+    size_t rows;
+    unsigned char *fin;  /* the row's got and want are finite: it may be pooled */
+    unsigned char *done; /* the row's group was formed (res holds it) */
+    uint64_t *hash;      /* row_hash of the row's x: identical rows are pooled once */
+    double *res;         /* FWD_RES per row */
+};
+
+st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows_total)
+{
+    st_fwd *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->kind = kind, f->rows = rows_total;
+    f->fin = calloc(rows_total + 1, 1), f->done = calloc(rows_total + 1, 1);
+    f->hash = malloc((rows_total + 1) * sizeof *f->hash);
+    f->res = malloc((FWD_RES * rows_total + 1) * sizeof *f->res);
+    if (!f->fin || !f->done || !f->hash || !f->res) {
+        st_fwd_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void st_fwd_free(st_fwd *f)
+{
+    if (!f)
+        return;
+    free(f->fin), free(f->done), free(f->hash), free(f->res);
+    free(f);
+}
+
+static family fwd_family(st_fwd_kind k)
+{
+    return k == ST_RMS_Y || k == ST_RMS_RSTD ? FAM_RMS : FAM_LN;
+}
+
+/* Row r of the block (global row g): y's group [§3.3, §4] (forward_y_row), or the per-row scalar
+   rstd (direction: itself, "scale") or mean (direction 1, "bias").  1 if a group was formed. */
+static int fwd_row(const st_fwd *F, const st_problem *p, size_t r, const double *got,
+                   const double *want, double *buf, double *res)
+{
+    family f = fwd_family(F->kind);
+    if (F->kind == ST_LN_Y || F->kind == ST_RMS_Y) {
+        double y3[3]; /* the coefficient of the row's rstd error, its proxy and floor */
+        if (!forward_y_row(p, f, r, got, want, buf, buf + 2 * p->n, y3))
+            return 0;
+        res[0] = y3[0], res[1] = 1, res[2] = y3[1], res[3] = y3[2], res[4] = 1;
+        return 1;
+    }
+    rowstat s = stat_of(p, f, r, buf);
+    if (!s.ok)
+        return 0;
+    double e = got[r] - want[r], w = want[r];
+    if (F->kind == ST_LN_MEAN) {
+        res[0] = e, res[1] = 1, res[2] = s.sig_m + want_noise(p, w) + 2 * p->eta;
+        res[3] = s.phi_m, res[4] = s.A;
+    } else {
+        res[0] = w * e, res[1] = w * w, res[2] = s.sig_rho * w * w + fabs(w) * want_noise(p, w);
+        res[3] = s.phi_rho * w * w, res[4] = 1;
+    }
+    return 1;
+}
+
+int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, const double *want)
+{
+    size_t R = p->rows, n = p->n;
+    int per_row = F->kind != ST_LN_Y && F->kind != ST_RMS_Y;
+    size_t w = per_row ? 1 : n; /* the output's elements per row */
+    if (r0 > F->rows || R > F->rows - r0)
+        return 0;
+    int ok = 1;
+    long NR = (long)R;
+#pragma omp parallel num_threads(rn_threads_for(R * n)) reduction(&& : ok)
+    {
+        double *buf = malloc((3 * n + 1) * sizeof *buf);
+        ok = buf != NULL;
+#pragma omp for schedule(dynamic, 4)
+        for (long k = 0; k < NR; k++) {
+            size_t r = (size_t)k, g = r0 + r;
+            F->hash[g] = hash_of(p, r);
+            F->fin[g] = (unsigned char)row_finite(got + r * w, want + r * w, w);
+            F->done[g] = buf && F->fin[g] &&
+                         (unsigned char)fwd_row(F, p, r, got, want, buf, F->res + FWD_RES * g);
+        }
+        free(buf);
+    }
+    return ok;
+}
+
+int st_fwd_finish(const st_fwd *F, double u, st_test *t)
 {
     acc_t a = {0};
-    size_t R = p->rows, n = p->n;
-    unsigned char *keep = malloc(R + 1), *done = calloc(R + 1, 1);
-    double *res = malloc((3 * R + 1) * sizeof *res);
-    int ok = keep && done && res;
-    long NR = (long)R;
-    ok = ok && select_rows(p, f, got, want, done, keep);
-    if (ok) {
-#pragma omp parallel num_threads(rn_threads_for(p->rows * p->n)) reduction(&& : ok)
-        {
-            double *buf = malloc((3 * n + 1) * sizeof *buf);
-            ok = buf != NULL;
-#pragma omp for schedule(dynamic, 4)
-            for (long r = 0; r < NR; r++)
-                if (buf && keep[r])
-                    done[r] = (unsigned char)forward_y_row(p, f, (size_t)r, got, want, buf,
-                                                           buf + 2 * n, res + 3 * r);
-            free(buf);
-        }
-    }
-    for (size_t r = 0; ok && r < R; r++)
-        if (done[r])
-            acc_group(&a, res[3 * r], 1, res[3 * r + 1], res[3 * r + 2], 1, r);
-    free(keep), free(done), free(res);
-    if (!ok)
+    seen_t seen;
+    if (seen_init(&seen, F->rows))
         return 0;
-    acc_finish(&a, "scale", p->u, &t[0]);
+    for (size_t g = 0; g < F->rows; g++) {
+        /* the first finite row of each distinct x (pooled_rows), whether or not it formed a group */
+        if (!F->fin[g] || seen_check(&seen, F->hash[g]) || !F->done[g])
+            continue;
+        const double *q = F->res + FWD_RES * g;
+        acc_group(&a, q[0], q[1], q[2], q[3], q[4], g);
+    }
+    free(seen.slot);
+    acc_finish(&a, F->kind == ST_LN_MEAN ? "bias" : "scale", u, &t[0]);
     return 1;
+}
+
+/* The whole problem as one block. */
+static int forward_whole(const st_problem *p, st_fwd_kind kind, const double *got,
+                         const double *want, st_test *t)
+{
+    st_fwd *F = st_fwd_new(kind, p->rows);
+    int ok = F && st_fwd_rows(F, p, 0, got, want) && st_fwd_finish(F, p->u, t);
+    st_fwd_free(F);
+    return ok;
 }
 
 int st_layernorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_y(p, FAM_LN, got, want, t);
+    return forward_whole(p, ST_LN_Y, got, want, t);
 }
 
 int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_y(p, FAM_RMS, got, want, t);
-}
-
-/* Per-row scalars: rstd (direction: itself, "scale") and mean (direction 1, "bias"). */
-static int per_row(const st_problem *p, family f, int is_mean, const double *got,
-                   const double *want, st_test *t)
-{
-    acc_t a = {0};
-    size_t R = p->rows;
-    unsigned char *fin = calloc(R + 1, 1), *keep = calloc(R + 1, 1);
-    double *buf = malloc((2 * p->n + 1) * sizeof *buf);
-    if (!fin || !keep || !buf) {
-        free(fin), free(keep), free(buf);
-        return 0;
-    }
-    for (size_t r = 0; r < R; r++)
-        fin[r] = isfinite(got[r]) && isfinite(want[r]);
-    prepare_rows(p, f);
-    int ok = pooled_rows(p, fin, keep) == 0;
-    for (size_t r = 0; ok && r < R; r++) {
-        if (!keep[r])
-            continue;
-        rowstat s = stat_of(p, f, r, buf);
-        if (!s.ok)
-            continue;
-        double e = got[r] - want[r], w = want[r];
-        if (is_mean)
-            acc_group(&a, e, 1, s.sig_m + want_noise(p, w) + 2 * p->eta, s.phi_m, s.A, r);
-        else
-            acc_group(&a, w * e, w * w, s.sig_rho * w * w + fabs(w) * want_noise(p, w),
-                      s.phi_rho * w * w, 1, r);
-    }
-    free(fin), free(keep), free(buf);
-    if (!ok)
-        return 0;
-    acc_finish(&a, is_mean ? "bias" : "scale", p->u, &t[0]);
-    return 1;
+    return forward_whole(p, ST_RMS_Y, got, want, t);
 }
 
 int st_layernorm_mean(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return per_row(p, FAM_LN, 1, got, want, t);
+    return forward_whole(p, ST_LN_MEAN, got, want, t);
 }
 
 int st_layernorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return per_row(p, FAM_LN, 0, got, want, t);
+    return forward_whole(p, ST_LN_RSTD, got, want, t);
 }
 
 int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return per_row(p, FAM_RMS, 0, got, want, t);
+    return forward_whole(p, ST_RMS_RSTD, got, want, t);
 }
 
 /* ---------------------------------------------------------------- backward [§3.4] */

@@ -42,6 +42,8 @@ typedef struct {
    Valid for one problem only: the same x, n, rows, eps, u, eta, sum_rounded and xmag. */
 typedef struct st_rows st_rows;
 st_rows *st_rows_new(size_t rows);
+/* Forget every row (the next block of rows of a problem given block by block, st_fwd_rows). */
+void st_rows_clear(st_rows *c);
 void st_rows_free(st_rows *c);
 
 /* One op instance as the statistical tier sees it.  Arrays are rows x n row-major (the row view of
@@ -60,6 +62,7 @@ typedef struct {
     double eta_out;          /* half the smallest subnormal of the output dtype */
     double eta;              /* half the smallest subnormal of the compute dtype */
     st_rows *cache;          /* optional (see st_rows_new); the per-row work runs on rn_threads() */
+    size_t rows_total;       /* a block of rows of a larger problem (st_fwd_rows): its rows; 0: rows */
 } st_problem;
 
 /* The outputs the tier knows how to test.  got/want: the implementation's values and the exact
@@ -80,6 +83,21 @@ int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double 
                        const double *want, st_test *t);
 int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
                      const double *want, st_test *t);
+/* The forward outputs' tests with the rows given block by block (streaming: memory for one block
+   of the outputs, plus a few words per row).  st_fwd_new(kind, rows) for a problem of `rows` rows;
+   st_fwd_rows for each block in any order: p describes the block (x, xmag and rows of the block,
+   rows_total = the problem's rows, cache NULL or one for the block's rows, cleared with
+   st_rows_clear before the next block), r0 its first row, got/want the block's values of
+   the output (rows x n for y, rows for mean and rstd); st_fwd_finish pools the rows in row order
+   into t[0].  The tests are those of st_layernorm_y, _mean, _rstd, st_rmsnorm_y, _rstd, bit for
+   bit, whatever the blocks (those functions are this, on one block).  0 on failure (memory). */
+typedef enum { ST_LN_Y, ST_LN_MEAN, ST_LN_RSTD, ST_RMS_Y, ST_RMS_RSTD } st_fwd_kind;
+typedef struct st_fwd st_fwd;
+st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows);
+int st_fwd_rows(st_fwd *f, const st_problem *p, size_t r0, const double *got, const double *want);
+int st_fwd_finish(const st_fwd *f, double u, st_test *t);
+void st_fwd_free(st_fwd *f);
+
 /* RMSNorm forward: y, rstd; backward: dx, dgamma. */
 int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t);
 int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t);

@@ -1,0 +1,186 @@
+/* `resnorm check` by blocks of rows (cli/check.c, "The check by blocks of rows") gives the report
+ * of the whole-tensor path byte for byte: the same stdout (text and --json) and exit code with
+ * RESNORM_CHECK_ROWS=0 (the whole tensor at once) and with blocks of 1, 2, 5 rows and more rows
+ * than the tensor has, on LayerNorm and RMSNorm (with Gemma's offset) outputs that pass, that
+ * carry mismatches, NaN and Inf, an exact 0 moved, a row scaled (the statistical tier flags), a
+ * duplicated row (pooled once), a row of mean 1e4, an Inf in x, mean/rstd files of another dtype
+ * than y, bf16 outputs and a 3-D x.  The exact values come from `resnorm eval` (the twin), never
+ * from the path under test; RESNORM_TIMING's phase names show which path ran. */
+#define CLI_HARNESS_PREFIX "/tmp/resnorm_test_check_rows."
+#include "cli_harness.h"
+
+#include <math.h>
+
+TestSuite(check_rows, .init = setup, .fini = teardown, .timeout = 300);
+
+/* The shape: 13 rows of 40, or 6 rows of 4096 (where the tier's Bonferroni over all rows, not a
+   block's, decides its variance floor: specs/statistical-tier.md §3.2). */
+static size_t ROWS = 13, N = 40;
+/* The systematic scale of scenario 2: flagged by the tier, inside the rigorous bound. */
+static double scale = 0x1p-17;
+
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static double uniform(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) * 0x1p-53;
+}
+
+/* x: ROWS x N binary32 values in [-2, 2), row 3 a copy of row 1 (pooled once by the tier), row 4
+   of mean 3, row 5 of mean 1e4 and std 1e-2, row 8 with an Inf when inf_row; gamma, beta of
+   length N. */
+static void write_inputs(int ndim, int inf_row)
+{
+    static double x[13 * 4096], g[4096], b[4096];
+    for (size_t i = 0; i < ROWS * N; i++)
+        x[i] = (float)(4 * uniform() - 2);
+    for (size_t i = 0; i < N; i++) {
+        x[3 * N + i] = x[1 * N + i];
+        x[5 * N + i] = (float)(1e4 + 1e-2 * (uniform() - 0.5));
+        x[4 * N + i] = (float)(3 + (uniform() - 0.5));
+        g[i] = (float)(0.5 + uniform()), b[i] = (float)(uniform() - 0.5);
+    }
+    if (inf_row)
+        x[8 * N + 7] = INFINITY;
+    size_t s2[2] = {ROWS, N}, s3[3] = {1, ROWS, N};
+    put_npy("x.npy", RN_F32, ndim, ndim == 3 ? s3 : s2, x);
+    put_npy("g.npy", RN_F32, 1, s2 + 1, g);
+    put_npy("b.npy", RN_F32, 1, s2 + 1, b);
+}
+
+/* name = the exact output file rounded to d, with the edits of `how`:
+   0 none; 1 mismatches (elements 0, 17 and the last moved by 1e-3 relative), a NaN at 30 and an
+   Inf at 31; 2 every element of rows 2 and 9 scaled by 1 + 2^-20 (systematic: the tier). */
+static void write_actual(const char *exact, const char *name, rn_dtype d, int how)
+{
+    rn_array a;
+    char err[512];
+    cr_assert_eq(npy_read(P(exact), &a, err, sizeof err), 0, "%s", err);
+    for (size_t i = 0; i < a.count; i++) {
+        double v = a.data[i];
+        if (how == 1 && (i == 0 || i == 17 || i + 1 == a.count))
+            v *= 1 + 1e-3;
+        if (how == 1 && i == 30 % a.count && a.count > 31)
+            v = NAN;
+        if (how == 1 && i == 31 && a.count > 31)
+            v = -INFINITY;
+        if (how == 2)
+            v *= 1 + scale;
+        a.data[i] = d == RN_F64 ? v : d == RN_F32 ? (double)(float)v : rn_round(v, d);
+    }
+    put_npy(name, d, a.ndim, a.shape, a.data);
+    rn_array_free(&a);
+}
+
+/* Runs `resnorm check ARGS` with every block size and the whole-tensor path, and asserts the same
+   exit code and stdout; returns that exit code. */
+static int same_report(const char *args)
+{
+    static char whole[sizeof out_text];
+    setenv("RESNORM_CHECK_ROWS", "0", 1);
+    setenv("RESNORM_TIMING", "1", 1);
+    int rc0 = run("check %s", args);
+    cr_assert_null(strstr(err_text, "timing: blocks"), "the whole-tensor path did not run");
+    memcpy(whole, out_text, sizeof whole);
+    static const char *const sizes[] = {"1", "2", "5", "13", "1000"};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        setenv("RESNORM_CHECK_ROWS", sizes[s], 1);
+        int rck = run("check %s", args);
+        cr_assert_not_null(strstr(err_text, "timing: blocks"), "blocks of %s rows: not run (%s)",
+                           sizes[s], err_text);
+        cr_assert_eq(rck, rc0, "blocks of %s rows: exit %d, whole tensor %d", sizes[s], rck, rc0);
+        cr_assert_str_eq(out_text, whole, "blocks of %s rows: the report differs: check %s",
+                         sizes[s], args);
+    }
+    unsetenv("RESNORM_CHECK_ROWS");
+    unsetenv("RESNORM_TIMING");
+    return rc0;
+}
+
+/* The LayerNorm scenarios of one input set, text and JSON; the expected exit codes show that
+   each scenario exercises what it says (0 pass, 1 mismatch, 4 statistical flag). */
+static void layernorm_scenarios(void)
+{
+    cr_assert_eq(run("eval layernorm --in x=%s --in gamma=%s --in beta=%s --dtype f64 --out %s",
+                     P("x.npy"), P("g.npy"), P("b.npy"), P("e")), 0, "%s", err_text);
+    static const struct {
+        int how, expect;
+        rn_dtype d;
+    } sc[] = {{0, 0, RN_F32}, {1, 1, RN_F32}, {2, 4, RN_F32}, {0, 0, RN_BF16}, {1, 1, RN_F64}};
+    for (size_t s = 0; s < sizeof sc / sizeof *sc; s++) {
+        write_actual("e/y.npy", "y.npy", sc[s].d, sc[s].how);
+        write_actual("e/mean.npy", "mean.npy", RN_F32, sc[s].how == 2 ? 0 : sc[s].how);
+        write_actual("e/rstd.npy", "rstd.npy", RN_F32, sc[s].how == 2 ? 0 : sc[s].how);
+        for (int json = 0; json < 2; json++) {
+            char args[2048];
+            snprintf(args, sizeof args,
+                     "layernorm --in x=%s --in gamma=%s --in beta=%s --actual y=%s "
+                     "--actual mean=%s --actual rstd=%s%s",
+                     P("x.npy"), P("g.npy"), P("b.npy"), P("y.npy"), P("mean.npy"),
+                     P("rstd.npy"), json ? " --json" : "");
+            int rc = same_report(args);
+            cr_assert_eq(rc, sc[s].expect, "scenario %zu: exit %d\n%s", s, rc, out_text);
+        }
+    }
+}
+
+Test(check_rows, layernorm_2d)
+{
+    write_inputs(2, 0);
+    layernorm_scenarios();
+}
+
+Test(check_rows, layernorm_wide_rows)
+{
+    ROWS = 6, N = 4096, scale = 0x1p-13;
+    write_inputs(2, 0);
+    layernorm_scenarios();
+}
+
+Test(check_rows, layernorm_3d_with_an_inf_in_x)
+{
+    write_inputs(3, 1);
+    layernorm_scenarios();
+}
+
+Test(check_rows, rmsnorm_with_and_without_offset)
+{
+    write_inputs(2, 1);
+    scale = 0x1p-19; /* n = 40: the rigorous tier fails it (the LayerNorm cases show a flag) */
+    for (int offset = 0; offset < 2; offset++) {
+        cr_assert_eq(run("eval rmsnorm --in x=%s --in gamma=%s --attr offset=%d --dtype f64 "
+                         "--out %s", P("x.npy"), P("g.npy"), offset, P("e")), 0, "%s", err_text);
+        for (int how = 0; how < 3; how++) {
+            write_actual("e/y.npy", "y.npy", RN_F32, how);
+            write_actual("e/rstd.npy", "rstd.npy", RN_F16, how == 2 ? 0 : how);
+            char args[2048];
+            snprintf(args, sizeof args,
+                     "rmsnorm --in x=%s --in gamma=%s --attr offset=%d --actual y=%s "
+                     "--actual rstd=%s --json", P("x.npy"), P("g.npy"), offset, P("y.npy"),
+                     P("rstd.npy"));
+            int rc = same_report(args);
+            cr_assert_eq(rc, how == 0 ? 0 : 1, "offset %d, scenario %d: exit %d\n%s", offset, how,
+                         rc, out_text);
+        }
+    }
+}
+
+/* --allow ftz and the ops without a row-wise tier keep the whole-tensor path. */
+Test(check_rows, other_checks_keep_the_whole_tensor_path)
+{
+    write_inputs(2, 0);
+    cr_assert_eq(run("eval layernorm --in x=%s --in gamma=%s --in beta=%s --dtype f32 --out %s",
+                     P("x.npy"), P("g.npy"), P("b.npy"), P("e")), 0, "%s", err_text);
+    setenv("RESNORM_TIMING", "1", 1);
+    setenv("RESNORM_CHECK_ROWS", "2", 1);
+    cr_assert_eq(run("check layernorm --in x=%s --in gamma=%s --in beta=%s --actual y=%s "
+                     "--allow ftz", P("x.npy"), P("g.npy"), P("b.npy"), P("e/y.npy")), 0, "%s",
+                 out_text);
+    cr_assert_null(strstr(err_text, "timing: blocks"), "%s", err_text);
+    cr_assert_eq(run("check residual --in x=%s --in f=%s --actual y=%s", P("x.npy"), P("x.npy"),
+                     P("x.npy")), 1, "%s%s", out_text, err_text);
+    cr_assert_null(strstr(err_text, "timing: blocks"), "%s", err_text);
+    unsetenv("RESNORM_CHECK_ROWS");
+    unsetenv("RESNORM_TIMING");
+}
