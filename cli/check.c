@@ -515,20 +515,22 @@ static void free_flushed(const cli_job *job, cli_job *fj)
 /* ---- The check by blocks of rows ----
    For an op whose rows are independent (cli_splits_by_rows) and whose statistical tier takes rows
    block by block (cli_stat_rows_supported: LayerNorm and RMSNorm forward), the twin, the bound,
-   the comparison and the tier run on one block of rows after another: memory for the exact
-   values and the bounds of one block (ROWS_BLOCK_ELEMS doubles each) instead of the whole tensor,
-   and each block's values are compared and tested while they are in the cache.  The report is
-   the whole-tensor path's, byte for byte (tests/test_check_rows.c): each row's exact values and
-   bounds depend on that row alone, summaries merge in order (summary_merge), and the tier pools
-   its rows in row order at the end (ref/stat_tier.h, st_fwd).  RESNORM_CHECK_ROWS=0: the
-   whole-tensor path; =K: blocks of K rows (for tests). */
-enum { ROWS_BLOCK_ELEMS = 1 << 18 };
+   the comparison and the tier run on one block of rows at a time, each block on one thread from
+   start to end (one parallel region for the whole check, its blocks shared out dynamically):
+   memory for the exact values and the bounds of one block per thread (ROWS_BLOCK_ELEMS doubles
+   each) instead of the whole tensor, and each block's values are compared and tested while they
+   are in the cache.  The report is the whole-tensor path's, byte for byte
+   (tests/test_check_rows.c): each row's exact values and bounds depend on that row alone, the
+   blocks' summaries merge in row order (summary_merge), and the tier pools its rows in row order
+   at the end (ref/stat_tier.h, st_fwd); none of it depends on the threads.
+   RESNORM_CHECK_ROWS=0: the whole-tensor path; =K: blocks of K rows (for tests). */
+enum { ROWS_BLOCK_ELEMS = 1 << 15 };
 
 /* Rows per block, or 0 for the whole-tensor path. */
 static size_t rows_per_block(const cli_job *job)
 {
-    if (job->allow_ftz || !cli_splits_by_rows(job) || !cli_stat_rows_supported(job) ||
-        job->op->stat_bound)
+    if (job->allow_ftz || !job->rows || !cli_splits_by_rows(job) ||
+        !cli_stat_rows_supported(job) || job->op->stat_bound)
         return 0;
     const char *e = getenv("RESNORM_CHECK_ROWS");
     if (e && *e) {
@@ -553,22 +555,25 @@ static cli_job block_job(const cli_job *job, size_t r0, size_t nr)
     return sub;
 }
 
-/* The per-block buffers: output k's exact values (want[k]) and its bounds for each output dtype
-   that some actual is rounded to (bound[od][k]); per_row[k] values of output k per row. */
+/* One thread's buffers for a block: output k's exact values (want[k]) and its bounds for each
+   output dtype some actual is rounded to (bound[od][k]), per_row[k] values of output k a row;
+   the tier's row cache. */
 typedef struct {
     size_t per_row[CLI_MAX_IO];
-    double *want[CLI_MAX_IO];
-    double *bound[RN_NDTYPES][CLI_MAX_IO];
+    rn_array want[CLI_MAX_IO];
+    rn_array bound[RN_NDTYPES][CLI_MAX_IO];
     int need[RN_NDTYPES];
+    st_rows *cache;
 } rows_bufs;
 
 static void rows_bufs_free(rows_bufs *b)
 {
     for (int k = 0; k < CLI_MAX_IO; k++) {
-        free(b->want[k]);
+        rn_array_free(&b->want[k]);
         for (int t = 0; t < RN_NDTYPES; t++)
-            free(b->bound[t][k]);
+            rn_array_free(&b->bound[t][k]);
     }
+    st_rows_free(b->cache);
 }
 
 static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b)
@@ -576,59 +581,99 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
     memset(b, 0, sizeof *b);
     for (int m = 0; m < job->nactual; m++)
         b->need[r->sum[m].out] = 1;
+    if (!(b->cache = st_rows_new(R)))
+        return -1;
     for (int k = 0; k < job->op->noutputs; k++) {
         int nd;
         size_t sh[RN_MAX_DIMS], count = 1;
         cli_output_shape(job, k, &nd, sh);
         for (int i = 0; i < nd; i++)
             count *= sh[i];
-        b->per_row[k] = nd < 0 ? 0 : count / job->rows;
         if (nd < 0)
             continue;
-        size_t bytes = (R * b->per_row[k] + 1) * sizeof(double);
-        if (!(b->want[k] = malloc(bytes)))
+        b->per_row[k] = count / job->rows;
+        size_t len = R * b->per_row[k];
+        if (rn_array_alloc(&b->want[k], RN_F64, 1, &len))
             return -1;
         for (int t = 0; t < RN_NDTYPES; t++)
-            if (b->need[t] && !(b->bound[t][k] = malloc(bytes)))
+            if (b->need[t] && rn_array_alloc(&b->bound[t][k], RN_F64, 1, &len))
                 return -1;
     }
     return 0;
 }
 
-/* One block: twin, bounds, the comparison of each actual merged into r->sum[m] (sum_err[m]: the
-   largest error where the bound holds), the tier's rows.  0, 1 if a NaN bound calls for the
-   serial scan (the caller then runs the whole-tensor path), or an exit code after a message. */
-static int check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_stat_rows *st,
-                       cli_check_result *r, double *sum_err)
+/* What one block leaves for the merge: per actual its summary and largest error where the
+   bound holds; the twin's or bound's status (RN_TWIN_*; what: which one failed); serial: a NaN
+   bound (the whole-tensor path decides). */
+typedef struct {
+    summary_t sum[CLI_MAX_IO];
+    double err[CLI_MAX_IO];
+    int status, serial;
+    const char *what;
+} block_result;
+
+static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_stat_rows *st,
+                        const cli_check_result *r, block_result *out)
 {
     cli_job sub = block_job(job, r0, nr);
-    int rc = cli_twin_status(&sub, job->op->twin(&sub, RN_F64, b->want), "certified twin");
-    for (int t = 0; t < RN_NDTYPES && !rc; t++)
-        if (b->need[t])
-            rc = cli_run_bound_rows(&sub, r->cd, (rn_dtype)t, b->per_row, b->bound[t]);
-    if (rc)
-        return rc;
+    double *want[CLI_MAX_IO], *bound[CLI_MAX_IO];
+    for (int k = 0; k < job->op->noutputs; k++)
+        want[k] = b->want[k].data;
+    out->what = "certified twin";
+    out->status = job->op->twin(&sub, RN_F64, want);
+    for (int t = 0; t < RN_NDTYPES && out->status == RN_TWIN_OK; t++) {
+        if (!b->need[t])
+            continue;
+        for (int k = 0; k < job->op->noutputs; k++)
+            bound[k] = b->bound[t][k].data;
+        out->what = "error bound";
+        out->status = job->op->bound(&sub, r->cd, (rn_dtype)t, bound);
+    }
+    if (out->status != RN_TWIN_OK)
+        return;
     const double *got[CLI_MAX_IO];
-    for (int m = 0; m < job->nactual; m++) {
+    for (int m = 0; m < job->nactual && !out->serial; m++) {
         int k = job->act_index[m];
         size_t w = b->per_row[k], lo = r0 * w;
         got[m] = job->act[m].data + lo;
-        summary_t part;
-        double err;
-        if (summarize_span(got[m], b->want[k], b->bound[r->sum[m].out][k], NULL, lo, lo + nr * w,
-                           lo, r->sum[m].out, &part, &err))
-            return 1;
-        rn_dtype od = r->sum[m].out;
-        if (r0 == 0)
-            r->sum[m] = part;
-        else
-            summary_merge(&r->sum[m], &part);
-        r->sum[m].out = od;
-        sum_err[m] = r0 == 0 ? err : fmax(sum_err[m], err);
+        out->serial = summarize_span(got[m], want[k], b->bound[r->sum[m].out][k].data, NULL, lo,
+                                     lo + nr * w, lo, r->sum[m].out, &out->sum[m], &out->err[m]);
     }
-    if (st && cli_stat_rows_add(st, &sub, r0, r, got, (const double *const *)b->want)) {
-        cli_error(job->verb, "out of memory");
-        return RN_EXIT_INTERNAL;
+    if (!out->serial && st &&
+        cli_stat_rows_add(st, &sub, r0, b->cache, r, got, (const double *const *)want)) {
+        out->what = "statistical tier";
+        out->status = RN_TWIN_NOMEM;
+    }
+}
+
+/* The blocks' results merged in row order into r (the first failure decides, as a scan of the
+   rows would meet it).  0, 1 for the serial scan, or an exit code after a message. */
+static int merge_blocks(const cli_job *job, const block_result *res, size_t nb,
+                        cli_check_result *r)
+{
+    for (size_t i = 0; i < nb; i++) {
+        if (res[i].status != RN_TWIN_OK) {
+            cli_job at = *job;
+            return cli_twin_status(&at, res[i].status, res[i].what);
+        }
+        if (res[i].serial)
+            return 1;
+    }
+    r->pass = 1;
+    for (int m = 0; m < job->nactual; m++) {
+        summary_t *s = &r->sum[m];
+        rn_dtype od = s->out;
+        double err = res[0].err[m];
+        *s = res[0].sum[m];
+        for (size_t i = 1; i < nb; i++) {
+            summary_merge(s, &res[i].sum[m]);
+            err = fmax(err, res[i].err[m]);
+        }
+        s->out = od;
+        s->count = job->act[m].count;
+        s->max_ulps_of_scale = err / rn_ulp(s->max_abs_want, od);
+        if (s->mismatches)
+            r->pass = 0;
     }
     return 0;
 }
@@ -639,33 +684,40 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, cli_check_res
 {
     for (int m = 0; m < job->nactual; m++)
         r->sum[m].out = cli_coarser_dtype(job->act[m].dtype, d);
-    rows_bufs b;
-    cli_stat_rows *st = cli_stat_rows_begin(job, r, R);
-    int rc = !st || rows_bufs_alloc(job, r, R, &b) ? -1 : 0;
-    if (rc) {
-        if (st)
+    size_t nb = (job->rows + R - 1) / R;
+    block_result *res = calloc(nb, sizeof *res);
+    cli_stat_rows *st = res ? cli_stat_rows_begin(job, r) : NULL;
+    int nomem = !res || !st;
+    long NB = (long)nb;
+    if (!nomem) {
+#pragma omp parallel num_threads(rn_threads_for(job->rows * job->n))
+        {
+            rows_bufs b;
+            int ok = rows_bufs_alloc(job, r, R, &b) == 0;
+#pragma omp for schedule(dynamic, 1)
+            for (long i = 0; i < NB; i++) {
+                size_t r0 = (size_t)i * R;
+                if (ok)
+                    check_block(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st, r,
+                                &res[i]);
+                else
+                    res[i].status = RN_TWIN_NOMEM, res[i].what = "check by blocks of rows";
+            }
             rows_bufs_free(&b);
-        cli_stat_rows_free(st);
-        cli_error(job->verb, "out of memory");
-        return RN_EXIT_INTERNAL;
-    }
-    double sum_err[CLI_MAX_IO] = {0};
-    for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R)
-        rc = check_block(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st, r, sum_err);
-    cli_phase("blocks");
-    if (!rc) {
-        r->pass = 1;
-        for (int m = 0; m < job->nactual; m++) {
-            summary_t *s = &r->sum[m];
-            s->count = job->act[m].count;
-            s->max_ulps_of_scale = sum_err[m] / rn_ulp(s->max_abs_want, s->out);
-            if (s->mismatches)
-                r->pass = 0;
         }
-        cli_stat_rows_end(st, job, r);
+    }
+    cli_phase("blocks");
+    int rc;
+    if (nomem) {
+        cli_error(job->verb, "out of memory");
+        rc = RN_EXIT_INTERNAL;
+    } else {
+        rc = merge_blocks(job, res, nb, r);
+        if (!rc)
+            cli_stat_rows_end(st, job, r);
     }
     cli_stat_rows_free(st);
-    rows_bufs_free(&b);
+    free(res);
     return rc;
 }
 

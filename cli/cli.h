@@ -267,15 +267,17 @@ int cli_ulps_below_scale(const cli_summary *s);
    "off") and parser (0, or -1 if unknown). */
 void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r);
 /* The same tier over blocks of rows, for the ops it supports (cli_stat_rows_supported: LayerNorm
-   and RMSNorm forward): begin after the outputs' dtypes are set in r->sum[m].out, for blocks of
-   at most rows_max rows (NULL: out of memory); add each block (sub: the block's sub-job, rows r0 ..; got[m]: actual m's values of the
-   block, want[k]: output k's exact values of the block; -1 out of memory); end pools the rows
-   into r->stat, the result cli_stat_run gives. */
+   and RMSNorm forward): begin after the outputs' dtypes are set in r->sum[m].out (NULL: out of
+   memory); add each block, from any thread, blocks in any order (sub: the block's sub-job, rows
+   r0 ..; cache: the calling thread's st_rows for at least the block's rows, cleared here; got[m]:
+   actual m's values of the block, want[k]: output k's exact values of the block; -1 out of
+   memory); end pools the rows into r->stat, the result cli_stat_run gives. */
 typedef struct cli_stat_rows cli_stat_rows;
 int cli_stat_rows_supported(const cli_job *job);
-cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r, size_t rows_max);
-int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r,
-                      const double *const *got, const double *const *want);
+cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r);
+int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
+                      const cli_check_result *r, const double *const *got,
+                      const double *const *want);
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r);
 void cli_stat_rows_free(cli_stat_rows *s);
 void cli_stat_print(const cli_job *job, const cli_check_result *r);

@@ -171,7 +171,6 @@ struct cli_stat_rows {
     int mode;                     /* CLI_STAT_*, as cli_stat_run resolves it */
     int active;                   /* the tier runs (mode not off) */
     st_problem p;                 /* the whole problem's constants (x: per block) */
-    st_rows *cache;               /* the block's row hashes and statistics, shared by its outputs */
     st_fwd *f[CLI_MAX_IO];        /* per actual: its test, or NULL (no model for the output) */
 };
 
@@ -203,7 +202,7 @@ static int stat_mode(const cli_job *job)
     return job->stat_mode;
 }
 
-cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r, size_t rows_max)
+cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r)
 {
     cli_stat_rows *s = calloc(1, sizeof *s);
     if (!s)
@@ -217,10 +216,6 @@ cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r
     int oa = cli_attr_index(job->op, "offset");
     p->offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
     p->gamma = input(job, "gamma"), p->beta = input(job, "beta");
-    if (s->active && !(s->cache = st_rows_new(rows_max))) {
-        free(s);
-        return NULL;
-    }
     for (int m = 0; s->active && m < job->nactual; m++) {
         int kind = fwd_kind(job, job->op->outputs[job->act_index[m]]);
         if (kind >= 0 && !(s->f[m] = st_fwd_new((st_fwd_kind)kind, job->rows))) {
@@ -231,14 +226,15 @@ cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r
     return s;
 }
 
-int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r,
-                      const double *const *got, const double *const *want)
+int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
+                      const cli_check_result *r, const double *const *got,
+                      const double *const *want)
 {
     st_problem p = s->p;
     p.rows = sub->rows;
     p.x = input(sub, "x");
-    p.cache = s->cache;
-    st_rows_clear(s->cache);
+    p.cache = cache;
+    st_rows_clear(cache);
     for (int m = 0; s->active && m < sub->nactual; m++) {
         if (!s->f[m])
             continue;
@@ -270,7 +266,6 @@ void cli_stat_rows_free(cli_stat_rows *s)
         return;
     for (int m = 0; m < CLI_MAX_IO; m++)
         st_fwd_free(s->f[m]);
-    st_rows_free(s->cache);
     free(s);
 }
 
