@@ -4,7 +4,8 @@ For LayerNorm and RMSNorm at 1024 x 768 and 4096 x 4096 (f32 inputs, outputs rou
 1 and 2 threads (torch.set_num_threads / resnorm --threads), prints the best wall time of
   torch f64 forward, torch f64 forward + backward (autograd),
   resnorm eval (forward, and the backward op with dy),
-  resnorm check of PyTorch float32's outputs (forward), and its input rate in MB/s (x's bytes / time).
+  resnorm check of PyTorch float32's outputs (forward), and its input rate in MB/s (x's bytes / time),
+  and the peak resident megabytes of the eval (forward) and check processes.
 The resnorm times are whole processes (start-up, .npy reading and writing included).  Each cell
 is the wall time and, in parentheses, the CPU time of all threads (a fairer measure when the
 machine is loaded).  Timing only:
@@ -22,6 +23,7 @@ Usage: bench_fastpath.py [--ops OP,OP,...] [--sizes ROWSxN,...]   (default: ever
 ops: layernorm, rmsnorm, skip_layernorm, skip_rmsnorm)."""
 import argparse
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -57,12 +59,17 @@ def best(fn, k):
 
 
 def cell(t):
-    return "%8.4f (%7.4f)" % t
+    return "%8.4f (%7.4f)" % t[:2]
 
 
 def ratio(a, b):
     """a / b in wall time (and CPU time): how many times slower resnorm is than PyTorch."""
     return "%6.1f (%6.1f)" % (a[0] / b[0], a[1] / max(b[1], 1e-9))
+
+
+def mb(t):
+    """The peak resident megabytes of a `run` result."""
+    return "%8.0f" % t[2]
 
 
 def torch_fwd(op, x, g, b):
@@ -104,17 +111,27 @@ def torch_times(op, x32, g32, b32, dy32, threads, k):
 
 
 def run(args, k):
+    """(wall, cpu, peak resident MB) of `resnorm ARGS`: the best of k runs by wall time, and the
+    largest peak resident set of the k processes, as resnorm reports it (RESNORM_MEMORY_REPORT:
+    its VmHWM; a child's rusage would count this Python process's pages, copied at the fork)."""
+    peak = [0.0]
+    env = dict(os.environ, RESNORM_MEMORY_REPORT="1")
+
     def once():
-        p = subprocess.run([RESNORM] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p = subprocess.run([RESNORM] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env=env)
         if p.returncode != 0:
             sys.exit("bench: resnorm %s failed: %s" % (" ".join(args), p.stderr.decode()))
-    return best(once, k)
+        m = re.search(rb"peak resident (\d+) kB", p.stderr)
+        peak[0] = max(peak[0], int(m.group(1)) / 1024.0 if m else float("nan"))
+    return best(once, k) + (peak[0],)
 
 
 def header(opw):
-    print(("%%-%ds %%-10s %%2s %%18s %%18s %%18s %%18s %%18s %%8s %%8s %%15s %%15s" % opw) % (
+    print(("%%-%ds %%-10s %%2s %%18s %%18s %%18s %%18s %%18s %%8s %%8s %%15s %%15s %%8s %%8s" % opw) % (
         "op", "shape", "th", "torch f64 fwd", "torch f64 f+b", "resnorm eval fwd",
-        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu", "fwd x torch", "bwd x torch"))
+        "resnorm eval bwd", "resnorm check", "MB/s", "MB/s cpu", "fwd x torch", "bwd x torch",
+        "eval MB", "check MB"))
 
 
 def parse_args():
@@ -186,10 +203,10 @@ def skip_table(ops, sizes, d):
                 tb = run(["eval", op + "_backward"] + ins + ["--in", "dy=%s/dy.npy" % d,
                          "--threads", str(th), "--out", d + "/ob"], k)
                 tc = run(["check", op] + fins + acts + ["--threads", str(th)], k)
-                print("%-14s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s" % (
+                print("%-14s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s %s %s" % (
                     op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
                     cell(tc), x.nbytes / 1e6 / tc[0], x.nbytes / 1e6 / tc[1],
-                    ratio(te, tf), ratio(tb, tfb)))
+                    ratio(te, tf), ratio(tb, tfb), mb(te), mb(tc)))
                 sys.stdout.flush()
 
 
@@ -238,10 +255,11 @@ def norm_table(ops, sizes, d):
                 tb = run(["eval", op + "_backward"] + bins +
                                       ["--threads", str(th), "--out", d + "/ob"], k)
                 tc = run(["check", op] + ins + acts + ["--threads", str(th)], k)
-                mb = x.nbytes / 1e6 / tc[0]
-                print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s" % (
+                rate = x.nbytes / 1e6 / tc[0]
+                print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s %s %s" % (
                     op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
-                    cell(tc), mb, x.nbytes / 1e6 / tc[1], ratio(te, tf), ratio(tb, tfb)))
+                    cell(tc), rate, x.nbytes / 1e6 / tc[1], ratio(te, tf), ratio(tb, tfb),
+                    mb(te), mb(tc)))
                 sys.stdout.flush()
 
 
