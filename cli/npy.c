@@ -487,6 +487,7 @@ static int open_regular(const char *path, size_t *size, char *err, size_t errlen
     return fd;
 }
 
+/* After a failed read_full of the header: close fd, and say why. */
 static int read_fail(int fd, const char *path, char *err, size_t errlen)
 {
     int e = errno;
@@ -547,37 +548,101 @@ int npy_read_header(const char *path, rn_array *out, char *err, size_t errlen)
     return 0;
 }
 
-int npy_read(const char *path, rn_array *out, char *err, size_t errlen)
+int npy_open(const char *path, npy_reader *r, rn_array *hdr, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
+    memset(r, 0, sizeof *r);
+    memset(hdr, 0, sizeof *hdr);
+    r->fd = -1;
     npy_info info;
     int fd = open_checked(path, &info, err, errlen);
     if (fd < 0)
         return -1;
-    if (rn_array_alloc(out, info.dtype, info.ndim, info.shape) != 0) {
-        close(fd);
-        return fail(err, errlen, path, "out of memory for %zu elements", info.count);
-    }
-    /* The data in chunks, decoded as they come: memory is the array, not the file as well. */
-    unsigned char chunk[1 << 16];
-    size_t per = sizeof chunk / info.isz, done = 0;
-    while (done < info.count) {
-        size_t k = info.count - done < per ? info.count - done : per;
-        if (read_full(fd, chunk, k * info.isz) != 0) {
-            rn_array_free(out);
-            return read_fail(fd, path, err, errlen);
+    r->fd = fd;
+    r->path = path;
+    r->dtype = info.dtype;
+    r->count = info.count;
+    r->isz = info.isz;
+    r->data_off = info.data_off;
+    hdr->dtype = info.dtype;
+    hdr->ndim = info.ndim;
+    memcpy(hdr->shape, info.shape, sizeof info.shape);
+    hdr->count = info.count;
+    return 0;
+}
+
+/* Exactly n bytes at offset off (pread: the reader keeps no position); 0, or -1 with errno (0 at
+   an early end of file). */
+static int pread_full(int fd, void *buf, size_t n, size_t off)
+{
+    unsigned char *p = buf;
+    while (n) {
+        ssize_t k = pread(fd, p, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = 0;
+            return -1;
         }
-        decode(info.dtype, chunk, k, out->data + done);
-        done += k;
-    }
-    /* The file may have grown since fstat: what follows the data is an error as before. */
-    ssize_t extra = read(fd, chunk, 1);
-    close(fd);
-    if (extra != 0) {
-        rn_array_free(out);
-        return fail(err, errlen, path, "the file changed while it was read");
+        p += k;
+        n -= (size_t)k;
+        off += (size_t)k;
     }
     return 0;
+}
+
+static int range_fail(const npy_reader *r, char *err, size_t errlen)
+{
+    if (errno == 0)
+        return fail(err, errlen, r->path, "the file shrank while it was read");
+    return fail(err, errlen, r->path, "read error: %s", strerror(errno));
+}
+
+int npy_read_range(npy_reader *r, size_t off, size_t count, double *out, char *err, size_t errlen)
+{
+    if (off > r->count || count > r->count - off)
+        return fail(err, errlen, r->path, "elements [%zu, %zu) are beyond its %zu elements", off,
+                    off + count, r->count);
+    /* The data in chunks, decoded as they come: memory is the doubles, not the file as well. */
+    unsigned char chunk[1 << 16];
+    size_t per = sizeof chunk / r->isz, done = 0;
+    while (done < count) {
+        size_t k = count - done < per ? count - done : per;
+        if (pread_full(r->fd, chunk, k * r->isz, r->data_off + (off + done) * r->isz) != 0)
+            return range_fail(r, err, errlen);
+        decode(r->dtype, chunk, k, out + done);
+        done += k;
+    }
+    /* At the end of the data: the file may have grown since fstat, which is an error as when the
+       header said so. */
+    if (off + count == r->count && pread(r->fd, chunk, 1, (off_t)(r->data_off + r->count * r->isz)) != 0)
+        return fail(err, errlen, r->path, "the file changed while it was read");
+    return 0;
+}
+
+void npy_close(npy_reader *r)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+}
+
+int npy_read(const char *path, rn_array *out, char *err, size_t errlen)
+{
+    npy_reader r;
+    rn_array h;
+    memset(out, 0, sizeof *out);
+    if (npy_open(path, &r, &h, err, errlen) != 0)
+        return -1;
+    if (rn_array_alloc(out, h.dtype, h.ndim, h.shape) != 0) {
+        npy_close(&r);
+        return fail(err, errlen, path, "out of memory for %zu elements", h.count);
+    }
+    int rc = npy_read_range(&r, 0, h.count, out->data, err, errlen);
+    npy_close(&r);
+    if (rc)
+        rn_array_free(out);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -614,80 +679,97 @@ static int encode_f32_le(const double *v, size_t count, rn_dtype d, unsigned cha
 #endif
 }
 
-/* The complete file image of a (header padded as np.save pads it: to a multiple of 64 bytes,
-   ending in '\n'). */
-unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
-                          size_t errlen)
+int npy_encode_header(const char *path, rn_dtype d, int ndim, const size_t *shape,
+                      unsigned char *buf, size_t *len, char *err, size_t errlen)
 {
-    if ((unsigned)a->dtype >= RN_NDTYPES || a->ndim < 0 || a->ndim > RN_MAX_DIMS) {
-        fail(err, errlen, path, "invalid array (dtype or ndim)");
-        return NULL;
-    }
+    if ((unsigned)d >= RN_NDTYPES || ndim < 0 || ndim > RN_MAX_DIMS)
+        return fail(err, errlen, path, "invalid array (dtype or ndim)");
     size_t count = 1;
-    for (int i = 0; i < a->ndim; i++) {
-        if (a->shape[i] != 0 && count > SIZE_MAX / a->shape[i]) {
-            fail(err, errlen, path, "shape's element count overflows size_t");
-            return NULL;
-        }
-        count *= a->shape[i];
-    }
-    if (count != a->count || (count && !a->data)) {
-        fail(err, errlen, path, "invalid array (count %zu does not match its shape)", a->count);
-        return NULL;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] != 0 && count > SIZE_MAX / shape[i])
+            return fail(err, errlen, path, "shape's element count overflows size_t");
+        count *= shape[i];
     }
     char dict[512];
     int k = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
-                     descr_of(a->dtype));
-    for (int i = 0; i < a->ndim; i++)
-        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s%zu", i ? ", " : "", a->shape[i]);
-    k += snprintf(dict + k, sizeof dict - (size_t)k, "%s), }", a->ndim == 1 ? "," : "");
+                     descr_of(d));
+    for (int i = 0; i < ndim; i++)
+        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s%zu", i ? ", " : "", shape[i]);
+    k += snprintf(dict + k, sizeof dict - (size_t)k, "%s), }", ndim == 1 ? "," : "");
     size_t dlen = (size_t)k;
     size_t total_hdr = 10 + dlen + 1; /* magic, version, u16 length, dict, '\n' */
-    size_t padded = (total_hdr + 63) / 64 * 64;
+    size_t padded = (total_hdr + 63) / 64 * 64; /* <= NPY_HEADER_MAX */
     size_t hlen = padded - 10;
-    size_t isz = itemsize_of(a->dtype);
-    if (count > (SIZE_MAX - padded) / isz) {
-        fail(err, errlen, path, "array too large");
-        return NULL;
-    }
-    *len = padded + count * isz;
-    unsigned char *img = rn_bigbuf_calloc(*len, 1); /* 2 MiB pages: ref/bigbuf.h */
-    if (!img) {
-        fail(err, errlen, path, "out of memory");
-        return NULL;
-    }
-    memcpy(img, "\x93NUMPY\x01\x00", 8);
-    img[8] = (unsigned char)(hlen & 0xff);
-    img[9] = (unsigned char)(hlen >> 8);
-    memcpy(img + 10, dict, dlen);
-    memset(img + 10 + dlen, ' ', hlen - dlen - 1);
-    img[padded - 1] = '\n';
-    unsigned char *p = img + padded;
-    if (encode_f32_le(a->data, count, a->dtype, p))
-        return img;
+    if (count > (SIZE_MAX - padded) / itemsize_of(d))
+        return fail(err, errlen, path, "array too large");
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hlen & 0xff);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memcpy(buf + 10, dict, dlen);
+    memset(buf + 10 + dlen, ' ', hlen - dlen - 1);
+    buf[padded - 1] = '\n';
+    *len = padded;
+    return 0;
+}
+
+/* count values v into out (count * itemsize bytes, little-endian); v[0] is element `first` of the
+   file's array, so that a value not of dtype d is named by its index in the whole array. */
+static int encode_values(const char *path, const double *v, size_t count, size_t first,
+                         rn_dtype d, unsigned char *out, char *err, size_t errlen)
+{
+    if (encode_f32_le(v, count, d, out))
+        return 0;
+    size_t isz = itemsize_of(d);
+    unsigned char *p = out;
     for (size_t i = 0; i < count; i++, p += isz) {
-        double v = a->data[i];
-        if (!rn_representable(v, a->dtype)) {
-            free(img);
-            fail(err, errlen, path, "element %zu (%.17g) is not a value of dtype %s", i, v,
-                 rn_dtype_name(a->dtype));
-            return NULL;
-        }
+        double x = v[i];
+        if (!rn_representable(x, d))
+            return fail(err, errlen, path, "element %zu (%.17g) is not a value of dtype %s",
+                        first + i, x, rn_dtype_name(d));
         uint64_t u;
-        switch (a->dtype) {
-        case RN_F64: memcpy(&u, &v, 8); break;
+        switch (d) {
+        case RN_F64: memcpy(&u, &x, 8); break;
         case RN_F32: {
-            float f = (float)v;
+            float f = (float)x;
             uint32_t w;
             memcpy(&w, &f, 4);
             u = w;
             break;
         }
-        case RN_F16: u = rn_f16_bits(v); break;
-        default: u = rn_bf16_bits(v); break;
+        case RN_F16: u = rn_f16_bits(x); break;
+        default: u = rn_bf16_bits(x); break;
         }
         for (size_t b = 0; b < isz; b++)
             p[b] = (unsigned char)(u >> (8 * b));
+    }
+    return 0;
+}
+
+/* The complete file image of a: npy_encode_header's header, then the values. */
+unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
+                          size_t errlen)
+{
+    unsigned char hdr[NPY_HEADER_MAX];
+    size_t hl;
+    if (npy_encode_header(path, a->dtype, a->ndim, a->shape, hdr, &hl, err, errlen) != 0)
+        return NULL;
+    size_t count = 1;
+    for (int i = 0; i < a->ndim; i++)
+        count *= a->shape[i];
+    if (count != a->count || (count && !a->data)) {
+        fail(err, errlen, path, "invalid array (count %zu does not match its shape)", a->count);
+        return NULL;
+    }
+    *len = hl + count * itemsize_of(a->dtype);
+    unsigned char *img = rn_bigbuf_calloc(*len, 1); /* 2 MiB pages: ref/bigbuf.h */
+    if (!img) {
+        fail(err, errlen, path, "out of memory");
+        return NULL;
+    }
+    memcpy(img, hdr, hl);
+    if (encode_values(path, a->data, count, 0, a->dtype, img + hl, err, errlen) != 0) {
+        free(img);
+        return NULL;
     }
     return img;
 }
@@ -709,58 +791,148 @@ static char *dir_of(const char *path)
     return d;
 }
 
+/* All of buf to fd; 0, or an errno value. */
+static int write_all(int fd, const unsigned char *buf, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* The writer encodes this many values at a time (512 KiB of f64) between writes. */
+enum { WRITER_CHUNK = 1 << 16 };
+
+int npy_writer_open(npy_writer *w, const char *path, rn_dtype d, int ndim, const size_t *shape,
+                    char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->path = path;
+    w->dtype = d;
+    unsigned char hdr[NPY_HEADER_MAX];
+    size_t hl;
+    if (npy_encode_header(path, d, ndim, shape, hdr, &hl, err, errlen) != 0)
+        return -1;
+    w->count = 1;
+    for (int i = 0; i < ndim; i++)
+        w->count *= shape[i];
+    if (!(w->buf = malloc(WRITER_CHUNK * itemsize_of(d))))
+        return fail(err, errlen, path, "out of memory");
+    char *dir = dir_of(path);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (!dir || (size_t)snprintf(w->tmp, sizeof w->tmp, "%s/.%s.tmp.XXXXXX", dir, base) >=
+                    sizeof w->tmp) {
+        free(dir);
+        npy_writer_abort(w);
+        return fail(err, errlen, path, "path too long");
+    }
+    free(dir);
+    if ((w->fd = mkstemp(w->tmp)) < 0) {
+        int e = errno;
+        npy_writer_abort(w);
+        return fail(err, errlen, path, "cannot create a temporary file next to it: %s",
+                    strerror(e));
+    }
+    w->have_tmp = 1;
+    /* mkstemp makes the file 0600; give it the mode an ordinary create would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(w->fd, 0666 & ~mask);
+    int e = write_all(w->fd, hdr, hl);
+    if (e) {
+        npy_writer_abort(w);
+        return fail(err, errlen, path, "write failed: %s", strerror(e));
+    }
+    return 0;
+}
+
+int npy_writer_append(npy_writer *w, const double *v, size_t count, char *err, size_t errlen)
+{
+    if (count > w->count - w->done)
+        return fail(err, errlen, w->path, "more values than its shape holds");
+    size_t isz = itemsize_of(w->dtype);
+    for (size_t i = 0; i < count; i += WRITER_CHUNK) {
+        size_t k = count - i < WRITER_CHUNK ? count - i : WRITER_CHUNK;
+        if (encode_values(w->path, v + i, k, w->done, w->dtype, w->buf, err, errlen) != 0)
+            return -1;
+        int e = write_all(w->fd, w->buf, k * isz);
+        if (e)
+            return fail(err, errlen, w->path, "write failed: %s", strerror(e));
+        w->done += k;
+    }
+    return 0;
+}
+
+int npy_writer_close(npy_writer *w, char *err, size_t errlen)
+{
+    int e = 0;
+    if (w->done != w->count) {
+        fail(err, errlen, w->path, "%zu values written, its shape holds %zu", w->done, w->count);
+        npy_writer_abort(w);
+        return -1;
+    }
+    if (getenv("RESNORM_FSYNC") && fsync(w->fd) != 0)
+        e = errno;
+    if (close(w->fd) != 0 && !e)
+        e = errno;
+    w->fd = -1;
+    free(w->buf);
+    w->buf = NULL;
+    if (e) {
+        npy_writer_abort(w);
+        return fail(err, errlen, w->path, "write failed: %s", strerror(e));
+    }
+    return 0;
+}
+
+void npy_writer_abort(npy_writer *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    if (w->have_tmp)
+        unlink(w->tmp);
+    w->have_tmp = 0;
+    w->tmp[0] = '\0';
+    free(w->buf);
+    w->buf = NULL;
+}
+
 int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen, char *err,
                   size_t errlen)
 {
     if (tmplen)
         tmp[0] = '\0';
-    size_t len;
-    unsigned char *img = npy_encode(path, a, &len, err, errlen);
-    if (!img)
+    size_t count = 1;
+    for (int i = 0; i < a->ndim && a->ndim <= RN_MAX_DIMS; i++)
+        count *= a->shape[i];
+    if (a->ndim < 0 || a->ndim > RN_MAX_DIMS || count != a->count || (count && !a->data))
+        return fail(err, errlen, path, "invalid array (count %zu does not match its shape)",
+                    a->count);
+    npy_writer w;
+    if (npy_writer_open(&w, path, a->dtype, a->ndim, a->shape, err, errlen) != 0)
         return -1;
-    char *dir = dir_of(path);
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (!dir || (size_t)snprintf(tmp, tmplen, "%s/.%s.tmp.XXXXXX", dir, base) >= tmplen) {
-        free(dir);
-        free(img);
+    if (npy_writer_append(&w, a->data, a->count, err, errlen) != 0) {
+        npy_writer_abort(&w);
+        return -1;
+    }
+    if ((size_t)snprintf(tmp, tmplen, "%s", w.tmp) >= tmplen) {
+        npy_writer_abort(&w);
         if (tmplen)
             tmp[0] = '\0';
         return fail(err, errlen, path, "path too long");
     }
-    free(dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(img);
+    if (npy_writer_close(&w, err, errlen) != 0) {
         tmp[0] = '\0';
-        return fail(err, errlen, path, "cannot create a temporary file next to it: %s",
-                    strerror(e));
-    }
-    /* mkstemp makes the file 0600; give it the mode an ordinary create would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-    size_t off = 0;
-    int e = 0;
-    while (off < len) {
-        ssize_t w = write(fd, img + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            e = errno;
-            break;
-        }
-        off += (size_t)w;
-    }
-    free(img);
-    if (!e && getenv("RESNORM_FSYNC") && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && !e)
-        e = errno;
-    if (e) {
-        unlink(tmp);
-        tmp[0] = '\0';
-        return fail(err, errlen, path, "write failed: %s", strerror(e));
+        return -1;
     }
     return 0;
 }

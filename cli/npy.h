@@ -28,6 +28,23 @@ int npy_read(const char *path, rn_array *out, char *err, size_t errlen);
    dtype, ndim, shape and count, no data (out->data is NULL).  Lets a caller refuse a shape before
    the data is read. */
 int npy_read_header(const char *path, rn_array *out, char *err, size_t errlen);
+/* An open .npy file whose data is read a range at a time (eval's streaming path, cli/stream.c):
+   npy_open makes npy_read_header's checks and keeps the file open, so every later range comes from
+   the file whose header was checked (renaming another file over path in between changes nothing). */
+typedef struct {
+    int fd;
+    const char *path;          /* for messages (not copied) */
+    rn_dtype dtype;
+    size_t count, isz, data_off;
+} npy_reader;
+/* *hdr gets dtype, ndim, shape and count (hdr->data is NULL).  0, or -1 with npy_read's messages. */
+int npy_open(const char *path, npy_reader *r, rn_array *hdr, char *err, size_t errlen);
+/* Elements [off, off + count) of the data, decoded into out[0..count).  -1 with a message naming the
+   file, as npy_read's: "the file shrank while it was read" (it was truncated after npy_open), a
+   read error, or, for a range that ends the data, "the file changed while it was read" (it grew). */
+int npy_read_range(npy_reader *r, size_t off, size_t count, double *out, char *err,
+                   size_t errlen);
+void npy_close(npy_reader *r);
 /* Parse an in-memory .npy image (the reader behind npy_read; what the fuzzer drives). name is used
    in messages. */
 int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *out, char *err,
@@ -41,6 +58,36 @@ int npy_write(const char *path, const rn_array *a, char *err, size_t errlen);
 int npy_write_tmp(const char *path, const rn_array *a, char *tmp, size_t tmplen, char *err,
                   size_t errlen);
 
+/* A .npy file written a block of values at a time into a new temporary file next to path
+   (".NAME.npy.tmp.XXXXXX", as npy_write_tmp): the header with the full shape first, then the values
+   in order.  npy_write_tmp is this writer, so both give the same bytes.  The caller renames w->tmp
+   into place after npy_writer_close, or removes it with npy_writer_abort. */
+typedef struct {
+    int fd, have_tmp;
+    char tmp[4096];
+    const char *path;
+    rn_dtype dtype;
+    size_t count, done;        /* elements the shape holds, and written so far */
+    unsigned char *buf;        /* encoding buffer */
+} npy_writer;
+/* 0, or -1 with a message naming path and no temporary left. */
+int npy_writer_open(npy_writer *w, const char *path, rn_dtype d, int ndim, const size_t *shape,
+                    char *err, size_t errlen);
+/* The next count values (each must be a value of the dtype: else the message names its index in
+   the whole array).  0, or -1 with a message (the temporary stays until npy_writer_abort). */
+int npy_writer_append(npy_writer *w, const double *v, size_t count, char *err, size_t errlen);
+/* Every value written: closes the file (fsync first under RESNORM_FSYNC); the temporary stays for
+   the caller.  0, or -1 with a message and the temporary removed. */
+int npy_writer_close(npy_writer *w, char *err, size_t errlen);
+/* Closes and removes the temporary (nothing if there is none). */
+void npy_writer_abort(npy_writer *w);
+
+/* The header np.save writes for an array of dtype d and this shape (padded to a multiple of 64
+   bytes, ending in '\n'; at most NPY_HEADER_MAX bytes) into buf, its length in *len.  0, or -1 with
+   a message naming path. */
+#define NPY_HEADER_MAX 640
+int npy_encode_header(const char *path, rn_dtype d, int ndim, const size_t *shape,
+                      unsigned char *buf, size_t *len, char *err, size_t errlen);
 /* The complete file image npy_write writes for a (malloc'd, *len bytes), or NULL with a message
    naming path. */
 unsigned char *npy_encode(const char *path, const rn_array *a, size_t *len, char *err,
