@@ -541,20 +541,45 @@ static void warn_tiny_eps(const cli_job *job)
                 "rounds to 0: the op runs with eps = 0\n", job->verb, text, dt);
 }
 
+/* The inputs, read whole (rd NULL: cli_load) or as their headers with each file left open in rd[k]
+   (cli_load_headers, for the streaming eval), then the op's prepare on the shapes and attributes
+   and the tiny-eps warning: one sequence of checks and messages for both. */
+static int load_inputs(cli_job *job, npy_reader *rd)
+{
+    const cli_op *op = job->op;
+    char err[512];
+    for (int k = 0; rd && k < op->ninputs; k++)
+        rd[k].fd = -1;
+    for (int k = 0; k < op->ninputs; k++) {
+        if (!job->in_path[k])
+            continue;
+        int r = rd ? npy_open(job->in_path[k], &rd[k], &job->in[k], err, sizeof err)
+                   : npy_read(job->in_path[k], &job->in[k], err, sizeof err);
+        if (r != 0) {
+            cli_error(job->verb, "input %s: %s", op->inputs[k], err);
+            return RN_EXIT_USAGE;
+        }
+    }
+    int rc = op->prepare(job);
+    if (rc)
+        return rc;
+    warn_tiny_eps(job);
+    return 0;
+}
+
+int cli_load_headers(cli_job *job, npy_reader *rd)
+{
+    return load_inputs(job, rd);
+}
+
 int cli_load(cli_job *job)
 {
     const char *verb = job->verb;
     const cli_op *op = job->op;
     char err[512], s1[160], s2[160];
-    for (int k = 0; k < op->ninputs; k++)
-        if (job->in_path[k] && npy_read(job->in_path[k], &job->in[k], err, sizeof err) != 0) {
-            cli_error(verb, "input %s: %s", op->inputs[k], err);
-            return RN_EXIT_USAGE;
-        }
-    int rc = op->prepare(job);
+    int rc = load_inputs(job, NULL);
     if (rc)
         return rc;
-    warn_tiny_eps(job);
     for (int m = 0; m < job->nactual; m++) {
         int k = job->act_index[m];
         /* The shape first, from the header alone: a wrong (or huge) file is refused before its
@@ -915,70 +940,102 @@ static int backup(pub_file *f, const char *dir, const char *name)
     return -1;
 }
 
-int cli_publish(const char *dir, const char *const *names, const rn_array *arrays, int n)
+/* A publication in progress: the directories this run created, and each output's files. */
+struct cli_pub {
+    const char *dir;
+    int n;
+    const char *const *names;
+    dir_list created;
+    pub_file *f;
+};
+
+/* Output k's path is refused if something other than a regular file is there. */
+static int check_dst(const pub_file *f)
 {
-    dir_list created = {0};
+    struct stat st;
+    if (lstat(f->dst, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_error("eval", "%s exists and is not a regular file; no output written", f->dst);
+        return RN_EXIT_USAGE;
+    }
+    return 0;
+}
+
+cli_pub *cli_pub_begin(const char *dir, const char *const *names, int n, int *rc)
+{
+    cli_pub *p = calloc(1, sizeof *p);
     pub_file *f = calloc(n > 0 ? (size_t)n : 1, sizeof *f);
-    char err[512];
-    int rc = 0, lockfd = -1;
-    if (!f) {
+    if (!p || !f) {
+        free(p), free(f);
         cli_error("eval", "out of memory");
-        return RN_EXIT_INTERNAL;
+        *rc = RN_EXIT_INTERNAL;
+        return NULL;
     }
-    if (make_dirs(dir, &created) != 0) {
+    p->dir = dir, p->n = n, p->names = names, p->f = f;
+    *rc = 0;
+    if (make_dirs(dir, &p->created) != 0) {
         cli_error("eval", "--out %s: cannot create the directory: %s", dir, strerror(errno));
-        rc = RN_EXIT_USAGE;
-        goto rollback;
+        *rc = RN_EXIT_USAGE;
     }
-    if ((lockfd = lock_dir(dir)) < 0) {
-        cli_error("eval", "--out %s: cannot lock the directory: %s", dir, strerror(errno));
-        rc = RN_EXIT_USAGE;
-        goto rollback;
-    }
-    /* Everything that can be checked is checked before anything is replaced. */
-    for (int k = 0; k < n; k++) {
-        struct stat st;
+    /* Everything that can be checked is checked before anything is computed or written. */
+    for (int k = 0; k < n && !*rc; k++) {
         if ((size_t)snprintf(f[k].dst, sizeof f[k].dst, "%s/%s.npy", dir, names[k]) >=
             sizeof f[k].dst) {
             cli_error("eval", "--out %s: path too long", dir);
-            rc = RN_EXIT_USAGE;
-            goto rollback;
-        }
-        if (lstat(f[k].dst, &st) == 0 && !S_ISREG(st.st_mode)) {
-            cli_error("eval", "%s exists and is not a regular file; no output written", f[k].dst);
-            rc = RN_EXIT_USAGE;
-            goto rollback;
+            *rc = RN_EXIT_USAGE;
+        } else {
+            *rc = check_dst(&f[k]);
         }
     }
-    for (int k = 0; k < n; k++) {
-        if (npy_write_tmp(f[k].dst, &arrays[k], f[k].tmp, sizeof f[k].tmp, err, sizeof err) != 0) {
-            cli_error("eval", "%s; no output written", err);
-            rc = RN_EXIT_USAGE;
-            goto rollback;
-        }
-        f[k].have_tmp = 1;
+    if (*rc) {
+        cli_pub_end(p, *rc);
+        return NULL;
     }
-    for (int k = 0; k < n; k++)
-        if (backup(&f[k], dir, names[k]) != 0) {
+    return p;
+}
+
+const char *cli_pub_dst(const cli_pub *p, int k) { return p->f[k].dst; }
+
+int cli_pub_set_tmp(cli_pub *p, int k, const char *tmp)
+{
+    if ((size_t)snprintf(p->f[k].tmp, sizeof p->f[k].tmp, "%s", tmp) >= sizeof p->f[k].tmp) {
+        unlink(tmp);
+        cli_error("eval", "%s: path too long", tmp);
+        return RN_EXIT_USAGE;
+    }
+    p->f[k].have_tmp = 1;
+    return 0;
+}
+
+int cli_pub_commit(cli_pub *p)
+{
+    pub_file *f = p->f;
+    int rc = 0, lockfd = lock_dir(p->dir);
+    if (lockfd < 0) {
+        cli_error("eval", "--out %s: cannot lock the directory: %s", p->dir, strerror(errno));
+        return RN_EXIT_USAGE;
+    }
+    /* again under the lock: another run may have put something there in the meantime */
+    for (int k = 0; k < p->n && !rc; k++)
+        rc = check_dst(&f[k]);
+    for (int k = 0; k < p->n && !rc; k++)
+        if (backup(&f[k], p->dir, p->names[k]) != 0) {
             cli_error("eval", "%s: cannot keep the previous file while replacing it: %s; no "
                       "output written", f[k].dst, strerror(errno));
             rc = RN_EXIT_USAGE;
-            goto rollback;
         }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < p->n && !rc; k++) {
         if (rename(f[k].tmp, f[k].dst) != 0) {
             cli_error("eval", "%s: cannot put the file in place: %s; no output written",
                       f[k].dst, strerror(errno));
             rc = RN_EXIT_USAGE;
-            goto rollback;
+            break;
         }
         f[k].have_tmp = 0;
         f[k].renamed = 1;
     }
-rollback:
-    /* On failure: every replaced file back (atomically, from its backup), every new file and
-       temporary removed, then the directories this run created.  On success: the backups go. */
-    for (int k = 0; k < n; k++) {
+    /* On failure: every replaced file back (atomically, from its backup), every new file removed
+       (cli_pub_end removes the temporaries and the directories).  On success: the backups go. */
+    for (int k = 0; k < p->n; k++) {
         if (rc && f[k].renamed && f[k].have_bak) {
             if (rename(f[k].bak, f[k].dst) != 0)
                 cli_error("eval", "%s: could not restore the previous file: it is kept as %s",
@@ -988,12 +1045,51 @@ rollback:
         } else if (f[k].have_bak) {
             unlink(f[k].bak);
         }
-        if (f[k].have_tmp)
-            unlink(f[k].tmp);
+        f[k].have_bak = 0;
     }
-    if (lockfd >= 0)
-        close(lockfd);
-    dir_list_remove(&created, rc != 0);
-    free(f);
+    close(lockfd);
+    return rc;
+}
+
+void cli_pub_rollback(cli_pub *p)
+{
+    for (int k = 0; k < p->n; k++) {
+        if (p->f[k].have_tmp)
+            unlink(p->f[k].tmp);
+        p->f[k].have_tmp = 0;
+    }
+    dir_list_remove(&p->created, 1);
+}
+
+void cli_pub_end(cli_pub *p, int rc)
+{
+    if (!p)
+        return;
+    if (rc)
+        cli_pub_rollback(p);
+    else
+        dir_list_remove(&p->created, 0);
+    free(p->f);
+    free(p);
+}
+
+int cli_publish(const char *dir, const char *const *names, const rn_array *arrays, int n)
+{
+    char err[512], tmp[4096];
+    int rc;
+    cli_pub *p = cli_pub_begin(dir, names, n, &rc);
+    if (!p)
+        return rc;
+    for (int k = 0; k < n && !rc; k++) {
+        if (npy_write_tmp(cli_pub_dst(p, k), &arrays[k], tmp, sizeof tmp, err, sizeof err) != 0) {
+            cli_error("eval", "%s; no output written", err);
+            rc = RN_EXIT_USAGE;
+        } else {
+            rc = cli_pub_set_tmp(p, k, tmp);
+        }
+    }
+    if (!rc)
+        rc = cli_pub_commit(p);
+    cli_pub_end(p, rc);
     return rc;
 }

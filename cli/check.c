@@ -108,25 +108,58 @@ void cli_check_help(void)
 
 /* RESNORM_TIMING=1: the wall time of each phase of eval / check on stderr ("timing: twin 0.52 s"),
    for `make bench` and profiling; nothing else reads it. */
-void cli_phase(const char *what)
+static int timing_on(void)
 {
     static int on = -1;
-    static struct timespec last, last_cpu;
-    struct timespec now, cpu;
     if (on < 0) {
         const char *e = getenv("RESNORM_TIMING");
         on = e && *e && strcmp(e, "0") != 0;
     }
-    if (!on)
+    return on;
+}
+
+static struct timespec phase_last, phase_last_cpu;
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static void phase_report(const char *what, double wall, double cpu, const char *note)
+{
+    fprintf(stderr, "timing: %-8s %.4f s wall, %.4f s CPU (all threads)%s\n", what, wall, cpu,
+            note ? note : "");
+}
+
+void cli_phase_lap(cli_lap *acc)
+{
+    if (!timing_on())
         return;
+    struct timespec now, cpu;
     clock_gettime(CLOCK_MONOTONIC, &now);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-    if (what && (last.tv_sec | last.tv_nsec))
-        fprintf(stderr, "timing: %-8s %.4f s wall, %.4f s CPU (all threads)\n", what,
-                (double)(now.tv_sec - last.tv_sec) + 1e-9 * (double)(now.tv_nsec - last.tv_nsec),
-                (double)(cpu.tv_sec - last_cpu.tv_sec) +
-                    1e-9 * (double)(cpu.tv_nsec - last_cpu.tv_nsec));
-    last = now, last_cpu = cpu;
+    if (acc && (phase_last.tv_sec | phase_last.tv_nsec)) {
+        acc->wall += seconds_between(&phase_last, &now);
+        acc->cpu += seconds_between(&phase_last_cpu, &cpu);
+    }
+    phase_last = now, phase_last_cpu = cpu;
+}
+
+void cli_phase_print(const char *what, const cli_lap *acc, const char *note)
+{
+    if (timing_on())
+        phase_report(what, acc->wall, acc->cpu, note);
+}
+
+void cli_phase(const char *what)
+{
+    if (!timing_on())
+        return;
+    int started = (phase_last.tv_sec | phase_last.tv_nsec) != 0;
+    cli_lap lap = {0, 0};
+    cli_phase_lap(&lap);
+    if (what && started)
+        phase_report(what, lap.wall, lap.cpu, NULL);
 }
 
 static void multi_index(size_t i, const rn_array *a, size_t *idx)

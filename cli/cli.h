@@ -98,7 +98,19 @@ typedef struct {
        nothing of it.  The block's weight matrices' gradients: 7 M values per layer at GPT-2 width,
        leaves of the graph, most of the backward's certification and bound cost. */
     int (*skippable)(const cli_job *job, int k);
+    /* How `eval` may stream the op (cli/stream.c): read its inputs, run its twin and write its
+       outputs one block of rows at a time, so that memory is one block's, not the tensor's.
+       CLI_WHOLE (0, the default): the whole tensor at once.  CLI_ROWWISE_ROWS: the twin computes
+       row r of every output (y, sum: n values; mean, rstd: one) from row r of the inputs shaped
+       like x (x, skip) and the shared parameters (gamma, beta, bias) alone, so a sub-job of rows
+       [r0, r1) gives those rows bit for bit.  CLI_ROWWISE_ELEMENTS: the same with single elements
+       (the residual add, which prepare views as one row of count elements).  Set only where the
+       twin and its fast path have been read to hold this (the comment at each op says why); never
+       on an op with an output summed over rows (dgamma, dbeta, dbias) or mixing rows (attention). */
+    int rowwise;
 } cli_op;
+
+enum { CLI_WHOLE = 0, CLI_ROWWISE_ROWS = 1, CLI_ROWWISE_ELEMENTS = 2 };
 
 /* The registry (cli/args.c): every op, in help order. */
 extern const cli_op *const cli_ops[];
@@ -168,6 +180,11 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow);
 /* Read every input and actual file and check shapes, attributes and the dtype.
    Returns 0 or an exit code after printing a message. */
 int cli_load(cli_job *job);
+/* cli_load's checks of the inputs (the same, in the same order, with the same messages) on their
+   headers alone: job->in[k] gets each input's dtype and shape (data NULL), and rd[k] the open file
+   (npy_open; fd -1 for an input not given; the caller closes them).  No actuals.  0 or an exit code
+   after a message. */
+int cli_load_headers(cli_job *job, npy_reader *rd);
 void cli_job_free(cli_job *job);
 
 /* Shape helpers for the families' prepare. */
@@ -200,6 +217,21 @@ int cli_run_bound_rows(const cli_job *job, rn_dtype compute, rn_dtype out, const
 /* Write files dir/<names[k]>.npy for k < n together: all or nothing (creates dir if missing).
    Returns 0 or an exit code after printing a message. */
 int cli_publish(const char *dir, const char *const *names, const rn_array *arrays, int n);
+/* cli_publish in steps, for a caller that writes its temporaries itself (the streaming eval):
+   begin creates dir (recording the directories it creates) and refuses an output path that is not
+   a regular file, before anything is computed (NULL after a message, *rc the exit code);
+   set_tmp hands over output k's temporary, written next to cli_pub_dst(p, k); commit takes the
+   directory's lock and puts every file in place, all or nothing (0, or an exit code after a
+   message with every replaced file restored); end frees p and, when rc != 0, removes every
+   temporary handed over and every directory begin created (rollback alone does that, and may be
+   called from a memory-limit exit). */
+typedef struct cli_pub cli_pub;
+cli_pub *cli_pub_begin(const char *dir, const char *const *names, int n, int *rc);
+const char *cli_pub_dst(const cli_pub *p, int k);
+int cli_pub_set_tmp(cli_pub *p, int k, const char *tmp);
+int cli_pub_commit(cli_pub *p);
+void cli_pub_rollback(cli_pub *p);
+void cli_pub_end(cli_pub *p, int rc);
 
 /* "(2, 3)" */
 void cli_shape_str(char *buf, size_t cap, int ndim, const size_t *shape);
@@ -289,10 +321,22 @@ int cli_stat_mode_parse(const char *s, int *mode);
 int cli_check_exit(const cli_check_result *r);
 
 int cli_eval_main(int argc, char **argv);
+/* eval of an op with op->rowwise, streaming (cli/stream.c): 1 if it applies to job (the op is
+   rowwise and RESNORM_STREAM is not 0), and the run itself (after cli_parse; loads, computes and
+   publishes; 0 or an exit code after a message, no output left on failure). */
+int cli_stream_applies(const cli_job *job);
+int cli_eval_stream(cli_job *job);
 int cli_check_main(int argc, char **argv);
 /* RESNORM_TIMING=1: prints the wall time since the previous call, labelled `what`, on stderr
    (NULL: starts the clock).  Profiling only. */
 void cli_phase(const char *what);
+/* The same, summed: cli_phase_lap adds the time since the previous cli_phase or lap to *acc (NULL:
+   restarts the clock), cli_phase_print prints it with a note ("" or e.g. " in 64 blocks"). */
+typedef struct {
+    double wall, cpu;
+} cli_lap;
+void cli_phase_lap(cli_lap *acc);
+void cli_phase_print(const char *what, const cli_lap *acc, const char *note);
 void cli_eval_help(void);
 void cli_check_help(void);
 

@@ -1,6 +1,7 @@
 /* resnorm eval OP --in NAME=FILE.npy ... [--attr eps=..] [--attr axis=..] [--dtype D] --out DIR
  * Runs the op's certified MPFR twin (ref/<family>_mpfr.c, reached through the registry of
- * cli/cli.h) and writes one .npy per output of the op into DIR, all or nothing.
+ * cli/cli.h) and writes one .npy per output of the op into DIR, all or nothing: on the whole
+ * tensor, or, for the row-wise ops (cli_op.rowwise), one block of rows at a time (cli/stream.c).
  * Reference: specs/cli.md. */
 #include <stdio.h>
 
@@ -66,6 +67,11 @@ int cli_eval_main(int argc, char **argv)
     }
     if (rc)
         return rc;
+    if (cli_stream_applies(&job)) { /* a row-wise op: one block of rows at a time (cli/stream.c) */
+        rc = cli_eval_stream(&job);
+        cli_job_free(&job);
+        return rc;
+    }
     cli_phase(NULL); /* RESNORM_TIMING=1: phases on stderr */
     rc = cli_load(&job);
     cli_phase("load");

@@ -454,6 +454,13 @@ const cli_op cli_op_layernorm = {
     "specs/error-analysis.md", "ref/layernorm_bound.c",
     "overflow in the compute dtype, specs/error-analysis.md §7",
     cli_ln_prepare, cli_ln_output_shape, ln_twin, ln_bound, NULL, NULL,
+    /* rowwise: layernorm_forward_mpfr (ref/layernorm_mpfr.c, forward_driver) runs the fast path
+       (layernorm_forward_fast: one independent call per row, ok[r] per row) and then the twin on
+       the rows left, each from x + r n, gamma, beta and eps alone (layernorm_row_forward_mpfr;
+       the per-row workspace is reset by row_exact, and every value is the correctly rounded exact
+       one, whatever precision Ziv's loop reached on earlier rows): y, mean, rstd of row r depend
+       on row r only. */
+    CLI_ROWWISE_ROWS,
 };
 
 const cli_op cli_op_layernorm_backward = {
@@ -465,4 +472,5 @@ const cli_op cli_op_layernorm_backward = {
     "specs/error-analysis.md", "ref/layernorm_bound.c",
     "overflow in the compute dtype, specs/error-analysis.md §7",
     cli_ln_prepare, cli_ln_output_shape, ln_bwd_twin, ln_bwd_bound, NULL, NULL,
+    CLI_WHOLE, /* dgamma, dbeta sum over all rows */
 };

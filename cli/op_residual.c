@@ -329,6 +329,10 @@ const cli_op cli_op_residual = {
     "specs/error-analysis-residual.md", "ref/residual_bound.c",
     "overflow in the compute or output dtype, specs/error-analysis-residual.md §5",
     res_prepare, res_output_shape, res_twin, res_bound, NULL, NULL,
+    /* rowwise, by element: residual_forward_mpfr (ref/residual_mpfr.c) is the exact TwoSum fast
+       path per element (residual_forward_fast) then the exact MPFR sum of x[i] + f[i] on the
+       elements left: y[i] depends on x[i] and f[i] only. */
+    CLI_ROWWISE_ELEMENTS,
 };
 
 const cli_op cli_op_residual_backward = {
@@ -340,4 +344,5 @@ const cli_op cli_op_residual_backward = {
     "specs/error-analysis-residual.md", "ref/residual_bound.c",
     "overflow in the output dtype, specs/error-analysis-residual.md §5",
     res_prepare, res_output_shape, res_bwd_twin, res_bwd_bound, NULL, NULL,
+    CLI_WHOLE, /* element-wise, could stream; this change streams the forward ops only */
 };

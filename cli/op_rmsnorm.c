@@ -352,6 +352,10 @@ const cli_op cli_op_rmsnorm = {
     "overflow of the sum of squares in the compute dtype, or ms + eps rounding to 0, "
     "specs/error-analysis-rmsnorm.md R§6",
     cli_rms_prepare, cli_ln_output_shape, rms_twin, rms_bound, NULL, NULL,
+    /* rowwise: rmsnorm_forward_mpfr (ref/rmsnorm_mpfr.c, forward_rows) is the fast path
+       (rmsnorm_forward_fast, per row) then rmsnorm_row_forward_mpfr on the rows left, each from
+       x + r n, gamma, eps and offset alone: y and rstd of row r depend on row r only. */
+    CLI_ROWWISE_ROWS,
 };
 
 const cli_op cli_op_rmsnorm_backward = {
@@ -364,4 +368,5 @@ const cli_op cli_op_rmsnorm_backward = {
     "overflow of the sum of squares in the compute dtype, or ms + eps rounding to 0, "
     "specs/error-analysis-rmsnorm.md R§6",
     cli_rms_prepare, cli_ln_output_shape, rms_bwd_twin, rms_bwd_bound, NULL, NULL,
+    CLI_WHOLE, /* dgamma sums over all rows */
 };

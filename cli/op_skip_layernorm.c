@@ -316,6 +316,11 @@ const cli_op cli_op_skip_layernorm = {
     "overflow in the compute dtype, or a sum that rounding makes constant, "
     "specs/error-analysis-residual.md §7",
     cli_ln_prepare, cli_ln_output_shape, sln_twin, sln_bound, NULL, NULL,
+    /* rowwise: skip_layernorm_forward_mpfr (ref/skip_layernorm_mpfr.c) is the fast path
+       (skip_layernorm_forward_fast, per row, with per-thread scratch) then, per row left, the
+       exact sums x + skip (+ bias) of that row and layernorm_forward_mpfr_exact on one row:
+       y, mean, rstd, sum of row r depend on row r of x and skip and the shared gamma, beta, bias. */
+    CLI_ROWWISE_ROWS,
 };
 
 const cli_op cli_op_skip_layernorm_backward = {
@@ -330,4 +335,5 @@ const cli_op cli_op_skip_layernorm_backward = {
     "overflow in the compute dtype, or a sum that rounding makes constant, "
     "specs/error-analysis-residual.md §9",
     cli_ln_prepare, sln_bwd_output_shape, sln_bwd_twin, sln_bwd_bound, NULL, NULL,
+    CLI_WHOLE, /* dbias, dgamma, dbeta sum over all rows */
 };

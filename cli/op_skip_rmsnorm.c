@@ -317,6 +317,10 @@ const cli_op cli_op_skip_rmsnorm = {
     "overflow in the compute dtype, or a sum that rounding makes zero with eps = 0, "
     "specs/error-analysis-residual.md §8",
     cli_rms_prepare, cli_ln_output_shape, srms_twin, srms_bound, NULL, NULL,
+    /* rowwise: skip_rmsnorm_forward_mpfr (ref/skip_rmsnorm_mpfr.c) is the fast path
+       (skip_rmsnorm_forward_fast, per row) then, per row left, that row's exact sums and
+       rmsnorm_forward_mpfr_exact on one row: y, rstd, sum of row r depend on row r only. */
+    CLI_ROWWISE_ROWS,
 };
 
 const cli_op cli_op_skip_rmsnorm_backward = {
@@ -332,4 +336,5 @@ const cli_op cli_op_skip_rmsnorm_backward = {
     "overflow in the compute dtype (of the sum of squares, or of the rounded sum), "
     "specs/error-analysis-residual.md §9",
     cli_rms_prepare, srms_bwd_output_shape, srms_bwd_twin, srms_bwd_bound, NULL, NULL,
+    CLI_WHOLE, /* dbias, dgamma sum over all rows */
 };

@@ -240,6 +240,7 @@ const cli_op cli_op_softmax = {
     "a row whose rounding perturbation is too large for the analysis, or overflow of dx, "
     "specs/error-analysis-softmax.md §3",
     sm_prepare, sm_output_shape, sm_twin, sm_bound, NULL, NULL,
+    CLI_WHOLE, /* not streamed (issue 12 asks for the norms and the residual) */
 };
 
 const cli_op cli_op_softmax_backward = {
@@ -252,4 +253,5 @@ const cli_op cli_op_softmax_backward = {
     "a row whose rounding perturbation is too large for the analysis, or overflow of dx, "
     "specs/error-analysis-softmax.md §3",
     sm_prepare, sm_output_shape, sm_bwd_twin, sm_bwd_bound, NULL, NULL,
+    CLI_WHOLE, /* not streamed (issue 12 asks for the norms and the residual) */
 };

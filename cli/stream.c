@@ -1,0 +1,345 @@
+/* `resnorm eval` streaming (issue 12: memory proportional to one block of rows, not to the tensor)
+ * for the ops whose twin computes each row from that row alone (cli.h: cli_op.rowwise).
+ *
+ *   headers    cli_load_headers: every input's header, the op's prepare (shapes, attributes), as
+ *              cli_load does, with the same messages; the files stay open (npy_open);
+ *   begin      cli_pub_begin: --out created, no output path other than a regular file;
+ *   shared     the inputs not shaped like x (gamma, beta, bias: [n]) read whole, once;
+ *   blocks     for rows [r0, r0 + R): the rows of x (and skip, f) read from their files
+ *              (npy_read_range), a sub-job of R rows whose per-row inputs point at them, the op's
+ *              twin on it, its outputs appended to one temporary file per output (the header with
+ *              the full shape written first: npy_writer);
+ *   commit     cli_pub_commit: every temporary renamed into place together, as cli_publish does.
+ *
+ * Memory: R rows of each per-row input and output as doubles, the shared inputs, and the twin's
+ * own per-row state: R is chosen so that a block of x is about 2 MiB of doubles (at least one row,
+ * and one row per thread so that the fast path keeps every thread busy).  The output is the whole
+ * tensor path's byte for byte: each row's values are the correctly rounded exact values of that
+ * row (cli.h: why for each op), the files are written by the same encoder (cli/npy.c), and the
+ * thread count changes neither.
+ *
+ * Any error -- a read error (a file truncated while it is read), a twin failure, a value the
+ * encoder refuses, a failed write, the memory limit, SIGINT/SIGTERM/SIGHUP -- removes every
+ * temporary (and, but for a signal, every directory this run created): no output is left, and the
+ * previous outputs are untouched.  RESNORM_STREAM=0 takes the whole-tensor path instead;
+ * RESNORM_STREAM_ROWS=R (a testing knob) sets the rows (elements, for the residual add) per block.
+ * Reference: specs/cli.md, "Streaming". */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "memlimit.h"
+#include "norm_fast.h" /* rn_threads */
+
+/* A block holds about this many elements of x (2 MiB of doubles): large enough that the fast
+   path's parallel loop is worth its threads (RN_PAR_MIN_WORK is 64 Ki elements) and the reads and
+   writes are long, small enough to sit in a cache level or two. */
+enum { STREAM_BLOCK_ELEMS = (2 << 20) / sizeof(double) };
+
+typedef struct {
+    cli_job *job;
+    rn_dtype out;
+    npy_reader rd[CLI_MAX_IO];
+    int per_row[CLI_MAX_IO];       /* input k is shaped like x: read a block at a time */
+    rn_array in[CLI_MAX_IO];       /* per-row inputs: one block; the others: whole */
+    size_t units, unit_elems, R;   /* stream rows (elements for the residual add), the elements
+                                      of x in one, and rows per block */
+    int nout;                      /* the outputs present, in the op's order */
+    int kout[CLI_MAX_IO];          /* their index among the op's outputs */
+    const char *names[CLI_MAX_IO];
+    size_t per_unit[CLI_MAX_IO];   /* values of each output per stream row */
+    rn_array outb[CLI_MAX_IO];     /* one block of each output */
+    npy_writer w[CLI_MAX_IO];
+    cli_pub *pub;
+} stream;
+
+/* The run in progress, for the memory limit's exit and the signal handler. */
+static stream *live;
+
+/* Remove every temporary (and the directories the run created): the memory limit's exit. */
+static void remove_temporaries(void)
+{
+    stream *s = live;
+    if (!s)
+        return;
+    for (int j = 0; j < s->nout; j++)
+        npy_writer_abort(&s->w[j]);
+    if (s->pub)
+        cli_pub_rollback(s->pub);
+}
+
+/* SIGINT, SIGTERM, SIGHUP while the temporaries are written: unlink them (async-signal-safe), then
+   die of the signal as before.  A signal the process ignores (a background job's SIGINT) stays
+   ignored. */
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction saved[sizeof caught / sizeof caught[0]];
+
+static void on_signal(int sig)
+{
+    stream *s = live;
+    for (int j = 0; s && j < s->nout; j++)
+        if (s->w[j].have_tmp)
+            unlink(s->w[j].tmp);
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns */
+}
+
+static void catch_signals(int on)
+{
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
+        if (!on) {
+            sigaction(caught[i], &saved[i], NULL);
+            continue;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(caught[i], NULL, &saved[i]);
+        if (saved[i].sa_handler != SIG_IGN)
+            sigaction(caught[i], &sa, NULL);
+    }
+}
+
+int cli_stream_applies(const cli_job *job)
+{
+    const char *e = getenv("RESNORM_STREAM");
+    return job->op->rowwise != CLI_WHOLE && !(e && !strcmp(e, "0"));
+}
+
+/* Rows per block: RESNORM_STREAM_ROWS if set (a positive integer), else about STREAM_BLOCK_ELEMS
+   elements of x, and at least one row per thread.  0 after a message. */
+static size_t block_rows(const stream *s, const char *verb)
+{
+    const char *e = getenv("RESNORM_STREAM_ROWS");
+    if (e) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (!*e || *end || errno || v == 0 || *e == '-') {
+            cli_error(verb, "RESNORM_STREAM_ROWS='%s': expected a positive number of rows", e);
+            return 0;
+        }
+        return (size_t)v;
+    }
+    size_t R = STREAM_BLOCK_ELEMS / s->unit_elems;
+    size_t t = (size_t)rn_threads();
+    if (s->job->op->rowwise == CLI_ROWWISE_ROWS && R < t)
+        R = t;
+    return R ? R : 1;
+}
+
+/* The stream's geometry, its outputs, and its buffers.  0 or an exit code after a message. */
+static int plan(stream *s)
+{
+    cli_job *job = s->job;
+    const cli_op *op = job->op;
+    const rn_array *x = &job->in[0];
+    if (op->rowwise == CLI_ROWWISE_ELEMENTS)
+        s->units = x->count, s->unit_elems = 1;
+    else
+        s->units = job->rows, s->unit_elems = job->n;
+    if (!(s->R = block_rows(s, job->verb)))
+        return RN_EXIT_USAGE;
+    if (s->R > s->units)
+        s->R = s->units ? s->units : 1;
+    for (int k = 0; k < op->noutputs; k++) {
+        int nd;
+        size_t sh[RN_MAX_DIMS], count = 1;
+        cli_output_shape(job, k, &nd, sh);
+        if (nd < 0)
+            continue; /* absent for these inputs (cli.h: output_shape) */
+        for (int i = 0; i < nd; i++)
+            count *= sh[i];
+        int j = s->nout++;
+        s->kout[j] = k;
+        s->names[j] = op->outputs[k];
+        s->per_unit[j] = s->units ? count / s->units : 0;
+        if (s->per_unit[j] * s->units != count) { /* an op flagged rowwise that is not */
+            cli_error(job->verb, "internal: %s's output %s (%zu values) is not per row of x "
+                      "(%zu rows); set RESNORM_STREAM=0", op->name, op->outputs[k], count,
+                      s->units);
+            return RN_EXIT_INTERNAL;
+        }
+        size_t bs[1] = {s->R * s->per_unit[j]};
+        if (rn_array_alloc(&s->outb[j], s->out, 1, bs) != 0) {
+            cli_error(job->verb, "out of memory");
+            return RN_EXIT_INTERNAL;
+        }
+    }
+    char err[512];
+    for (int k = 0; k < op->ninputs; k++) {
+        if (!job->in_path[k])
+            continue;
+        const rn_array *a = &job->in[k];
+        s->per_row[k] = cli_same_shape(a->ndim, a->shape, x->ndim, x->shape);
+        size_t bs[1] = {s->R * s->unit_elems};
+        int r = s->per_row[k] ? rn_array_alloc(&s->in[k], a->dtype, 1, bs)
+                              : rn_array_alloc(&s->in[k], a->dtype, a->ndim, a->shape);
+        if (r != 0) {
+            cli_error(job->verb, "out of memory");
+            return RN_EXIT_INTERNAL;
+        }
+        if (!s->per_row[k] &&
+            npy_read_range(&s->rd[k], 0, a->count, s->in[k].data, err, sizeof err) != 0) {
+            cli_error(job->verb, "input %s: %s", op->inputs[k], err);
+            return RN_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* One temporary per output, its header written (the full shape).  0 or an exit code. */
+static int open_outputs(stream *s)
+{
+    char err[512];
+    for (int j = 0; j < s->nout; j++) {
+        int nd;
+        size_t sh[RN_MAX_DIMS];
+        cli_output_shape(s->job, s->kout[j], &nd, sh);
+        if (npy_writer_open(&s->w[j], cli_pub_dst(s->pub, j), s->out, nd, sh, err,
+                            sizeof err) != 0) {
+            cli_error("eval", "%s; no output written", err);
+            return RN_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* Stream rows [u0, u0 + nb): read, twin, append.  0 or an exit code after a message. */
+static int run_block(stream *s, size_t u0, size_t nb, cli_lap *lap)
+{
+    cli_job *job = s->job;
+    const cli_op *op = job->op;
+    char err[512];
+    cli_job *sub = malloc(sizeof *sub); /* a cli_job is ~100 KiB: not on the stack */
+    if (!sub) {
+        cli_error(job->verb, "out of memory");
+        return RN_EXIT_INTERNAL;
+    }
+    *sub = *job;
+    for (int k = 0; k < op->ninputs; k++) {
+        if (!job->in_path[k])
+            continue;
+        sub->in[k].data = s->in[k].data;
+        if (!s->per_row[k])
+            continue;
+        size_t off = u0 * s->unit_elems, cnt = nb * s->unit_elems;
+        if (npy_read_range(&s->rd[k], off, cnt, s->in[k].data, err, sizeof err) != 0) {
+            cli_error(job->verb, "input %s: %s", op->inputs[k], err);
+            free(sub);
+            return RN_EXIT_USAGE;
+        }
+        sub->in[k].count = cnt;
+    }
+    if (op->rowwise == CLI_ROWWISE_ELEMENTS)
+        sub->rows = 1, sub->n = nb; /* the residual add's view: one row of count elements */
+    else
+        sub->rows = nb;
+    cli_phase_lap(&lap[0]);
+    double *p[CLI_MAX_IO] = {0};
+    for (int j = 0; j < s->nout; j++) { /* zeros, as the whole path's fresh arrays */
+        memset(s->outb[j].data, 0, nb * s->per_unit[j] * sizeof(double));
+        p[s->kout[j]] = s->outb[j].data;
+    }
+    int rc = cli_twin_status(job, op->twin(sub, s->out, p), "certified twin");
+    free(sub);
+    cli_phase_lap(&lap[1]);
+    for (int j = 0; j < s->nout && !rc; j++)
+        if (npy_writer_append(&s->w[j], s->outb[j].data, nb * s->per_unit[j], err,
+                              sizeof err) != 0) {
+            cli_error("eval", "%s; no output written", err);
+            rc = RN_EXIT_USAGE;
+        }
+    cli_phase_lap(&lap[2]);
+    return rc;
+}
+
+/* Every block, then every temporary closed and handed to the publisher.  0 or an exit code. */
+static int run_blocks(stream *s)
+{
+    char err[512], note[64];
+    cli_lap lap[3] = {{0, 0}, {0, 0}, {0, 0}};
+    size_t nblocks = 0;
+    int rc = 0;
+    cli_phase_lap(NULL);
+    for (size_t u0 = 0; u0 < s->units && !rc; u0 += s->R, nblocks++)
+        rc = run_block(s, u0, s->units - u0 < s->R ? s->units - u0 : s->R, lap);
+    snprintf(note, sizeof note, " (%zu blocks of %zu %s)", nblocks, s->R,
+             s->job->op->rowwise == CLI_ROWWISE_ELEMENTS ? "elements" : "rows");
+    cli_phase_print("read", &lap[0], note);
+    cli_phase_print("twin", &lap[1], note);
+    cli_phase_print("write", &lap[2], note);
+    for (int j = 0; j < s->nout && !rc; j++) {
+        if (npy_writer_close(&s->w[j], err, sizeof err) != 0) {
+            cli_error("eval", "%s; no output written", err);
+            rc = RN_EXIT_USAGE;
+        }
+    }
+    /* the publisher owns the temporaries from here (cli_pub_end removes them on failure) */
+    for (int j = 0; j < s->nout && !rc; j++) {
+        rc = cli_pub_set_tmp(s->pub, j, s->w[j].tmp);
+        s->w[j].have_tmp = 0;
+    }
+    return rc;
+}
+
+static void stream_free(stream *s)
+{
+    for (int j = 0; j < s->nout; j++) {
+        npy_writer_abort(&s->w[j]);
+        rn_array_free(&s->outb[j]);
+    }
+    for (int k = 0; k < CLI_MAX_IO; k++) {
+        if (s->rd[k].fd >= 0)
+            npy_close(&s->rd[k]);
+        rn_array_free(&s->in[k]);
+    }
+    free(s);
+}
+
+int cli_eval_stream(cli_job *job)
+{
+    stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        cli_error(job->verb, "out of memory");
+        return RN_EXIT_INTERNAL;
+    }
+    for (int k = 0; k < CLI_MAX_IO; k++)
+        s->rd[k].fd = -1;
+    s->job = job;
+    cli_phase(NULL);
+    int rc = cli_load_headers(job, s->rd);
+    if (!rc) {
+        s->out = job->have_dtype ? job->dtype : job->in[0].dtype;
+        rc = plan(s);
+    }
+    if (!rc)
+        s->pub = cli_pub_begin(job->out_dir, s->names, s->nout, &rc); /* NULL: rc set */
+    cli_phase("load");
+    if (!rc) {
+        live = s;
+        rn_memlimit_on_exit(remove_temporaries);
+        catch_signals(1);
+        rc = open_outputs(s);
+        if (!rc)
+            rc = run_blocks(s);
+        catch_signals(0);
+        rn_memlimit_on_exit(NULL);
+        live = NULL;
+    }
+    cli_phase_lap(NULL);
+    if (!rc)
+        rc = cli_pub_commit(s->pub);
+    for (int j = 0; rc && j < s->nout; j++) /* the temporaries not yet handed over */
+        npy_writer_abort(&s->w[j]);
+    cli_pub_end(s->pub, rc); /* on failure: the others, and every directory this run created */
+    cli_phase("publish");
+    stream_free(s); /* closes and removes what no one took over */
+    cli_phase("free");
+    return rc;
+}
