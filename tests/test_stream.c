@@ -165,17 +165,23 @@ Test(stream, rows_not_a_multiple_of_the_block)
     expect_identical("RESNORM_STREAM_ROWS=100", "", "7 rows, R = 100");
 }
 
-/* The default block (about 2 MiB of x): 300 rows of 1000 are two blocks of 262 and 38 rows. */
+/* The default block (about 2 MiB of x): on one thread, 300 rows of 1000 are two blocks of 262
+   and 38 rows; on three, at least one block per thread (three of 100). */
 Test(stream, default_block_size_several_blocks)
 {
     size_t s[2] = {300, 1000};
     put_inputs(RN_F32, 2, s, 1000, 0);
     expect_identical("", "", "300 x 1000, default R");
+    expect_identical("", "--threads 1", "300 x 1000, default R, one thread");
     int rc = sh("RESNORM_TIMING=1 $R eval layernorm --in x=$T/x.npy --in gamma=$T/g.npy "
-                "--in beta=$T/b.npy --out $T/t");
+                "--in beta=$T/b.npy --threads 1 --out $T/t");
     cr_assert_eq(rc, 0, "%s", err_text);
-    cr_assert(has(err_text, "timing: twin") && has(err_text, "2 blocks of 262 rows"), "%s",
-              err_text);
+    cr_assert(has(err_text, "timing: blocks") && has(err_text, "2 blocks of 262 rows on 1 thread"),
+              "%s", err_text);
+    rc = sh("RESNORM_TIMING=1 $R eval layernorm --in x=$T/x.npy --in gamma=$T/g.npy "
+            "--in beta=$T/b.npy --threads 3 --out $T/t");
+    cr_assert_eq(rc, 0, "%s", err_text);
+    cr_assert(has(err_text, "3 blocks of 100 rows on 3 threads"), "%s", err_text);
 }
 
 Test(stream, three_d_x_with_an_axis)
