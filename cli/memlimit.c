@@ -6,8 +6,8 @@
  * up to about 1.5 KiB for f64 data spanning hundreds of binades (measured; specs/cli.md).  Rather than estimate it, every byte MPFR/GMP and the arrays (rn_array)
  * allocate is counted, and the first allocation that would take the total over the limit ends the
  * run with a clear message and exit 2 -- before the kernel's OOM killer would.  Nothing has been
- * written at that point (eval publishes after the twin; gen removes its temporary tree through the
- * cleanup hook).
+ * written at that point (eval publishes after the twin; a streaming eval and gen remove their
+ * temporaries through the cleanup hook).
  *
  * Limit: $RESNORM_MEMORY_LIMIT (bytes, or with a K/M/G/T suffix, powers of 1024; 0: no limit);
  * default three quarters of the physical memory. */
