@@ -34,7 +34,7 @@
 
 #include "cli.h"
 #include "memlimit.h"
-#include "norm_fast.h" /* rn_threads */
+#include "norm_fast.h" /* rn_threads_for */
 
 /* A block holds about this many elements of x (2 MiB of doubles): large enough that the reads,
    the twin and the writes of a block are long against their fixed costs, small enough to sit in a

@@ -230,6 +230,21 @@ Test(stream, twin_alone_and_threads)
     expect_identical("RESNORM_STREAM_ROWS=4", "--threads 3", "--threads 3");
 }
 
+/* Large enough for several threads (70,400 elements >= RN_PAR_MIN_WORK): blocks computed on three
+   threads at once, NaN/Inf rows and the twin alone included, appended in row order. */
+Test(stream, blocks_on_several_threads)
+{
+    size_t s[2] = {64, 1100};
+    put_inputs(RN_F32, 2, s, 1100, 1);
+    expect_identical("RESNORM_STREAM_ROWS=5", "--threads 3", "3 threads");
+    expect_identical("RESNORM_FASTPATH=0 RESNORM_STREAM_ROWS=7", "--threads 3",
+                     "3 threads, twin alone");
+    int rc = sh("RESNORM_TIMING=1 RESNORM_STREAM_ROWS=5 $R eval layernorm --in x=$T/x.npy "
+                "--in gamma=$T/g.npy --in beta=$T/b.npy --threads 3 --out $T/t");
+    cr_assert_eq(rc, 0, "%s", err_text);
+    cr_assert(has(err_text, "13 blocks of 5 rows on 3 threads"), "%s", err_text);
+}
+
 /* ---------------------------------------------------------------- errors: nothing left */
 
 /* $T/o holds exactly what it held before (files `keep`, byte for byte as in $T/o.old), or does not
