@@ -474,6 +474,10 @@ void cli_job_free(cli_job *job)
     for (int k = 0; k < CLI_MAX_IO; k++) {
         rn_array_free(&job->in[k]);
         rn_array_free(&job->act[k]);
+        if (job->lazy) {
+            npy_close(&job->in_rd[k]);
+            npy_close(&job->act_rd[k]);
+        }
     }
 }
 
@@ -572,65 +576,113 @@ int cli_load_headers(cli_job *job, npy_reader *rd)
     return load_inputs(job, rd);
 }
 
-int cli_load(cli_job *job)
+/* Input k's data, read whole from its open file rd (then closed). */
+static int read_input_whole(cli_job *job, int k, npy_reader *rd)
+{
+    char err[512];
+    rn_array *a = &job->in[k], h = *a; /* the header (rn_array_alloc clears *a first) */
+    int rc = 0;
+    if (rn_array_alloc(a, h.dtype, h.ndim, h.shape) != 0) {
+        cli_error(job->verb, "input %s: %s: out of memory for %zu elements", job->op->inputs[k],
+                  job->in_path[k], h.count);
+        rc = RN_EXIT_USAGE;
+    } else if (npy_read_range(rd, 0, a->count, a->data, err, sizeof err) != 0) {
+        cli_error(job->verb, "input %s: %s", job->op->inputs[k], err);
+        rc = RN_EXIT_USAGE;
+    }
+    npy_close(rd);
+    return rc;
+}
+
+/* Actual m: its header against the expected shape (a wrong or huge file is refused before its
+   data is read), then its data whole, or (lazy) its file left open in job->act_rd[m]. */
+static int load_actual(cli_job *job, int m, int lazy)
 {
     const char *verb = job->verb;
     const cli_op *op = job->op;
     char err[512], s1[160], s2[160];
-    int rc = load_inputs(job, NULL);
-    if (rc)
-        return rc;
-    for (int m = 0; m < job->nactual; m++) {
-        int k = job->act_index[m];
-        /* The shape first, from the header alone: a wrong (or huge) file is refused before its
-           data is read. */
-        rn_array h;
-        if (npy_read_header(job->act_path[m], &h, err, sizeof err) != 0) {
-            cli_error(verb, "actual %s: %s", op->outputs[k], err);
-            return RN_EXIT_USAGE;
-        }
-        int nd;
-        size_t sh[RN_MAX_DIMS];
-        cli_output_shape(job, k, &nd, sh);
-        if (nd < 0) {
-            cli_error(verb, "actual %s (%s): %s has no output %s for these inputs", op->outputs[k],
-                      job->act_path[m], op->name, op->outputs[k]);
-            return RN_EXIT_USAGE;
-        }
-        job->exp_ndim[m] = nd;
-        memcpy(job->exp_shape[m], sh, sizeof sh);
-        size_t hcount = 1, count = 1;
-        for (int i = 0; i < h.ndim; i++)
-            hcount *= h.shape[i];
-        for (int i = 0; i < nd; i++)
-            count *= sh[i];
-        if (!same_squeezed(h.ndim, h.shape, nd, sh)) {
-            cli_shape_str(s1, sizeof s1, h.ndim, h.shape);
-            cli_shape_str(s2, sizeof s2, nd, sh);
-            if (hcount != count) {
-                cli_error(verb, "actual %s (%s): shape %s does not match the expected %s: %zu "
-                          "elements, expected %zu", op->outputs[k], job->act_path[m], s1, s2,
-                          hcount, count);
-                return RN_EXIT_USAGE;
-            }
-            /* same elements in C order under another shape (e.g. (rows, n) for an axis case):
-               compared element by element, and the report notes it */
-            job->act_reshaped[m] = 1;
-        }
-        const rn_array *a = &job->act[m];
-        if (npy_read(job->act_path[m], &job->act[m], err, sizeof err) != 0) {
-            cli_error(verb, "actual %s: %s", op->outputs[k], err);
-            return RN_EXIT_USAGE;
-        }
-        if (!same_squeezed(a->ndim, a->shape, h.ndim, h.shape)) { /* the file changed in between */
-            cli_error(verb, "actual %s (%s): the file changed while it was read",
-                      op->outputs[k], job->act_path[m]);
-            return RN_EXIT_USAGE;
-        }
+    int k = job->act_index[m];
+    rn_array h;
+    if (npy_read_header(job->act_path[m], &h, err, sizeof err) != 0) {
+        cli_error(verb, "actual %s: %s", op->outputs[k], err);
+        return RN_EXIT_USAGE;
     }
-    mark_unchecked(job);
+    int nd;
+    size_t sh[RN_MAX_DIMS];
+    cli_output_shape(job, k, &nd, sh);
+    if (nd < 0) {
+        cli_error(verb, "actual %s (%s): %s has no output %s for these inputs", op->outputs[k],
+                  job->act_path[m], op->name, op->outputs[k]);
+        return RN_EXIT_USAGE;
+    }
+    job->exp_ndim[m] = nd;
+    memcpy(job->exp_shape[m], sh, sizeof sh);
+    size_t hcount = 1, count = 1;
+    for (int i = 0; i < h.ndim; i++)
+        hcount *= h.shape[i];
+    for (int i = 0; i < nd; i++)
+        count *= sh[i];
+    if (!same_squeezed(h.ndim, h.shape, nd, sh)) {
+        cli_shape_str(s1, sizeof s1, h.ndim, h.shape);
+        cli_shape_str(s2, sizeof s2, nd, sh);
+        if (hcount != count) {
+            cli_error(verb, "actual %s (%s): shape %s does not match the expected %s: %zu "
+                      "elements, expected %zu", op->outputs[k], job->act_path[m], s1, s2,
+                      hcount, count);
+            return RN_EXIT_USAGE;
+        }
+        /* same elements in C order under another shape (e.g. (rows, n) for an axis case):
+           compared element by element, and the report notes it */
+        job->act_reshaped[m] = 1;
+    }
+    const rn_array *a = &job->act[m];
+    int r = lazy ? npy_open(job->act_path[m], &job->act_rd[m], &job->act[m], err, sizeof err)
+                 : npy_read(job->act_path[m], &job->act[m], err, sizeof err);
+    if (r != 0) {
+        cli_error(verb, "actual %s: %s", op->outputs[k], err);
+        return RN_EXIT_USAGE;
+    }
+    if (!same_squeezed(a->ndim, a->shape, h.ndim, h.shape)) { /* the file changed in between */
+        cli_error(verb, "actual %s (%s): the file changed while it was read", op->outputs[k],
+                  job->act_path[m]);
+        return RN_EXIT_USAGE;
+    }
     return 0;
 }
+
+/* cli_load, and (lazy_ok) its variant for `check` by blocks of rows: where cli_check_by_rows
+   applies to the job, the per-row inputs (x: rows x n values) and the actuals stay open files
+   (job->in_rd, job->act_rd; data NULL) that the check reads a block at a time; everything else
+   is read whole.  The same checks and messages either way. */
+static int load(cli_job *job, int lazy_ok)
+{
+    npy_reader rd[CLI_MAX_IO];
+    int rc = load_inputs(job, rd);
+    if (!rc) {
+        job->lazy = lazy_ok && cli_check_by_rows(job) > 0;
+        for (int m = 0; m < CLI_MAX_IO; m++)
+            job->in_rd[m].fd = job->act_rd[m].fd = -1;
+    }
+    for (int k = 0; k < job->op->ninputs; k++) {
+        if (!job->in_path[k] || rd[k].fd < 0)
+            continue;
+        if (!rc && job->lazy && job->in[k].count == job->rows * job->n)
+            job->in_rd[k] = rd[k]; /* kept open for the blocks */
+        else if (!rc)
+            rc = read_input_whole(job, k, &rd[k]);
+        else
+            npy_close(&rd[k]);
+    }
+    for (int m = 0; m < job->nactual && !rc; m++)
+        rc = load_actual(job, m, job->lazy);
+    if (!rc)
+        mark_unchecked(job);
+    return rc;
+}
+
+int cli_load(cli_job *job) { return load(job, 0); }
+
+int cli_load_check(cli_job *job) { return load(job, 1); }
 
 static int alloc_outputs(const cli_job *job, rn_dtype d, rn_array *outs)
 {

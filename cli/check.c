@@ -448,22 +448,32 @@ static size_t first_not_in(const double *v, size_t n, rn_dtype cd)
     return n;
 }
 
-/* The bound assumes the implementation computes on exactly these inputs: an f64 input that the
-   compute dtype cannot hold would be rounded first, an error the analysis does not cover. */
-static int inputs_exact_in(const cli_job *job, rn_dtype cd)
+/* The message of input k's element i (value v) that the compute dtype cannot hold. */
+static void not_exact_msg(char *buf, size_t cap, const cli_job *job, int k, size_t i, double v,
+                          rn_dtype cd)
 {
-    for (int k = 0; k < job->op->ninputs; k++) {
+    snprintf(buf, cap, "input %s: %s: element %zu (%.17g) is not a %s value, and an "
+             "implementation computing in %s would see it rounded; round the inputs to %s first "
+             "(specs/error-analysis.md §0)", job->op->inputs[k], job->in_path[k], i, v,
+             rn_dtype_name(cd), rn_dtype_name(cd), rn_dtype_name(cd));
+}
+
+/* The bound assumes the implementation computes on exactly these inputs: an f64 input that the
+   compute dtype cannot hold would be rounded first, an error the analysis does not cover.  The
+   inputs read whole (data not NULL), in order; *first: the first that fails (-1: none), its
+   message in msg (not printed). */
+static void inputs_exact_in(const cli_job *job, rn_dtype cd, int *first, char *msg, size_t cap)
+{
+    *first = -1;
+    for (int k = 0; k < job->op->ninputs && *first < 0; k++) {
+        if (!job->in[k].data)
+            continue;
         size_t i = first_not_in(job->in[k].data, job->in[k].count, cd);
         if (i < job->in[k].count) {
-            cli_error(job->verb, "input %s: %s: element %zu (%.17g) is not a %s value, and an "
-                      "implementation computing in %s would see it rounded; round the inputs "
-                      "to %s first (specs/error-analysis.md §0)", job->op->inputs[k],
-                      job->in_path[k], i, job->in[k].data[i], rn_dtype_name(cd),
-                      rn_dtype_name(cd), rn_dtype_name(cd));
-            return RN_EXIT_USAGE;
+            not_exact_msg(msg, cap, job, k, i, job->in[k].data[i], cd);
+            *first = k;
         }
     }
-    return 0;
 }
 
 /* The comparison of the job's actual outputs with given exact values (want, rounded to f64) and
@@ -549,18 +559,18 @@ static void free_flushed(const cli_job *job, cli_job *fj)
    For an op whose rows are independent (cli_splits_by_rows) and whose statistical tier takes rows
    block by block (cli_stat_rows_supported: LayerNorm and RMSNorm forward), the twin, the bound,
    the comparison and the tier run on one block of rows at a time, each block on one thread from
-   start to end (one parallel region for the whole check, its blocks shared out dynamically):
-   memory for the exact values and the bounds of one block per thread (ROWS_BLOCK_ELEMS doubles
-   each) instead of the whole tensor, and each block's values are compared and tested while they
-   are in the cache.  The report is the whole-tensor path's, byte for byte
-   (tests/test_check_rows.c): each row's exact values and bounds depend on that row alone, the
-   blocks' summaries merge in row order (summary_merge), and the tier pools its rows in row order
-   at the end (ref/stat_tier.h, st_fwd); none of it depends on the threads.
-   RESNORM_CHECK_ROWS=0: the whole-tensor path; =K: blocks of K rows (for tests). */
+   start to end (one parallel region for the whole check, its blocks shared out dynamically).
+   `resnorm check` (cli_load_check) also reads x and the actual outputs a block at a time from
+   their files: memory is one block per thread (ROWS_BLOCK_ELEMS values of each array), not the
+   tensor, and each block's values are compared and tested while they are in the cache.  The
+   report is the whole-tensor path's, byte for byte (tests/test_check_rows.c): each row's exact
+   values and bounds depend on that row alone, the blocks' summaries merge in row order
+   (summary_merge), and the tier pools its rows in row order at the end (ref/stat_tier.h,
+   st_fwd); none of it depends on the threads.  RESNORM_CHECK_ROWS=0: the whole-tensor path;
+   =K: blocks of K rows (for tests). */
 enum { ROWS_BLOCK_ELEMS = 1 << 15 };
 
-/* Rows per block, or 0 for the whole-tensor path. */
-static size_t rows_per_block(const cli_job *job)
+size_t cli_check_by_rows(const cli_job *job)
 {
     if (job->allow_ftz || !job->rows || !cli_splits_by_rows(job) ||
         !cli_stat_rows_supported(job) || job->op->stat_bound)
@@ -574,27 +584,15 @@ static size_t rows_per_block(const cli_job *job)
     return R ? R : 1;
 }
 
-/* Rows r0 .. r0 + nr of job as a job of its own: per-row inputs (rows x n values) start at row
-   r0, the parameters (gamma, beta) are shared; as bound_by_row_blocks (cli/args.c) does. */
-static cli_job block_job(const cli_job *job, size_t r0, size_t nr)
-{
-    cli_job sub = *job;
-    sub.rows = nr;
-    for (int k = 0; k < job->op->ninputs; k++)
-        if (job->in[k].data && job->in[k].count == job->rows * job->n) {
-            sub.in[k].data = job->in[k].data + r0 * job->n;
-            sub.in[k].count = nr * job->n;
-        }
-    return sub;
-}
-
 /* One thread's buffers for a block: output k's exact values (want[k]) and its bounds for each
    output dtype some actual is rounded to (bound[od][k]), per_row[k] values of output k a row;
-   the tier's row cache. */
+   the block of each input and actual read from its file (in[k], act[m]: lazy jobs); the tier's
+   row cache. */
 typedef struct {
     size_t per_row[CLI_MAX_IO];
     rn_array want[CLI_MAX_IO];
     rn_array bound[RN_NDTYPES][CLI_MAX_IO];
+    rn_array in[CLI_MAX_IO], act[CLI_MAX_IO];
     int need[RN_NDTYPES];
     st_rows *cache;
 } rows_bufs;
@@ -603,10 +601,28 @@ static void rows_bufs_free(rows_bufs *b)
 {
     for (int k = 0; k < CLI_MAX_IO; k++) {
         rn_array_free(&b->want[k]);
+        rn_array_free(&b->in[k]);
+        rn_array_free(&b->act[k]);
         for (int t = 0; t < RN_NDTYPES; t++)
             rn_array_free(&b->bound[t][k]);
     }
     st_rows_free(b->cache);
+}
+
+/* Output k's values per row (rows x per_row: y n, mean and rstd 1), 0 if absent. */
+static size_t per_row_of(const cli_job *job, int k)
+{
+    int nd;
+    size_t sh[RN_MAX_DIMS], count = 1;
+    cli_output_shape(job, k, &nd, sh);
+    for (int i = 0; i < nd; i++)
+        count *= sh[i];
+    return nd < 0 ? 0 : count / job->rows;
+}
+
+static int block_alloc(rn_array *a, size_t len)
+{
+    return rn_array_alloc(a, RN_F64, 1, &len);
 }
 
 static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b)
@@ -617,38 +633,118 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
     if (!(b->cache = st_rows_new(R)))
         return -1;
     for (int k = 0; k < job->op->noutputs; k++) {
-        int nd;
-        size_t sh[RN_MAX_DIMS], count = 1;
-        cli_output_shape(job, k, &nd, sh);
-        for (int i = 0; i < nd; i++)
-            count *= sh[i];
-        if (nd < 0)
+        if (!(b->per_row[k] = per_row_of(job, k)))
             continue;
-        b->per_row[k] = count / job->rows;
-        size_t len = R * b->per_row[k];
-        if (rn_array_alloc(&b->want[k], RN_F64, 1, &len))
+        if (block_alloc(&b->want[k], R * b->per_row[k]))
             return -1;
         for (int t = 0; t < RN_NDTYPES; t++)
-            if (b->need[t] && rn_array_alloc(&b->bound[t][k], RN_F64, 1, &len))
+            if (b->need[t] && block_alloc(&b->bound[t][k], R * b->per_row[k]))
                 return -1;
     }
+    for (int k = 0; job->lazy && k < job->op->ninputs; k++)
+        if (job->in_rd[k].fd >= 0 && block_alloc(&b->in[k], R * job->n))
+            return -1;
+    for (int m = 0; job->lazy && m < job->nactual; m++)
+        if (block_alloc(&b->act[m], R * b->per_row[job->act_index[m]]))
+            return -1;
     return 0;
 }
 
-/* What one block leaves for the merge: per actual its summary and largest error where the
-   bound holds; the twin's or bound's status (RN_TWIN_*; what: which one failed); serial: a NaN
-   bound (the whole-tensor path decides). */
+/* What one block leaves for the merge: per actual (nactual entries each) its summary and its
+   largest error where the bound holds; the failures in the order a whole-tensor check meets them:
+   a file read (read_err), an input value the compute dtype cannot hold (input_err; both messages,
+   malloc'd), the twin's or the bound's status (RN_TWIN_*; what: which one), a NaN bound
+   (serial: the whole-tensor path's serial scan decides). */
 typedef struct {
-    summary_t sum[CLI_MAX_IO];
-    double err[CLI_MAX_IO];
+    summary_t *sum;
+    double *err;
+    char *read_err, *input_err;
     int status, serial;
     const char *what;
 } block_result;
 
-static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_stat_rows *st,
-                        const cli_check_result *r, block_result *out)
+/* Rows r0 .. r0 + nr of job as a job of its own: per-row inputs (rows x n values) start at row
+   r0, the parameters (gamma, beta) are shared, as bound_by_row_blocks (cli/args.c) does; a lazy
+   job's per-row inputs are read from their files into b->in.  0, or -1 with res->read_err set. */
+static int block_job(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_job *sub,
+                     block_result *res)
 {
-    cli_job sub = block_job(job, r0, nr);
+    char err[512];
+    *sub = *job;
+    sub->rows = nr;
+    for (int k = 0; k < job->op->ninputs; k++) {
+        if (job->in[k].count != job->rows * job->n || (!job->in[k].data && !job->lazy))
+            continue;
+        if (job->in[k].data) {
+            sub->in[k].data = job->in[k].data + r0 * job->n;
+        } else if (job->in_rd[k].fd >= 0) {
+            npy_reader rd = job->in_rd[k]; /* pread: each thread reads with its own copy */
+            if (npy_read_range(&rd, r0 * job->n, nr * job->n, b->in[k].data, err, sizeof err)) {
+                res->read_err = strdup(err);
+                return -1;
+            }
+            sub->in[k].data = b->in[k].data;
+        }
+        sub->in[k].count = nr * job->n;
+    }
+    return 0;
+}
+
+/* got[m]: actual m's values of rows r0 .. r0 + nr (read from its file for a lazy job).  0, or -1
+   with res->read_err set. */
+static int block_actuals(const cli_job *job, size_t r0, size_t nr, rows_bufs *b,
+                         const double **got, block_result *res)
+{
+    char err[512];
+    for (int m = 0; m < job->nactual; m++) {
+        size_t w = b->per_row[job->act_index[m]];
+        if (!job->lazy) {
+            got[m] = job->act[m].data + r0 * w;
+            continue;
+        }
+        npy_reader rd = job->act_rd[m];
+        if (npy_read_range(&rd, r0 * w, nr * w, b->act[m].data, err, sizeof err)) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "actual %s: %s", job->op->outputs[job->act_index[m]], err);
+            res->read_err = strdup(msg);
+            return -1;
+        }
+        got[m] = b->act[m].data;
+    }
+    return 0;
+}
+
+/* A lazy job's per-row inputs of the block (sub) checked as inputs_exact_in does; 0, or -1 with
+   res->input_err set (element index in the whole input). */
+static int block_inputs_exact(const cli_job *job, const cli_job *sub, size_t r0, rn_dtype cd,
+                              block_result *res)
+{
+    for (int k = 0; job->lazy && k < job->op->ninputs; k++) {
+        if (job->in[k].data || job->in_rd[k].fd < 0)
+            continue;
+        size_t i = first_not_in(sub->in[k].data, sub->in[k].count, cd);
+        if (i < sub->in[k].count) {
+            char msg[1024];
+            not_exact_msg(msg, sizeof msg, job, k, r0 * job->n + i, sub->in[k].data[i], cd);
+            res->input_err = strdup(msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One block: its inputs and actuals, the twin, the bounds, the comparison of each actual, the
+   tier's rows.  scan_only: the inputs' check alone (a failure is already known). */
+static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_stat_rows *st,
+                        const cli_check_result *r, int scan_only, block_result *out)
+{
+    cli_job sub;
+    if (block_job(job, r0, nr, b, &sub, out) || block_inputs_exact(job, &sub, r0, r->cd, out) ||
+        scan_only)
+        return;
+    const double *got[CLI_MAX_IO];
+    if (block_actuals(job, r0, nr, b, got, out))
+        return;
     double *want[CLI_MAX_IO], *bound[CLI_MAX_IO];
     for (int k = 0; k < job->op->noutputs; k++)
         want[k] = b->want[k].data;
@@ -664,11 +760,9 @@ static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, 
     }
     if (out->status != RN_TWIN_OK)
         return;
-    const double *got[CLI_MAX_IO];
     for (int m = 0; m < job->nactual && !out->serial; m++) {
         int k = job->act_index[m];
         size_t w = b->per_row[k], lo = r0 * w;
-        got[m] = job->act[m].data + lo;
         out->serial = summarize_span(got[m], want[k], b->bound[r->sum[m].out][k].data, NULL, lo,
                                      lo + nr * w, lo, r->sum[m].out, &out->sum[m], &out->err[m]);
     }
@@ -679,16 +773,30 @@ static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, 
     }
 }
 
-/* The blocks' results merged in row order into r (the first failure decides, as a scan of the
-   rows would meet it).  0, 1 for the serial scan, or an exit code after a message. */
+/* The blocks' results merged in row order into r: the failures first, in the order a
+   whole-tensor check meets them (every file read; then the inputs' values, x before the
+   parameters, whose failure is `param_err`; then the twin and the bounds, row by row).  0, 1 for
+   the serial scan, or an exit code after a message. */
 static int merge_blocks(const cli_job *job, const block_result *res, size_t nb,
-                        cli_check_result *r)
+                        const char *param_err, cli_check_result *r)
 {
-    for (size_t i = 0; i < nb; i++) {
-        if (res[i].status != RN_TWIN_OK) {
-            cli_job at = *job;
-            return cli_twin_status(&at, res[i].status, res[i].what);
+    for (size_t i = 0; i < nb; i++)
+        if (res[i].read_err) {
+            cli_error(job->verb, "%s", res[i].read_err);
+            return RN_EXIT_USAGE;
         }
+    for (size_t i = 0; i < nb; i++)
+        if (res[i].input_err) {
+            cli_error(job->verb, "%s", res[i].input_err);
+            return RN_EXIT_USAGE;
+        }
+    if (param_err) {
+        cli_error(job->verb, "%s", param_err);
+        return RN_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        if (res[i].status != RN_TWIN_OK)
+            return cli_twin_status(job, res[i].status, res[i].what);
         if (res[i].serial)
             return 1;
     }
@@ -711,17 +819,39 @@ static int merge_blocks(const cli_job *job, const block_result *res, size_t nb,
     return 0;
 }
 
-/* The check by blocks of R rows; 1 if the whole-tensor path must decide (a NaN bound), else 0 or
-   an exit code after a message. */
-static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, cli_check_result *r)
+static block_result *block_results_new(size_t nb, int nactual, summary_t **sums, double **errs)
+{
+    size_t na = nactual > 0 ? (size_t)nactual : 1;
+    block_result *res = calloc(nb, sizeof *res);
+    *sums = calloc(nb * na, sizeof **sums);
+    *errs = calloc(nb * na, sizeof **errs);
+    if (!res || !*sums || !*errs) {
+        free(res), free(*sums), free(*errs);
+        *sums = NULL, *errs = NULL;
+        return NULL;
+    }
+    for (size_t i = 0; i < nb; i++)
+        res[i].sum = *sums + i * na, res[i].err = *errs + i * na;
+    return res;
+}
+
+/* The check by blocks of R rows.  param_err: a parameter input's value the compute dtype cannot
+   hold (NULL: none), reported unless a lazily read x fails first (then the blocks only read and
+   check x).  1 if the whole-tensor path must decide (a NaN bound), else 0 or an exit code after
+   a message. */
+static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *param_err,
+                         cli_check_result *r)
 {
     for (int m = 0; m < job->nactual; m++)
         r->sum[m].out = cli_coarser_dtype(job->act[m].dtype, d);
     size_t nb = (job->rows + R - 1) / R;
-    block_result *res = calloc(nb, sizeof *res);
-    cli_stat_rows *st = res ? cli_stat_rows_begin(job, r) : NULL;
-    int nomem = !res || !st;
+    summary_t *sums = NULL;
+    double *errs = NULL;
+    block_result *res = block_results_new(nb, job->nactual, &sums, &errs);
+    cli_stat_rows *st = res && !param_err ? cli_stat_rows_begin(job, r) : NULL;
+    int nomem = !res || (!st && !param_err);
     long NB = (long)nb;
+    long first_fail = NB; /* blocks after a failed one cannot change the report: skipped */
     if (!nomem) {
 #pragma omp parallel num_threads(rn_threads_for(job->rows * job->n))
         {
@@ -730,11 +860,20 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, cli_check_res
 #pragma omp for schedule(dynamic, 1)
             for (long i = 0; i < NB; i++) {
                 size_t r0 = (size_t)i * R;
-                if (ok)
-                    check_block(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st, r,
-                                &res[i]);
-                else
+                if (i > __atomic_load_n(&first_fail, __ATOMIC_RELAXED))
+                    continue;
+                if (!ok) {
                     res[i].status = RN_TWIN_NOMEM, res[i].what = "check by blocks of rows";
+                    continue;
+                }
+                check_block(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st, r,
+                            param_err != NULL, &res[i]);
+                long cur = __atomic_load_n(&first_fail, __ATOMIC_RELAXED);
+                if (res[i].read_err || res[i].input_err || res[i].status != RN_TWIN_OK)
+                    while (i < cur && !__atomic_compare_exchange_n(&first_fail, &cur, i, 1,
+                                                                   __ATOMIC_RELAXED,
+                                                                   __ATOMIC_RELAXED))
+                        ;
             }
             rows_bufs_free(&b);
         }
@@ -745,12 +884,14 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, cli_check_res
         cli_error(job->verb, "out of memory");
         rc = RN_EXIT_INTERNAL;
     } else {
-        rc = merge_blocks(job, res, nb, r);
+        rc = merge_blocks(job, res, first_fail < NB ? (size_t)first_fail + 1 : nb, param_err, r);
         if (!rc)
             cli_stat_rows_end(st, job, r);
     }
+    for (size_t i = 0; res && i < nb; i++)
+        free(res[i].read_err), free(res[i].input_err);
     cli_stat_rows_free(st);
-    free(res);
+    free(res), free(sums), free(errs);
     return rc;
 }
 
@@ -759,13 +900,25 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
     memset(r, 0, sizeof *r);
     r->d = d;
     r->cd = rn_compute_dtype(d);
-    int rc = inputs_exact_in(job, r->cd);
-    if (rc)
-        return rc;
+    int bad;
+    char msg[1024];
+    inputs_exact_in(job, r->cd, &bad, msg, sizeof msg);
+    /* a lazily read input before the bad one (x, input 0) is checked first, block by block */
+    if (bad >= 0 && !(job->lazy && !job->in[0].data)) {
+        cli_error(job->verb, "%s", msg);
+        return RN_EXIT_USAGE;
+    }
     cli_phase("inputs");
-    size_t R = rows_per_block(job);
-    if (R && job->rows) {
-        rc = check_by_rows(job, d, R, r);
+    int rc = 0;
+    size_t R = cli_check_by_rows(job);
+    if (R) {
+        rc = check_by_rows(job, d, R, bad >= 0 ? msg : NULL, r);
+        if (rc == 1 && job->lazy) { /* the serial scan needs every value, which was not kept */
+            cli_error(job->verb, "internal: the error bound is NaN at some element, and the check "
+                      "read by blocks of rows cannot scan it in order; rerun with "
+                      "RESNORM_CHECK_ROWS=0");
+            return RN_EXIT_INTERNAL;
+        }
         if (rc != 1)
             return rc;
         memset(r, 0, sizeof *r); /* a NaN bound: the whole-tensor path's serial scan decides */
@@ -987,7 +1140,7 @@ int cli_check_main(int argc, char **argv)
     if (rc)
         return rc;
     cli_phase(NULL);
-    rc = cli_load(&job);
+    rc = cli_load_check(&job);
     cli_phase("load");
     if (rc) {
         cli_job_free(&job);

@@ -152,6 +152,11 @@ struct cli_job {
     int skip[CLI_MAX_IO];
     int exp_ndim[CLI_MAX_IO];
     size_t exp_shape[CLI_MAX_IO][RN_MAX_DIMS];
+    /* set by cli_load_check when the check runs by blocks of rows (cli_check_by_rows): the
+       per-row inputs (count rows * n) and the actuals are open files read a block at a time
+       (their rn_array holds the header: dtype, shape, count; data NULL); fd -1 elsewhere */
+    int lazy;
+    npy_reader in_rd[CLI_MAX_IO], act_rd[CLI_MAX_IO];
     /* derived by prepare */
     int ax;                    /* normalized axis, 0 <= ax < ndim(x) (row view of input 0) */
     size_t rows, n;
@@ -180,6 +185,12 @@ int cli_parse(cli_job *job, int argc, char **argv, int allow);
 /* Read every input and actual file and check shapes, attributes and the dtype.
    Returns 0 or an exit code after printing a message. */
 int cli_load(cli_job *job);
+/* cli_load for `check`: where the check runs by blocks of rows, the per-row inputs and the actuals
+   are left open (job->lazy) and read a block at a time; the same checks and messages. */
+int cli_load_check(cli_job *job);
+/* Rows per block of the check by blocks of rows (cli/check.c) for this loaded or header-loaded
+   job, or 0 where the whole-tensor check runs. */
+size_t cli_check_by_rows(const cli_job *job);
 /* cli_load's checks of the inputs (the same, in the same order, with the same messages) on their
    headers alone: job->in[k] gets each input's dtype and shape (data NULL), and rd[k] the open file
    (npy_open; fd -1 for an input not given; the caller closes them).  No actuals.  0 or an exit code

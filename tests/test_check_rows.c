@@ -166,6 +166,57 @@ Test(check_rows, rmsnorm_with_and_without_offset)
     }
 }
 
+/* Runs `resnorm check ARGS` whole and in blocks of 1, 2, 5 rows: the same exit code (2) and the
+   same message on standard error. */
+static void same_error(const char *args)
+{
+    static char whole[sizeof err_text];
+    setenv("RESNORM_CHECK_ROWS", "0", 1);
+    cr_assert_eq(run("check %s", args), 2, "%s", err_text);
+    memcpy(whole, err_text, sizeof whole);
+    static const char *const sizes[] = {"1", "2", "5"};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        setenv("RESNORM_CHECK_ROWS", sizes[s], 1);
+        cr_assert_eq(run("check %s", args), 2, "blocks of %s rows: %s", sizes[s], err_text);
+        cr_assert_str_eq(err_text, whole, "blocks of %s rows", sizes[s]);
+    }
+    unsetenv("RESNORM_CHECK_ROWS");
+}
+
+/* x read a block at a time: an input value the compute dtype cannot hold is reported as the whole
+   tensor's check reports it (x's first bad element, with its index in the whole x; a parameter's
+   only when x has none). */
+Test(check_rows, input_errors_as_the_whole_tensor_reports_them)
+{
+    write_inputs(2, 0);
+    cr_assert_eq(run("eval layernorm --in x=%s --in gamma=%s --in beta=%s --dtype f32 --out %s",
+                     P("x.npy"), P("g.npy"), P("b.npy"), P("e")), 0, "%s", err_text);
+    rn_array x, g;
+    char err[512];
+    cr_assert_eq(npy_read(P("x.npy"), &x, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(npy_read(P("g.npy"), &g, err, sizeof err), 0, "%s", err);
+    double x9 = x.data[9 * N + 3], x11 = x.data[11 * N + 1], g5 = g.data[5];
+    x.data[9 * N + 3] = 0.1, x.data[11 * N + 1] = 0.3, g.data[5] = 0.7; /* not binary32 values */
+    put_npy("x64bad.npy", RN_F64, x.ndim, x.shape, x.data);
+    put_npy("g64bad.npy", RN_F64, g.ndim, g.shape, g.data);
+    x.data[9 * N + 3] = x9, x.data[11 * N + 1] = x11, g.data[5] = g5;
+    put_npy("x64.npy", RN_F64, x.ndim, x.shape, x.data);
+    put_npy("g64.npy", RN_F64, g.ndim, g.shape, g.data);
+    rn_array_free(&x), rn_array_free(&g);
+    static const char *const xs[] = {"x64bad.npy", "x64.npy", "x64bad.npy"};
+    static const char *const gs[] = {"g64.npy", "g64bad.npy", "g64bad.npy"};
+    static const char *const want[] = {"element 363 (0.10000000000000001)",
+                                       "element 5 (0.69999999999999996)",
+                                       "element 363 (0.10000000000000001)"};
+    for (int c = 0; c < 3; c++) {
+        char args[2048];
+        snprintf(args, sizeof args, "layernorm --in x=%s --in gamma=%s --in beta=%s --actual y=%s "
+                 "--dtype f32", P(xs[c]), P(gs[c]), P("b.npy"), P("e/y.npy"));
+        same_error(args);
+        cr_assert_not_null(strstr(err_text, want[c]), "case %d: %s", c, err_text);
+    }
+}
+
 /* --allow ftz and the ops without a row-wise tier keep the whole-tensor path. */
 Test(check_rows, other_checks_keep_the_whole_tensor_path)
 {
