@@ -659,7 +659,7 @@ static int load(cli_job *job, int lazy_ok)
     npy_reader rd[CLI_MAX_IO];
     /* Only the ops a check by rows can take are read header first: their prepare looks at shapes
        and attributes alone (dropout's, and the masks of attention, ffn, the block, read values). */
-    if (!lazy_ok || !cli_stat_rows_supported(job) || job->allow_ftz || job->op->stat_bound) {
+    if (!lazy_ok || !cli_check_by_rows_op(job)) {
         int rc = load_inputs(job, NULL);
         for (int m = 0; m < job->nactual && !rc; m++)
             rc = load_actual(job, m, 0);
@@ -669,7 +669,7 @@ static int load(cli_job *job, int lazy_ok)
     }
     int rc = load_inputs(job, rd);
     if (!rc) {
-        job->lazy = lazy_ok && cli_check_by_rows(job) > 0;
+        job->lazy = cli_check_by_rows(job) > 0;
         for (int m = 0; m < CLI_MAX_IO; m++)
             job->in_rd[m].fd = job->act_rd[m].fd = -1;
     }

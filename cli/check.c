@@ -570,10 +570,14 @@ static void free_flushed(const cli_job *job, cli_job *fj)
    =K: blocks of K rows (for tests). */
 enum { ROWS_BLOCK_ELEMS = 1 << 15 };
 
+int cli_check_by_rows_op(const cli_job *job)
+{
+    return !job->allow_ftz && cli_stat_rows_supported(job) && !job->op->stat_bound;
+}
+
 size_t cli_check_by_rows(const cli_job *job)
 {
-    if (job->allow_ftz || !job->rows || !cli_splits_by_rows(job) ||
-        !cli_stat_rows_supported(job) || job->op->stat_bound)
+    if (!cli_check_by_rows_op(job) || !job->rows || !cli_splits_by_rows(job))
         return 0;
     const char *e = getenv("RESNORM_CHECK_ROWS");
     if (e && *e) {

@@ -189,8 +189,10 @@ int cli_load(cli_job *job);
    are left open (job->lazy) and read a block at a time; the same checks and messages. */
 int cli_load_check(cli_job *job);
 /* Rows per block of the check by blocks of rows (cli/check.c) for this loaded or header-loaded
-   job, or 0 where the whole-tensor check runs. */
+   job, or 0 where the whole-tensor check runs; cli_check_by_rows_op: whether the op and options
+   allow it at all (LayerNorm, RMSNorm forward, no --allow ftz), before any input is read. */
 size_t cli_check_by_rows(const cli_job *job);
+int cli_check_by_rows_op(const cli_job *job);
 /* cli_load's checks of the inputs (the same, in the same order, with the same messages) on their
    headers alone: job->in[k] gets each input's dtype and shape (data NULL), and rd[k] the open file
    (npy_open; fd -1 for an input not given; the caller closes them).  No actuals.  0 or an exit code
