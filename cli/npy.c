@@ -447,12 +447,13 @@ int npy_parse(const char *name, const unsigned char *buf, size_t len, rn_array *
     return 0;
 }
 
-/* Exactly n bytes at the file's current offset; 0, or -1 with errno (0 at an early end). */
-static int read_full(int fd, void *buf, size_t n)
+/* Exactly n bytes at offset off (pread: the reader keeps no position); 0, or -1 with errno (0 at
+   an early end of file). */
+static int pread_full(int fd, void *buf, size_t n, size_t off)
 {
     unsigned char *p = buf;
     while (n) {
-        ssize_t k = read(fd, p, n);
+        ssize_t k = pread(fd, p, n, (off_t)off);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -462,9 +463,11 @@ static int read_full(int fd, void *buf, size_t n)
         }
         p += k;
         n -= (size_t)k;
+        off += (size_t)k;
     }
     return 0;
 }
+
 
 /* Opens path for reading only if it is a regular file.  O_NONBLOCK: opening a FIFO (or a device)
    must not wait for a writer before fstat can refuse it; it is cleared again for the reads. */
@@ -487,7 +490,7 @@ static int open_regular(const char *path, size_t *size, char *err, size_t errlen
     return fd;
 }
 
-/* After a failed read_full of the header: close fd, and say why. */
+/* After a failed read of the header: close fd, and say why. */
 static int read_fail(int fd, const char *path, char *err, size_t errlen)
 {
     int e = errno;
@@ -498,7 +501,8 @@ static int read_fail(int fd, const char *path, char *err, size_t errlen)
 }
 
 /* Opens path and checks magic, header and the data size against the file's size (fstat), reading
-   only the header.  Returns the descriptor, positioned at the data, or -1 with a message. */
+   only the header (pread: the descriptor keeps no position).  Returns the descriptor, or -1 with
+   a message. */
 static int open_checked(const char *path, npy_info *info, char *err, size_t errlen)
 {
     size_t total = 0;
@@ -507,7 +511,7 @@ static int open_checked(const char *path, npy_info *info, char *err, size_t errl
         return -1;
     unsigned char prefix[12];
     size_t have = total < sizeof prefix ? total : sizeof prefix;
-    if (read_full(fd, prefix, have) != 0)
+    if (pread_full(fd, prefix, have, 0) != 0)
         return read_fail(fd, path, err, errlen);
     size_t hstart, hlen;
     if (parse_prefix(path, prefix, have, total, &hstart, &hlen, err, errlen)) {
@@ -520,7 +524,7 @@ static int open_checked(const char *path, npy_info *info, char *err, size_t errl
         close(fd);
         return fail(err, errlen, path, "out of memory reading the header");
     }
-    if (lseek(fd, (off_t)hstart, SEEK_SET) < 0 || read_full(fd, h, hlen) != 0) {
+    if (pread_full(fd, h, hlen, hstart) != 0) {
         free(h);
         return read_fail(fd, path, err, errlen);
     }
@@ -570,26 +574,6 @@ int npy_open(const char *path, npy_reader *r, rn_array *hdr, char *err, size_t e
     return 0;
 }
 
-/* Exactly n bytes at offset off (pread: the reader keeps no position); 0, or -1 with errno (0 at
-   an early end of file). */
-static int pread_full(int fd, void *buf, size_t n, size_t off)
-{
-    unsigned char *p = buf;
-    while (n) {
-        ssize_t k = pread(fd, p, n, (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            if (k == 0)
-                errno = 0;
-            return -1;
-        }
-        p += k;
-        n -= (size_t)k;
-        off += (size_t)k;
-    }
-    return 0;
-}
 
 static int range_fail(const npy_reader *r, char *err, size_t errlen)
 {

@@ -71,6 +71,30 @@ static int run(const char *fmt, ...)
     return WEXITSTATUS(st);
 }
 
+/* Runs a shell command (printf-style; "$R" is the resnorm binary, "$T" the test's directory),
+   captures stdout and stderr into out_text / err_text, returns the exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static int sh(const char *fmt, ...)
+{
+    char body[8192], cmd[9400], o[512], e[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    snprintf(o, sizeof o, "%s/.stdout", tmpdir);
+    snprintf(e, sizeof e, "%s/.stderr", tmpdir);
+    if ((size_t)snprintf(cmd, sizeof cmd, "R='%s'; T='%s'; ( %s ) >%s 2>%s", resnorm(), tmpdir,
+                         body, o, e) >= sizeof cmd)
+        cr_assert_fail("command too long");
+    int st = system(cmd);
+    slurp(o, out_text, sizeof out_text);
+    slurp(e, err_text, sizeof err_text);
+    unlink(o);
+    unlink(e);
+    cr_assert(WIFEXITED(st), "%s: did not exit normally", body);
+    return WEXITSTATUS(st);
+}
+
 /* tmpdir/name (a rotating buffer: up to 16 live results). */
 static const char *P(const char *name)
 {
