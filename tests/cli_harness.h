@@ -49,26 +49,36 @@ static void slurp(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
-/* Runs "$RESNORM ARGS", captures stdout and stderr, returns the exit code. */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
+/* Runs the shell command `cmd` with its stdout and stderr captured into out_text / err_text;
+   returns its exit status (`what` names it if it did not exit normally). */
+static int captured(const char *cmd, const char *what)
 {
-    char args[8192], cmd[9000], o[512], e[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
+    char full[9600], o[512], e[512];
     snprintf(o, sizeof o, "%s/.stdout", tmpdir);
     snprintf(e, sizeof e, "%s/.stderr", tmpdir);
-    if ((size_t)snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", resnorm(), args, o, e) >= sizeof cmd)
+    if ((size_t)snprintf(full, sizeof full, "%s >%s 2>%s", cmd, o, e) >= sizeof full)
         cr_assert_fail("command line too long");
-    int st = system(cmd);
+    int st = system(full);
     slurp(o, out_text, sizeof out_text);
     slurp(e, err_text, sizeof err_text);
     unlink(o);
     unlink(e);
-    cr_assert(WIFEXITED(st), "%s: did not exit normally", cmd);
+    cr_assert(WIFEXITED(st), "%s: did not exit normally", what);
     return WEXITSTATUS(st);
+}
+
+/* Runs "$RESNORM ARGS", captures stdout and stderr, returns the exit code. */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char args[8192], cmd[9000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    if ((size_t)snprintf(cmd, sizeof cmd, "%s %s", resnorm(), args) >= sizeof cmd)
+        cr_assert_fail("command line too long");
+    return captured(cmd, cmd);
 }
 
 /* Runs a shell command (printf-style; "$R" is the resnorm binary, "$T" the test's directory),
@@ -76,23 +86,15 @@ static int run(const char *fmt, ...)
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
 static int sh(const char *fmt, ...)
 {
-    char body[8192], cmd[9400], o[512], e[512];
+    char body[8192], cmd[9400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
-    snprintf(o, sizeof o, "%s/.stdout", tmpdir);
-    snprintf(e, sizeof e, "%s/.stderr", tmpdir);
-    if ((size_t)snprintf(cmd, sizeof cmd, "R='%s'; T='%s'; ( %s ) >%s 2>%s", resnorm(), tmpdir,
-                         body, o, e) >= sizeof cmd)
+    if ((size_t)snprintf(cmd, sizeof cmd, "R='%s'; T='%s'; ( %s )", resnorm(), tmpdir, body) >=
+        sizeof cmd)
         cr_assert_fail("command too long");
-    int st = system(cmd);
-    slurp(o, out_text, sizeof out_text);
-    slurp(e, err_text, sizeof err_text);
-    unlink(o);
-    unlink(e);
-    cr_assert(WIFEXITED(st), "%s: did not exit normally", body);
-    return WEXITSTATUS(st);
+    return captured(cmd, body);
 }
 
 /* tmpdir/name (a rotating buffer: up to 16 live results). */
