@@ -55,6 +55,9 @@ void cli_check_help(void)
         "moments (default: two-pass, Welford/Chan merges as PyTorch), runtimes (also one-pass\n"
         "E[x^2]-E[x]^2 as ONNX Runtime), two-pass (tightest).\n"
         "Tolerance: specs/error-analysis.md.\n"
+        "layernorm and rmsnorm are checked a block of rows at a time, x and the actuals read\n"
+        "from their files as they go: memory is one block per thread, not the tensor; the\n"
+        "report is the same (RESNORM_CHECK_ROWS=0: the whole tensor at once).\n"
         "\n"
         "ops, inputs and outputs:\n");
     /* Columns as wide as the longest op name and input list (plus two blanks), so that no two
