@@ -768,6 +768,17 @@ static int bound_splits_by_rows(const cli_job *job)
 
 enum { BOUND_BLOCK_ROWS = 16 }; /* the partition depends on rows only, never on the threads */
 
+void cli_rows_job(const cli_job *job, size_t r0, size_t nr, cli_job *sub)
+{
+    *sub = *job;
+    sub->rows = nr;
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (job->in[k].data && job->in[k].count == job->rows * job->n) {
+            sub->in[k].data = job->in[k].data + r0 * job->n;
+            sub->in[k].count = nr * job->n;
+        }
+}
+
 /* The bound on blocks of BOUND_BLOCK_ROWS rows, in parallel: a sub-job whose per-row inputs
    (count rows * n: x, dy, skip) and outputs start at the block's first row; parameters (gamma,
    beta, bias) are shared.  Each row's bound depends on that row only, so the result is the
@@ -782,13 +793,8 @@ static int bound_by_row_blocks(const cli_job *job, rn_dtype compute, rn_dtype ou
     for (long b = 0; b < nb; b++) {
         size_t r0 = (size_t)b * BOUND_BLOCK_ROWS;
         size_t r1 = r0 + BOUND_BLOCK_ROWS < rows ? r0 + BOUND_BLOCK_ROWS : rows;
-        cli_job sub = *job;
-        sub.rows = r1 - r0;
-        for (int k = 0; k < job->op->ninputs; k++)
-            if (job->in[k].data && job->in[k].count == rows * n) {
-                sub.in[k].data = job->in[k].data + r0 * n;
-                sub.in[k].count = sub.rows * n;
-            }
+        cli_job sub;
+        cli_rows_job(job, r0, r1 - r0, &sub);
         double *q[CLI_MAX_IO];
         for (int k = 0; k < job->op->noutputs; k++)
             q[k] = p[k] + r0 * (bounds[k].count / rows);
@@ -866,21 +872,6 @@ int cli_run_bound(const cli_job *job, rn_dtype compute, rn_dtype out, rn_array *
 }
 
 int cli_splits_by_rows(const cli_job *job) { return bound_splits_by_rows(job); }
-
-int cli_run_bound_rows(const cli_job *job, rn_dtype compute, rn_dtype out, const size_t *per_row,
-                       double *const *p)
-{
-    int r;
-    if (job->rows >= 2) {
-        rn_array shape[CLI_MAX_IO] = {{0}}; /* bound_by_row_blocks reads the counts only */
-        for (int k = 0; k < job->op->noutputs; k++)
-            shape[k].count = per_row[k] * job->rows;
-        r = bound_by_row_blocks(job, compute, out, shape, p);
-    } else {
-        r = job->op->bound(job, compute, out, p);
-    }
-    return cli_twin_status(job, r, "error bound");
-}
 
 /* The directories a run created, outermost first, removed innermost first on failure (any
    depth: the list grows as needed). */

@@ -670,28 +670,22 @@ typedef struct {
     const char *what;
 } block_result;
 
-/* Rows r0 .. r0 + nr of job as a job of its own: per-row inputs (rows x n values) start at row
-   r0, the parameters (gamma, beta) are shared, as bound_by_row_blocks (cli/args.c) does; a lazy
-   job's per-row inputs are read from their files into b->in.  0, or -1 with res->read_err set. */
+/* Rows r0 .. r0 + nr of job as a job of its own (cli_rows_job); a lazy job's per-row inputs are
+   read from their files into b->in.  0, or -1 with res->read_err set. */
 static int block_job(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_job *sub,
                      block_result *res)
 {
     char err[512];
-    *sub = *job;
-    sub->rows = nr;
-    for (int k = 0; k < job->op->ninputs; k++) {
-        if (job->in[k].count != job->rows * job->n || (!job->in[k].data && !job->lazy))
+    cli_rows_job(job, r0, nr, sub);
+    for (int k = 0; job->lazy && k < job->op->ninputs; k++) {
+        if (job->in_rd[k].fd < 0)
             continue;
-        if (job->in[k].data) {
-            sub->in[k].data = job->in[k].data + r0 * job->n;
-        } else if (job->in_rd[k].fd >= 0) {
-            npy_reader rd = job->in_rd[k]; /* pread: each thread reads with its own copy */
-            if (npy_read_range(&rd, r0 * job->n, nr * job->n, b->in[k].data, err, sizeof err)) {
-                res->read_err = strdup(err);
-                return -1;
-            }
-            sub->in[k].data = b->in[k].data;
+        npy_reader rd = job->in_rd[k]; /* pread: each thread reads with its own copy */
+        if (npy_read_range(&rd, r0 * job->n, nr * job->n, b->in[k].data, err, sizeof err)) {
+            res->read_err = strdup(err);
+            return -1;
         }
+        sub->in[k].data = b->in[k].data;
         sub->in[k].count = nr * job->n;
     }
     return 0;

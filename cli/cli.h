@@ -222,10 +222,9 @@ int cli_twin_status(const cli_job *job, int r, const char *what);
    bound compute each row from that row alone (no parameter gradient summed over the rows, no
    attention across a sequence): they may then run on blocks of rows (sub-jobs). */
 int cli_splits_by_rows(const cli_job *job);
-/* The bound of such a job (a block of rows) into p[k] (rows x per_row[k] each), rows in
-   parallel blocks as cli_run_bound; 0 or an exit code after a message. */
-int cli_run_bound_rows(const cli_job *job, rn_dtype compute, rn_dtype out, const size_t *per_row,
-                       double *const *p);
+/* Rows r0 .. r0 + nr of such a job as a job of its own (*sub): the inputs held in memory with
+   x's rows x n values start at row r0, the others (gamma, beta, bias) are shared. */
+void cli_rows_job(const cli_job *job, size_t r0, size_t nr, cli_job *sub);
 
 /* Write files dir/<names[k]>.npy for k < n together: all or nothing (creates dir if missing).
    Returns 0 or an exit code after printing a message. */

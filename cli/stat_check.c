@@ -91,7 +91,35 @@ static int tests_for(const cli_job *job, const st_problem *p, const double *mag,
     return 0;
 }
 
-static int stat_mode(const cli_job *job);
+/* The tier's model is the accuracy of two-pass / Welford variances: the one-pass variance that
+   --profile runtimes admits has, on large-mean rows, a row-wide error of one sign by nature,
+   which the tier sees.  Under that profile a flag is reported, not failed, unless --stat says
+   otherwise (specs/statistical-tier.md §6). */
+static int stat_mode(const cli_job *job)
+{
+    if (!job->stat_given && rn_bound_profile() == RN_PROFILE_RUNTIMES)
+        return CLI_STAT_WARN;
+    return job->stat_mode;
+}
+
+/* The constants of the job's problem as the tier sees it (x and the rows: the caller's). */
+static void problem_of(const cli_job *job, const cli_check_result *r, st_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->rows = job->rows, p->n = job->n, p->eps = job->eps;
+    p->u = rn_dtype_unit_roundoff(r->cd);
+    p->eta = half_min_subnormal(r->cd);
+    int oa = cli_attr_index(job->op, "offset");
+    p->offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
+    p->gamma = input(job, "gamma"), p->beta = input(job, "beta"), p->dy = input(job, "dy");
+}
+
+/* The output-dtype part of p for an output rounded to od. */
+static void problem_output(st_problem *p, const cli_check_result *r, rn_dtype od)
+{
+    p->u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
+    p->eta_out = half_min_subnormal(od);
+}
 
 /* The dtype output m is rounded to (set by the comparison: the coarser of --dtype and the dtype
    of that output's file). */
@@ -113,14 +141,8 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
         cli_graph_stat(job, want, r);
         return;
     }
-    st_problem p = {0};
-    p.rows = job->rows, p.n = job->n, p.eps = job->eps;
-    p.u = rn_dtype_unit_roundoff(r->cd);
-
-    p.eta = half_min_subnormal(r->cd);
-    int oa = cli_attr_index(job->op, "offset");
-    p.offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
-    p.gamma = input(job, "gamma"), p.beta = input(job, "beta"), p.dy = input(job, "dy");
+    st_problem p;
+    problem_of(job, r, &p);
     p.x = input(job, "x");
     const double *skip = input(job, "skip"), *bias = input(job, "bias");
     double *sum = NULL, *mag = NULL;
@@ -152,9 +174,7 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
            output with any is not tested (specs/statistical-tier.md, limits) */
         if (job->allow_ftz && r->sum[m].ftz_accepted > 0)
             continue;
-        rn_dtype od = output_dtype(job, r, m);
-        p.u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
-        p.eta_out = half_min_subnormal(od);
+        problem_output(&p, r, output_dtype(job, r, m));
         s->ntests[m] = tests_for(job, &p, mag, name, job->act[m].data, want[k].data,
                                  want_dx >= 0 ? want[want_dx].data : NULL, want[k].count,
                                  s->test[m]);
@@ -191,16 +211,6 @@ int cli_stat_rows_supported(const cli_job *job)
     return !strcmp(job->op->name, "layernorm") || !strcmp(job->op->name, "rmsnorm");
 }
 
-/* The tier's model is the accuracy of two-pass / Welford variances: the one-pass variance that
-   --profile runtimes admits has, on large-mean rows, a row-wide error of one sign by nature,
-   which the tier sees.  Under that profile a flag is reported, not failed, unless --stat says
-   otherwise (specs/statistical-tier.md §6). */
-static int stat_mode(const cli_job *job)
-{
-    if (!job->stat_given && rn_bound_profile() == RN_PROFILE_RUNTIMES)
-        return CLI_STAT_WARN;
-    return job->stat_mode;
-}
 
 cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r)
 {
@@ -209,13 +219,8 @@ cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r
         return NULL;
     s->mode = stat_mode(job);
     s->active = s->mode != CLI_STAT_OFF;
-    st_problem *p = &s->p;
-    p->rows_total = job->rows, p->n = job->n, p->eps = job->eps;
-    p->u = rn_dtype_unit_roundoff(r->cd);
-    p->eta = half_min_subnormal(r->cd);
-    int oa = cli_attr_index(job->op, "offset");
-    p->offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
-    p->gamma = input(job, "gamma"), p->beta = input(job, "beta");
+    problem_of(job, r, &s->p);
+    s->p.rows_total = job->rows;
     for (int m = 0; s->active && m < job->nactual; m++) {
         int kind = fwd_kind(job, job->op->outputs[job->act_index[m]]);
         if (kind >= 0 && !(s->f[m] = st_fwd_new((st_fwd_kind)kind, job->rows))) {
@@ -238,9 +243,7 @@ int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *
     for (int m = 0; s->active && m < sub->nactual; m++) {
         if (!s->f[m])
             continue;
-        rn_dtype od = output_dtype(sub, r, m);
-        p.u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
-        p.eta_out = half_min_subnormal(od);
+        problem_output(&p, r, output_dtype(sub, r, m));
         if (!st_fwd_rows(s->f[m], &p, r0, got[m], want[sub->act_index[m]]))
             return -1;
     }
