@@ -469,7 +469,7 @@ static void inputs_exact_in(const cli_job *job, rn_dtype cd, int *first, char *m
 {
     *first = -1;
     for (int k = 0; k < job->op->ninputs && *first < 0; k++) {
-        if (!job->in[k].data)
+        if (!job->in[k].data || rn_dtype_within(job->in[k].dtype, cd))
             continue;
         size_t i = first_not_in(job->in[k].data, job->in[k].count, cd);
         if (i < job->in[k].count) {
@@ -721,7 +721,7 @@ static int block_inputs_exact(const cli_job *job, const cli_job *sub, size_t r0,
                               block_result *res)
 {
     for (int k = 0; job->lazy && k < job->op->ninputs; k++) {
-        if (job->in[k].data || job->in_rd[k].fd < 0)
+        if (job->in[k].data || job->in_rd[k].fd < 0 || rn_dtype_within(job->in[k].dtype, cd))
             continue;
         size_t i = first_not_in(sub->in[k].data, sub->in[k].count, cd);
         if (i < sub->in[k].count) {

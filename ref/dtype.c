@@ -108,6 +108,11 @@ double rn_round(double v, rn_dtype d)
     return fd_round_dd(v, 0.0, d);
 }
 
+int rn_dtype_within(rn_dtype d, rn_dtype c)
+{
+    return c == d || c == RN_F64 || (c == RN_F32 && (d == RN_F16 || d == RN_BF16));
+}
+
 double rn_ulp(double v, rn_dtype d)
 {
     const fmt *f = F(d);

@@ -24,6 +24,9 @@ double rn_round_mpfr(mpfr_srcptr v, rn_dtype d);
 double rn_ulp(double v, rn_dtype d);
 /* True if v is a value of format d (NaN and +-Inf included). */
 int rn_representable(double v, rn_dtype d);
+/* True if every value of format d is a value of format c (c == d, c == f64, f16 or bf16 in f32):
+   data read from a file of dtype d need no rn_representable check against c. */
+int rn_dtype_within(rn_dtype d, rn_dtype c);
 /* rn_representable(v, RN_F32), inline for the loops over whole tensors: v equals its conversion
    to float and back (IEEE conversions: a NaN or +-Inf passes, a finite value beyond FLT_MAX
    becomes Inf and fails; the sign-of-zero clause cannot fail, (float)-0.0 is -0.0f). */

@@ -286,18 +286,31 @@ static void sort_doubles(double *a, double *tmp, size_t n)
    buf: 2n doubles of scratch. */
 static double welford_coeff(const double *x, size_t n, double m, double rng, double *buf)
 {
+    double *top = buf + n; /* top[j]: the sum of the j largest; buf[j - 1]: of the j smallest */
     memcpy(buf, x, n * sizeof *buf);
-    sort_doubles(buf, buf + n, n);
-    long double lo = 0, hi = 0, acc = 0;
-    for (size_t j = 1; j < n; j++) {
-        lo += buf[j - 1];
-        hi += buf[n - j];
-        double bot = (double)(lo / (long double)j), top = (double)(hi / (long double)j);
-        double T = max_d(top - m, m - bot), Mabs = max_d(fabs(top), fabs(bot));
-        double a = 2 * (double)j * T * (Mabs + 2 * rng / (double)j);
-        acc += (long double)a * a;
+    sort_doubles(buf, top, n);
+    top[0] = 0;
+    for (size_t j = 1; j < n; j++)
+        top[j] = top[j - 1] + buf[n - j];
+    for (size_t j = 1; j < n; j++)
+        buf[j] += buf[j - 1];
+    /* The statistics only scale a proxy (§2): binary64 sums (relative error <= n*2^-53), and the
+       terms summed in lanes (omp simd), are as good as exact for it. */
+    double acc = 0;
+    /* j = j0 + k with an int k: its conversion to double has vector instructions, a size_t's
+       does not */
+    for (size_t j0 = 1; j0 < n; j0 += 1u << 20) {
+        int K = (int)(n - j0 < 1u << 20 ? n - j0 : 1u << 20);
+        const double *lo = buf + j0 - 1, *hi = top + j0, base = (double)j0;
+#pragma omp simd reduction(+ : acc)
+        for (int k = 0; k < K; k++) {
+            double dj = base + (double)k, bot = lo[k] / dj, tp = hi[k] / dj;
+            double T = max_d(tp - m, m - bot), Mabs = max_d(fabs(tp), fabs(bot));
+            double a = 2 * dj * T * (Mabs + 2 * rng / dj);
+            acc += a * a;
+        }
     }
-    return (double)sqrtl(acc) / (double)n;
+    return sqrt(acc) / (double)n;
 }
 
 /* The magnitude that bounds the rounding of element i of the normalized input (skip ops). */
@@ -357,40 +370,43 @@ static rowstat ln_row(const st_problem *p, size_t r, double *buf)
     const double *x = p->x + r * p->n;
     rowstat s = {0};
     size_t n = p->n;
-    long double sum = 0, sa = 0;
-    double M = 0, mn = INFINITY, mx = -INFINITY;
+    /* These statistics scale the proxies (§2): binary64 sums in lanes (omp simd; relative error
+       <= n*2^-53 of the sums of magnitudes) are as good as exact for that. */
+    double sum = 0, sa = 0, M = 0, mn = INFINITY, mx = -INFINITY;
+#pragma omp simd reduction(+ : sum, sa) reduction(max : M, mx) reduction(min : mn)
     for (size_t i = 0; i < n; i++) {
-        sum += x[i];
-        sa += fabsl((long double)x[i]);
-        M = max_d(M, fabs(x[i]));
-        mn = min_d(mn, x[i]), mx = max_d(mx, x[i]);
+        sum += x[i], sa += fabs(x[i]);
+        M = M > fabs(x[i]) ? M : fabs(x[i]);
+        mn = mn < x[i] ? mn : x[i], mx = mx > x[i] ? mx : x[i];
     }
-    long double m = sum / (long double)n, ss = 0, s4 = 0, sdx = 0, sx2 = 0;
+    double m = sum / (double)n, ss = 0, s4 = 0, sdx = 0, sx2 = 0;
+#pragma omp simd reduction(+ : ss, s4)
     for (size_t i = 0; i < n; i++) {
-        long double d = x[i] - m;
-        ss += d * d;
-        s4 += d * d * d * d;
-        long double mg = xmag(p, x, i);
-        sdx += d * d * mg * mg;
-        sx2 += mg * mg;
+        double q = (x[i] - m) * (x[i] - m);
+        ss += q, s4 += q * q;
     }
-    double v = (double)(ss / (long double)n), u = p->u, dn = (double)n;
+    if (p->sum_rounded)
+        for (size_t i = 0; i < n; i++) {
+            double d = x[i] - m, mg = xmag(p, x, i);
+            sdx += d * d * mg * mg, sx2 += mg * mg;
+        }
+    double v = ss / (double)n, u = p->u, dn = (double)n;
     if (!row_in_range(p, x, v + p->eps))
         return s;
     s.ok = 1;
-    s.m = (double)m, s.v = v, s.A = (double)(sa / (long double)n), s.M = M;
+    s.m = m, s.v = v, s.A = sa / dn, s.M = M;
     s.r = 1 / sqrt(v + p->eps);
     double rng = mx - mn;
     /* [§3.1] mean: any summation order (partial sums <= n*A), a Welford mean (damped, <= M),
        the division; the skip ops' rounded sum adds one rounding per element. */
     s.sig_m = SAFETY * u * (sqrt(dn) * (s.A + M) + fabs(s.m) +
-                            (p->sum_rounded ? (double)sqrtl(sx2) / dn : 0));
+                            (p->sum_rounded ? sqrt(sx2) / dn : 0));
     s.phi_m = u * fabs(s.m) + gamma_k(dn + 1, u) * gamma_k(dn + 1, u) * s.A;
     /* [§3.2] variance: the sum of squares (partial sums <= n*v), the per-term subtraction and
        square, the division, Welford's running means, the skip ops' rounded sum. */
     double W = n > 1 ? welford_cached(x, n, hash_of(p, r), s.m, rng, buf) : 0;
-    double sig_v = SAFETY * u * (sqrt(dn) * v + 3 * (double)sqrtl(s4) / dn + v + W +
-                                 (p->sum_rounded ? 2 * (double)sqrtl(sdx) / dn : 0));
+    double sig_v = SAFETY * u * (sqrt(dn) * v + 3 * sqrt(s4) / dn + v + W +
+                                 (p->sum_rounded ? 2 * sqrt(sdx) / dn : 0));
     /* [§3.2] the second-order bias e^2 of the variance (two-pass: (1/n)sum (d - e)^2 = v + e^2;
        Welford: the running means' e_k^2): e is at most the worst case E_W, and with probability
        1 - alpha/2 over all rows at most lambda*sig_m (the mean's own tail, Bonferroni). */
@@ -406,14 +422,19 @@ static rowstat rms_row(const st_problem *p, const double *x)
 {
     rowstat s = {0};
     size_t n = p->n;
-    long double ss = 0, s4 = 0, sxm = 0;
-    double M = 0;
+    double ss = 0, s4 = 0, sxm = 0, M = 0; /* binary64 in lanes: see ln_row */
+#pragma omp simd reduction(+ : ss, s4) reduction(max : M)
     for (size_t i = 0; i < n; i++) {
-        long double q = (long double)x[i] * x[i], mg = xmag(p, x, i);
-        ss += q, s4 += q * q, sxm += q * mg * mg;
-        M = max_d(M, fabs(x[i]));
+        double q = x[i] * x[i];
+        ss += q, s4 += q * q;
+        M = M > fabs(x[i]) ? M : fabs(x[i]);
     }
-    double ms = (double)(ss / (long double)n), u = p->u, dn = (double)n;
+    if (p->sum_rounded)
+        for (size_t i = 0; i < n; i++) {
+            double mg = xmag(p, x, i);
+            sxm += x[i] * x[i] * mg * mg;
+        }
+    double ms = ss / (double)n, u = p->u, dn = (double)n;
     if (!row_in_range(p, x, ms + p->eps))
         return s;
     s.ok = 1;
@@ -421,8 +442,8 @@ static rowstat rms_row(const st_problem *p, const double *x)
     s.r = 1 / sqrt(ms + p->eps);
     /* [§3.3] the sum of squares in any order (partial sums <= n*ms), the squares, the division,
        the skip ops' rounded sum (2x*delta per element) */
-    double sig_ms = SAFETY * u * (sqrt(dn) * ms + 2 * (double)sqrtl(s4) / dn + ms +
-                                  (p->sum_rounded ? 2 * (double)sqrtl(sxm) / dn : 0));
+    double sig_ms = SAFETY * u * (sqrt(dn) * ms + 2 * sqrt(s4) / dn + ms +
+                                  (p->sum_rounded ? 2 * sqrt(sxm) / dn : 0));
     s.sig_rho = 0.5 * sig_ms / (ms + p->eps) + SAFETY * 2.5 * u;
     s.phi_rho = 0.5 * (u * ms + dn * p->eta) / (ms + p->eps) + 4 * u +
                 0.5 * gamma_k(dn + 2, u) * gamma_k(dn + 2, u);
@@ -533,23 +554,27 @@ typedef struct {
 } wls_t;
 
 /* The normal equations of a row's n elements, L = {K, A = sum w X X^T, y = sum w X e}: ELEMENT
-   sets element i's directions X[0..K), its error err = e_i and weight wt = w_i; each product is
-   formed as ((long double)w X[a]) X[b] (resp. e) and summed in element order.  K = L->k as a constant: the loops
-   unroll and the sums stay in registers across the row (a round trip through memory for each of
-   the k (k + 1) terms of each element cost more than the arithmetic). */
+   sets element i's directions X[0..K), its error err = e_i and weight wt = w_i.  K = L->k as a
+   constant, the sums in scalars (registers) over the row, in binary64 lanes (omp simd): A and y
+   are within n*2^-53 relative of their sums of magnitudes, far below what wls_solve's
+   dependence threshold (1e-13) and the proxies resolve. */
 #define WLS_ROW(L, K, n, ELEMENT)                                                                 \
     do {                                                                                          \
-        long double A_[K][K] = {{0}}, y_[K] = {0};                                                \
+        double a00_ = 0, a01_ = 0, a02_ = 0, a11_ = 0, a12_ = 0, a22_ = 0;                        \
+        double y0_ = 0, y1_ = 0, y2_ = 0;                                                         \
+        _Pragma("omp simd reduction(+ : a00_, a01_, a02_, a11_, a12_, a22_, y0_, y1_, y2_)")      \
         for (size_t i = 0; i < (n); i++) {                                                        \
-            double X[3], err, wt;                                                                 \
+            double X[3] = {0, 0, 0}, err, wt;                                                     \
             ELEMENT;                                                                              \
-            for (int a = 0; a < K; a++) {                                                         \
-                long double wx = (long double)wt * X[a];                                          \
-                y_[a] += wx * err;                                                                \
-                for (int b = 0; b < K; b++)                                                       \
-                    A_[a][b] += wx * X[b];                                                        \
-            }                                                                                     \
+            double w0_ = wt * X[0], w1_ = wt * X[1], w2_ = wt * X[2];                             \
+            y0_ += w0_ * err, a00_ += w0_ * X[0];                                                 \
+            if (K > 1)                                                                            \
+                y1_ += w1_ * err, a01_ += w0_ * X[1], a11_ += w1_ * X[1];                         \
+            if (K > 2)                                                                            \
+                y2_ += w2_ * err, a02_ += w0_ * X[2], a12_ += w1_ * X[2], a22_ += w2_ * X[2];     \
         }                                                                                         \
+        const double A_[3][3] = {{a00_, a01_, a02_}, {a01_, a11_, a12_}, {a02_, a12_, a22_}};     \
+        const double y_[3] = {y0_, y1_, y2_};                                                     \
         (L)->k = K;                                                                               \
         for (int a = 0; a < K; a++) {                                                             \
             (L)->y[a] = y_[a];                                                                    \
@@ -639,9 +664,11 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     rowstat s = stat_of(p, f, r, buf);
     if (!s.ok)
         return 0;
+    double *z0 = buf, *z1 = buf + p->n; /* the directions z = w - beta and r*gamma */
     for (size_t i = 0; i < p->n; i++) {
         double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
         double gi = gam(p, i), b;
+        z0[i] = z, z1[i] = s.r * gi;
         if (f == FAM_LN)
             /* [§3.3] (x - m)*r*gamma + beta: three products and an add, or the folded form
                x*(r*gamma) + (beta - m*r*gamma); the rounded skip sum */
@@ -657,9 +684,7 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     double bmin = row_min(bb, p->n), coef[3], own[3];
     wls_t L;
 #define FWD_ELEMENT                                                                               \
-    X[0] = w[i] - (p->beta ? p->beta[i] : 0);                                                     \
-    if (f == FAM_LN)                                                                              \
-        X[1] = s.r * gam(p, i);                                                                   \
+    X[0] = z0[i], X[1] = z1[i]; /* the second only for LayerNorm (K = 2) */                       \
     err = g[i] - w[i], wt = (bmin / bb[i]) * (bmin / bb[i])
     if (f == FAM_LN)
         WLS_ROW(&L, 2, p->n, FWD_ELEMENT);
