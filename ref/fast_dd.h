@@ -483,4 +483,22 @@ static inline int fd_certify_stat_up(fd_num v, double err, double *res)
     return 1;
 }
 
+/* The column sums of a norm's backward (dgamma, dbeta, dbias) kept across calls, one set per
+   thread, with each thread's row scratch: what norm_fast.h's norm_cols is (the streaming eval of
+   the backward ops, and the all-rows *_backward_fast calls).  Column k of thread t is
+   acc[(t ncols + k) n ...]. */
+struct norm_cols {
+    int ncols, threads, merged;
+    size_t n;
+    size_t *rows;    /* rows added by each thread (the accumulators' m u <= 2^-20: rows <= 2^30) */
+    fd_acc *acc;     /* threads x ncols x n */
+    fd_num *xh;      /* threads x n: LayerNorm's xhat row */
+    double *ws;      /* threads x 3n: the skip ops' split sums (NULL without skip) */
+};
+
+static inline fd_acc *norm_cols_acc(struct norm_cols *c, int t, int k)
+{
+    return c->acc + ((size_t)t * (size_t)c->ncols + (size_t)k) * c->n;
+}
+
 #endif

@@ -402,9 +402,83 @@ static double column_sum_exact(const double *dy, size_t rows, size_t n, size_t j
     return v;
 }
 
+/* ---- norm_cols (norm_fast.h): the column sums across calls, per thread ---- */
+
+norm_cols *norm_cols_new(int ncols, int skip, size_t n, int threads)
+{
+    if (ncols < 1 || ncols > 3 || threads < 1 || n == 0 || n > ((size_t)1 << 20))
+        return NULL;
+    norm_cols *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    size_t T = (size_t)threads;
+    c->ncols = ncols, c->threads = threads, c->n = n;
+    c->rows = calloc(T, sizeof *c->rows);
+    c->acc = calloc(T * (size_t)ncols * n, sizeof *c->acc);
+    c->xh = malloc(T * n * sizeof *c->xh);
+    c->ws = skip ? malloc(T * 3 * n * sizeof *c->ws) : NULL;
+    if (!c->rows || !c->acc || !c->xh || (skip && !c->ws)) {
+        norm_cols_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void norm_cols_free(norm_cols *c)
+{
+    if (!c)
+        return;
+    free(c->rows), free(c->acc), free(c->xh), free(c->ws);
+    free(c);
+}
+
+/* Thread 0's columns += the others' (any order: the certified values do not depend on it). */
+int norm_cols_merge(norm_cols *c)
+{
+    size_t rows = 0;
+    for (int t = 0; t < c->threads; t++)
+        rows += c->rows[t];
+    if (rows > ((size_t)1 << 30))
+        return 0;
+    for (int t = 1; !c->merged && t < c->threads; t++)
+        for (int k = 0; k < c->ncols; k++) {
+            fd_acc *q = norm_cols_acc(c, 0, k), *r = norm_cols_acc(c, t, k);
+            for (size_t j = 0; j < c->n; j++)
+                fd_acc_merge(&q[j], &r[j]);
+        }
+    c->merged = 1;
+    return 1;
+}
+
+int norm_cols_value(norm_cols *c, int k, size_t j, rn_dtype out, double *v)
+{
+    return c->merged && k < c->ncols && j < c->n &&
+           fd_certify_num(fd_acc_value(&norm_cols_acc(c, 0, k)[j]), out, v);
+}
+
+int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy,
+                                 const double *x, const double *skip, const double *bias,
+                                 const double *gamma, size_t rows, size_t n, double eps,
+                                 rn_dtype out)
+{
+    if (n != c->n || t < 0 || t >= c->threads || c->ncols != (skip ? 3 : 2) || (skip && !c->ws))
+        return 0;
+    fd_acc *dg = norm_cols_acc(c, t, 0), *db = norm_cols_acc(c, t, 1);
+    fd_acc *dbs = skip ? norm_cols_acc(c, t, 2) : NULL;
+    double *ws = skip ? c->ws + (size_t)t * 3 * n : NULL;
+    for (size_t r = 0; r < rows; r++)
+        if (!ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
+                                  skip ? skip + r * n : NULL, bias, gamma, n, eps, out,
+                                  c->xh + (size_t)t * n, ws))
+            return 0;
+    c->rows[t] += rows;
+    return 1;
+}
+
 /* The backward of LayerNorm (skip == NULL; dbias not written) or of skip_layernorm (x + skip
    (+ bias); dbias [n] the column sums of dx), all rows: 1 when every output was certified.  Each
-   thread keeps its own column accumulators (nc = 2 or 3 arrays of n), merged at the end. */
+   thread runs layernorm_backward_rows_fast on its share of the rows (OpenMP's static split),
+   into its own columns, merged at the end. */
 static int ln_backward_calls(double *dx, double *dgamma, double *dbeta, double *dbias,
                              const double *dy, const double *x, const double *skip,
                              const double *bias, const double *gamma, size_t rows, size_t n,
@@ -412,45 +486,30 @@ static int ln_backward_calls(double *dx, double *dgamma, double *dbeta, double *
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30) || n > ((size_t)1 << 20))
         return 0;
-    const size_t nc = skip ? 3 : 2, nw = skip ? 3 * n : 0;
     int nt = rn_threads_for(rows * n), ok = 1;
-    fd_acc *acc = calloc((size_t)nt * nc * n, sizeof *acc);
-    fd_num *xh = malloc((size_t)nt * n * sizeof *xh);
-    double *ws = skip ? malloc((size_t)nt * nw * sizeof *ws) : NULL;
-    if (!acc || !xh || (skip && !ws)) {
-        free(acc), free(xh), free(ws);
+    norm_cols *c = norm_cols_new(skip ? 3 : 2, skip != NULL, n, nt);
+    if (!c)
         return 0;
-    }
-    long R = (long)rows;
 #pragma omp parallel num_threads(nt) reduction(&& : ok)
     {
-        int t = 0;
+        int t = 0, T = 1;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+        t = omp_get_thread_num(), T = omp_get_num_threads();
 #endif
-        fd_acc *dg = acc + (size_t)t * nc * n, *db = dg + n, *dbs = skip ? db + n : NULL;
-#pragma omp for schedule(static)
-        for (long k = 0; k < R; k++) {
-            size_t r = (size_t)k;
-            if (ok && !ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
-                                            skip ? skip + r * n : NULL, bias, gamma, n, eps, out,
-                                            xh + (size_t)t * n, ws ? ws + (size_t)t * nw : NULL))
-                ok = 0;
-        }
+        size_t r0 = rows * (size_t)t / (size_t)T, r1 = rows * (size_t)(t + 1) / (size_t)T;
+        ok = layernorm_backward_rows_fast(c, t, dx + r0 * n, dy + r0 * n, x + r0 * n,
+                                          skip ? skip + r0 * n : NULL, bias, gamma, r1 - r0, n,
+                                          eps, out);
     }
-    /* merge the threads' column sums (any order: the certified value does not depend on it) */
-    for (int t = 1; ok && t < nt; t++)
-        for (size_t j = 0; j < nc * n; j++)
-            fd_acc_merge(&acc[j], &acc[(size_t)t * nc * n + j]);
+    ok = ok && norm_cols_merge(c);
     for (size_t j = 0; ok && j < n; j++) {
-        fd_num g = fd_acc_value(&acc[j]), b = fd_acc_value(&acc[n + j]);
-        ok = fd_certify_num(g, out, &dgamma[j]);
-        if (ok && !fd_certify_num(b, out, &dbeta[j]))
+        ok = norm_cols_value(c, 0, j, out, &dgamma[j]);
+        if (ok && !norm_cols_value(c, 1, j, out, &dbeta[j]))
             dbeta[j] = column_sum_exact(dy, rows, n, j, out); /* a tie or an exact zero */
         if (ok && skip)
-            ok = fd_certify_num(fd_acc_value(&acc[2 * n + j]), out, &dbias[j]);
+            ok = norm_cols_value(c, 2, j, out, &dbias[j]);
     }
-    free(acc), free(xh), free(ws);
+    norm_cols_free(c);
     return ok;
 }
 

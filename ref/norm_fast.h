@@ -55,6 +55,31 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
                             const double *x, const double *gamma, size_t rows, size_t n,
                             double eps, rn_dtype out);
 
+/* The backward a block of rows at a time (issue 12: `eval` streams the backward ops; the all-rows
+   calls above are the same code on one block per thread).  A norm_cols holds, for each of
+   `threads` threads, the column accumulators of the sums over rows -- ncols arrays of n: LayerNorm
+   dgamma, dbeta (, dbias with skip), RMSNorm dgamma (, dbias) -- and the row scratch.  Thread t
+   (0 <= t < threads; one caller per t at a time) runs *_backward_rows_fast on its blocks: dx of
+   each row certified and written, the row's terms added to its columns; 0 if some output of the
+   block was not certified (its dx rows are then unspecified and the columns incomplete: the
+   caller runs the twin).  norm_cols_merge then adds the threads' columns together (once; 0 if more
+   than 2^30 rows were added, beyond the accumulators' error bound), and norm_cols_value certifies
+   column k's element j: 1 and *v its correctly rounded value, or 0 (not certified: a tie, an
+   exact zero, an enclosure too wide).  Each certified value is the exact sum rounded once, so it
+   does not depend on the blocks, the threads or the order of the merge. */
+typedef struct norm_cols norm_cols;
+norm_cols *norm_cols_new(int ncols, int skip, size_t n, int threads);
+void norm_cols_free(norm_cols *c);
+int norm_cols_merge(norm_cols *c);
+int norm_cols_value(norm_cols *c, int k, size_t j, rn_dtype out, double *v);
+int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy,
+                                 const double *x, const double *skip, const double *bias,
+                                 const double *gamma, size_t rows, size_t n, double eps,
+                                 rn_dtype out);
+int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy, const double *x,
+                               const double *skip, const double *bias, const double *gamma,
+                               size_t rows, size_t n, double eps, int offset, rn_dtype out);
+
 /* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
 int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                              size_t n, double eps, int offset, rn_dtype out);

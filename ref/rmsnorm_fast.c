@@ -234,9 +234,26 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, fd_acc *dbs, 
     return 1;
 }
 
+int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy, const double *x,
+                               const double *skip, const double *bias, const double *gamma,
+                               size_t rows, size_t n, double eps, int offset, rn_dtype out)
+{
+    if (n != c->n || t < 0 || t >= c->threads || c->ncols != (skip ? 2 : 1) || (skip && !c->ws))
+        return 0;
+    fd_acc *dg = norm_cols_acc(c, t, 0), *dbs = skip ? norm_cols_acc(c, t, 1) : NULL;
+    double *ws = skip ? c->ws + (size_t)t * 3 * n : NULL;
+    for (size_t r = 0; r < rows; r++)
+        if (!rms_row_backward_fast(dx + r * n, dg, dbs, dy + r * n, x + r * n,
+                                   skip ? skip + r * n : NULL, bias, gamma, n, eps, offset, out,
+                                   ws))
+            return 0;
+    c->rows[t] += rows;
+    return 1;
+}
+
 /* The backward of RMSNorm (skip == NULL; dbias not written) or of skip_rmsnorm (dbias [n]), all
-   rows: 1 when every output was certified.  Per-thread column accumulators (nc = 1 or 2 arrays
-   of n), merged at the end. */
+   rows: 1 when every output was certified.  Each thread runs rmsnorm_backward_rows_fast on its
+   share of the rows (OpenMP's static split), into its own columns, merged at the end. */
 static int rms_backward_calls(double *dx, double *dgamma, double *dbias, const double *dy,
                               const double *x, const double *skip, const double *bias,
                               const double *gamma, size_t rows, size_t n, double eps, int offset,
@@ -244,40 +261,28 @@ static int rms_backward_calls(double *dx, double *dgamma, double *dbias, const d
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30) || n > ((size_t)1 << 20))
         return 0;
-    const size_t nc = skip ? 2 : 1, nw = skip ? 3 * n : 0;
     int nt = rn_threads_for(rows * n), ok = 1;
-    fd_acc *acc = calloc((size_t)nt * nc * n, sizeof *acc);
-    double *ws = skip ? malloc((size_t)nt * nw * sizeof *ws) : NULL;
-    if (!acc || (skip && !ws)) {
-        free(acc), free(ws);
+    norm_cols *c = norm_cols_new(skip ? 2 : 1, skip != NULL, n, nt);
+    if (!c)
         return 0;
-    }
-    long R = (long)rows;
 #pragma omp parallel num_threads(nt) reduction(&& : ok)
     {
-        int t = 0;
+        int t = 0, T = 1;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+        t = omp_get_thread_num(), T = omp_get_num_threads();
 #endif
-        fd_acc *dg = acc + (size_t)t * nc * n, *dbs = skip ? dg + n : NULL;
-#pragma omp for schedule(static)
-        for (long k = 0; k < R; k++) {
-            size_t r = (size_t)k;
-            if (ok && !rms_row_backward_fast(dx + r * n, dg, dbs, dy + r * n, x + r * n,
-                                             skip ? skip + r * n : NULL, bias, gamma, n, eps,
-                                             offset, out, ws ? ws + (size_t)t * nw : NULL))
-                ok = 0;
-        }
+        size_t r0 = rows * (size_t)t / (size_t)T, r1 = rows * (size_t)(t + 1) / (size_t)T;
+        ok = rmsnorm_backward_rows_fast(c, t, dx + r0 * n, dy + r0 * n, x + r0 * n,
+                                        skip ? skip + r0 * n : NULL, bias, gamma, r1 - r0, n,
+                                        eps, offset, out);
     }
-    for (int t = 1; ok && t < nt; t++)
-        for (size_t j = 0; j < nc * n; j++)
-            fd_acc_merge(&acc[j], &acc[(size_t)t * nc * n + j]);
+    ok = ok && norm_cols_merge(c);
     for (size_t j = 0; ok && j < n; j++) {
-        ok = fd_certify_num(fd_acc_value(&acc[j]), out, &dgamma[j]);
+        ok = norm_cols_value(c, 0, j, out, &dgamma[j]);
         if (ok && skip)
-            ok = fd_certify_num(fd_acc_value(&acc[n + j]), out, &dbias[j]);
+            ok = norm_cols_value(c, 1, j, out, &dbias[j]);
     }
-    free(acc), free(ws);
+    norm_cols_free(c);
     return ok;
 }
 
