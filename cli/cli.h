@@ -106,11 +106,33 @@ typedef struct {
        [r0, r1) gives those rows bit for bit.  CLI_ROWWISE_ELEMENTS: the same with single elements
        (the residual add, which prepare views as one row of count elements).  Set only where the
        twin and its fast path have been read to hold this (the comment at each op says why); never
-       on an op with an output summed over rows (dgamma, dbeta, dbias) or mixing rows (attention). */
+       on an op mixing rows (attention).  CLI_ROWWISE_COLUMNS: the norms' backward -- the outputs
+       shaped like x (dx, dskip) are per row as with CLI_ROWWISE_ROWS, and the others (dgamma,
+       dbeta, dbias) are sums over all rows, accumulated block by block (`colsums`). */
     int rowwise;
+    /* With CLI_ROWWISE_COLUMNS (NULL otherwise): how the sums over rows are kept across blocks. */
+    const struct cli_colsums *colsums;
 } cli_op;
 
-enum { CLI_WHOLE = 0, CLI_ROWWISE_ROWS = 1, CLI_ROWWISE_ELEMENTS = 2 };
+enum { CLI_WHOLE = 0, CLI_ROWWISE_ROWS = 1, CLI_ROWWISE_ELEMENTS = 2, CLI_ROWWISE_COLUMNS = 3 };
+
+/* The streaming of a norm's backward (cli/stream.c; ref/norm_fast.h: norm_cols).  col[k]: output
+   k's column in the norm_cols (0 dgamma, 1 dbeta / RMSNorm's dbias, ...), or -1 for an output
+   per row.  rows: the fast path on the rows of sub (a block), thread t: every per-row output
+   (outs[k], col[k] < 0) certified and written, the rows' terms added to thread t's columns of c;
+   1, or 0 when some output was not certified (the stream then runs the op's twin on the block
+   and the whole tensor's twin for the sums).  The sums' values are norm_cols_value's. */
+struct norm_cols;
+typedef struct cli_colsums {
+    int ncols, skip; /* norm_cols_new's arguments (skip: x + skip is normalized) */
+    int col[CLI_MAX_IO];
+    /* The column (-1: none) that sums an input's values (LayerNorm's dbeta = sum_r dy_rj), and
+       that input: where the accumulators leave it undecided (a tie, an exact zero), it is summed
+       exactly in one more pass over that input's file (ref/norm_fast.h: exact_cols). */
+    int exact_col, exact_input;
+    int (*rows)(const cli_job *sub, rn_dtype out, double *const *outs, struct norm_cols *c,
+                int t);
+} cli_colsums;
 
 /* The registry (cli/args.c): every op, in help order. */
 extern const cli_op *const cli_ops[];

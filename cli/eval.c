@@ -41,8 +41,9 @@ void cli_eval_help(void)
         "A double-double fast path with a proved error bound certifies most values; the MPFR\n"
         "twin decides the rest (RESNORM_FASTPATH=0: the twin alone; the output is the same).\n"
         "--threads N (or RESNORM_THREADS): threads over rows (default: all cores); the output\n"
-        "does not depend on it.  layernorm, rmsnorm, residual, skip_layernorm and skip_rmsnorm\n"
-        "stream: one block of rows per thread in memory, not the tensor (RESNORM_STREAM=0: the\n"
+        "does not depend on it.  layernorm, rmsnorm, residual, skip_layernorm, skip_rmsnorm\n"
+        "and their backward ops stream: one block of rows per thread in memory, not the tensor\n"
+        "(the backward's dgamma, dbeta, dbias summed across the blocks; RESNORM_STREAM=0: the\n"
         "whole tensor at once; the output is the same).\n"
         "\n"
         "ops:\n");

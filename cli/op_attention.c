@@ -453,7 +453,7 @@ const cli_op cli_op_attention = {
     "a softmax row whose logit perturbation is too large for the expansion, or overflow, "
     "specs/error-analysis-attention.md §5, §8",
     at_prepare, at_output_shape, at_twin, at_bound, at_stat_bound, NULL,
-    CLI_WHOLE, /* the rows of a sequence attend to each other */
+    CLI_WHOLE, NULL, /* the rows of a sequence attend to each other */
 };
 
 const cli_op cli_op_attention_backward = {
@@ -467,5 +467,5 @@ const cli_op cli_op_attention_backward = {
     "a softmax row whose logit perturbation is too large for the expansion, or overflow, "
     "specs/error-analysis-attention.md §5, §8",
     at_prepare, at_output_shape, at_bwd_twin, at_bwd_bound, at_bwd_stat_bound, NULL,
-    CLI_WHOLE, /* the rows of a sequence attend to each other */
+    CLI_WHOLE, NULL, /* the rows of a sequence attend to each other */
 };

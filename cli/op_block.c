@@ -930,7 +930,7 @@ const cli_op cli_op_block = {
     1, {"y"},
     BLK_DOC, BLK_VOID,
     blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
-    CLI_WHOLE, /* attention mixes rows; the gradients sum over rows */
+    CLI_WHOLE, NULL, /* attention mixes rows; the gradients sum over rows */
 };
 
 const cli_op cli_op_block_backward = {
@@ -941,7 +941,7 @@ const cli_op cli_op_block_backward = {
     13, {"dx", BLK_LAYER_GRADS("")},
     BLK_DOC, BLK_VOID,
     blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
-    CLI_WHOLE, /* attention mixes rows; the gradients sum over rows */
+    CLI_WHOLE, NULL, /* attention mixes rows; the gradients sum over rows */
 };
 
 const cli_op cli_op_stack = {
@@ -954,7 +954,7 @@ const cli_op cli_op_stack = {
     1, {"y"},
     BLK_DOC, BLK_VOID,
     blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
-    CLI_WHOLE, /* attention mixes rows; the gradients sum over rows */
+    CLI_WHOLE, NULL, /* attention mixes rows; the gradients sum over rows */
 };
 
 const cli_op cli_op_stack_backward = {
@@ -967,6 +967,6 @@ const cli_op cli_op_stack_backward = {
     1 + NPARAM * BLOCK_MAX_LAYERS + 2, {"dx", STACK_GRADS, "d.norm.weight", "d.norm.bias"},
     BLK_DOC, BLK_VOID,
     blk_prepare, blk_output_shape, blk_twin, blk_bound, blk_stat_bound, blk_skippable,
-    CLI_WHOLE, /* attention mixes rows; the gradients sum over rows */
+    CLI_WHOLE, NULL, /* attention mixes rows; the gradients sum over rows */
 };
 

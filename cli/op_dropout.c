@@ -211,7 +211,7 @@ const cli_op cli_op_dropout = {
     "specs/error-analysis-dropout.md", "ref/dropout_bound.c",
     "overflow in the compute or output dtype, specs/error-analysis-dropout.md §3",
     do_prepare, do_output_shape, do_twin, do_bound, NULL, NULL,
-    CLI_WHOLE, /* prepare checks every value of the mask; not streamed */
+    CLI_WHOLE, NULL, /* prepare checks every value of the mask; not streamed */
 };
 
 const cli_op cli_op_dropout_backward = {
@@ -223,5 +223,5 @@ const cli_op cli_op_dropout_backward = {
     "specs/error-analysis-dropout.md", "ref/dropout_bound.c",
     "overflow in the compute or output dtype, specs/error-analysis-dropout.md §3",
     do_prepare, do_output_shape, do_twin, do_bound, NULL, NULL,
-    CLI_WHOLE, /* prepare checks every value of the mask; not streamed */
+    CLI_WHOLE, NULL, /* prepare checks every value of the mask; not streamed */
 };

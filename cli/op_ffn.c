@@ -421,7 +421,7 @@ const cli_op cli_op_ffn = {
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-ffn.md §7",
     ffn_prepare, ffn_output_shape, ffn_twin, ffn_bound, ffn_stat_bound, NULL,
-    CLI_WHOLE, /* not streamed (issue 12 asks for the norms and the residual) */
+    CLI_WHOLE, NULL, /* not streamed (issue 12 asks for the norms and the residual) */
 };
 
 const cli_op cli_op_ffn_backward = {
@@ -435,5 +435,5 @@ const cli_op cli_op_ffn_backward = {
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-ffn.md §7",
     ffn_prepare, ffn_output_shape, ffn_bwd_twin, ffn_bwd_bound, ffn_bwd_stat_bound, NULL,
-    CLI_WHOLE, /* not streamed (issue 12 asks for the norms and the residual) */
+    CLI_WHOLE, NULL, /* not streamed (issue 12 asks for the norms and the residual) */
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "norm_fast.h"
 #include "golden.h"
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
@@ -112,6 +113,16 @@ static int ln_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
     const double *x = job->in[0].data, *g = job->in[1].data, *dy = job->in[2].data;
     return layernorm_backward_mpfr(o[0], o[1], o[2], dy, x, g, job->rows, job->n, job->eps, out);
 }
+
+/* Streaming (cli.h: cli_colsums): dx of a block of rows; dgamma, dbeta in columns 0, 1. */
+static int ln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c, int t)
+{
+    const double *x = sub->in[0].data, *g = sub->in[1].data, *dy = sub->in[2].data;
+    return layernorm_backward_rows_fast(c, t, o[0], dy, x, NULL, NULL, g, sub->rows, sub->n,
+                                        sub->eps, out);
+}
+
+static const cli_colsums ln_bwd_cols = {2, 0, {-1, 0, 1}, 1, 2, ln_bwd_rows};
 
 static int ln_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
 {
@@ -460,7 +471,7 @@ const cli_op cli_op_layernorm = {
        the per-row workspace is reset by row_exact, and every value is the correctly rounded exact
        one, whatever precision Ziv's loop reached on earlier rows): y, mean, rstd of row r depend
        on row r only. */
-    CLI_ROWWISE_ROWS,
+    CLI_ROWWISE_ROWS, NULL,
 };
 
 const cli_op cli_op_layernorm_backward = {
@@ -472,5 +483,8 @@ const cli_op cli_op_layernorm_backward = {
     "specs/error-analysis.md", "ref/layernorm_bound.c",
     "overflow in the compute dtype, specs/error-analysis.md §7",
     cli_ln_prepare, cli_ln_output_shape, ln_bwd_twin, ln_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* dgamma, dbeta sum over all rows */
+    /* dx: row r from row r of x and dy, gamma and eps alone, in the fast path
+       (ln_row_backward_fast) and in the twin (layernorm_row_backward_mpfr, every value the
+       correctly rounded exact one); dgamma, dbeta: sums over all rows, kept across blocks */
+    CLI_ROWWISE_COLUMNS, &ln_bwd_cols,
 };

@@ -285,7 +285,7 @@ const cli_op cli_op_linear = {
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-linear.md §4",
     lin_prepare, lin_output_shape, lin_twin, lin_bound, NULL, NULL,
-    CLI_WHOLE, /* not streamed; the backward sums over rows */
+    CLI_WHOLE, NULL, /* not streamed; the backward sums over rows */
 };
 
 const cli_op cli_op_linear_backward = {
@@ -298,5 +298,5 @@ const cli_op cli_op_linear_backward = {
     "a partial sum that may overflow the compute dtype, or overflow of the output dtype, "
     "specs/error-analysis-linear.md §4",
     lin_prepare, lin_output_shape, lin_bwd_twin, lin_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* not streamed; the backward sums over rows */
+    CLI_WHOLE, NULL, /* not streamed; the backward sums over rows */
 };

@@ -332,7 +332,7 @@ const cli_op cli_op_residual = {
     /* rowwise, by element: residual_forward_mpfr (ref/residual_mpfr.c) is the exact TwoSum fast
        path per element (residual_forward_fast) then the exact MPFR sum of x[i] + f[i] on the
        elements left: y[i] depends on x[i] and f[i] only. */
-    CLI_ROWWISE_ELEMENTS,
+    CLI_ROWWISE_ELEMENTS, NULL,
 };
 
 const cli_op cli_op_residual_backward = {
@@ -344,5 +344,8 @@ const cli_op cli_op_residual_backward = {
     "specs/error-analysis-residual.md", "ref/residual_bound.c",
     "overflow in the output dtype, specs/error-analysis-residual.md §5",
     res_prepare, res_output_shape, res_bwd_twin, res_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* element-wise, could stream; this change streams the forward ops only */
+    /* rowwise, by element: residual_backward_mpfr (ref/residual_mpfr.c) rounds dy[i] once into
+       dx[i] and df[i] (the fast path per element, then rn_round on the elements left): each
+       depends on dy[i] only. */
+    CLI_ROWWISE_ELEMENTS, NULL,
 };

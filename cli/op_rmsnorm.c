@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "norm_fast.h"
 #include "golden.h"
 #include "rmsnorm_bound.h"
 #include "rmsnorm_mpfr.h"
@@ -48,6 +49,16 @@ static int rms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
     return rmsnorm_backward_mpfr(o[0], o[1], job->in[2].data, job->in[0].data, job->in[1].data,
                                  job->rows, job->n, job->eps, cli_rms_offset(job), out);
 }
+
+/* Streaming (cli.h: cli_colsums): dx of a block of rows; dgamma in column 0. */
+static int rms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c, int t)
+{
+    return rmsnorm_backward_rows_fast(c, t, o[0], sub->in[2].data, sub->in[0].data, NULL, NULL,
+                                      sub->in[1].data, sub->rows, sub->n, sub->eps,
+                                      cli_rms_offset(sub), out);
+}
+
+static const cli_colsums rms_bwd_cols = {1, 0, {-1, 0}, -1, -1, rms_bwd_rows};
 
 static int rms_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
 {
@@ -355,7 +366,7 @@ const cli_op cli_op_rmsnorm = {
     /* rowwise: rmsnorm_forward_mpfr (ref/rmsnorm_mpfr.c, forward_rows) is the fast path
        (rmsnorm_forward_fast, per row) then rmsnorm_row_forward_mpfr on the rows left, each from
        x + r n, gamma, eps and offset alone: y and rstd of row r depend on row r only. */
-    CLI_ROWWISE_ROWS,
+    CLI_ROWWISE_ROWS, NULL,
 };
 
 const cli_op cli_op_rmsnorm_backward = {
@@ -368,5 +379,7 @@ const cli_op cli_op_rmsnorm_backward = {
     "overflow of the sum of squares in the compute dtype, or ms + eps rounding to 0, "
     "specs/error-analysis-rmsnorm.md R§6",
     cli_rms_prepare, cli_ln_output_shape, rms_bwd_twin, rms_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* dgamma sums over all rows */
+    /* dx: row r from row r of x and dy, gamma and eps alone (rms_row_backward_fast; the twin's
+       rows likewise); dgamma: a sum over all rows, kept across blocks */
+    CLI_ROWWISE_COLUMNS, &rms_bwd_cols,
 };

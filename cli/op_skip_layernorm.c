@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "norm_fast.h"
 #include "golden.h"
 #include "skip_layernorm_bound.h"
 #include "skip_layernorm_mpfr.h"
@@ -48,6 +49,21 @@ static int sln_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
                                         job->in[0].data, job->in[1].data, job->in[2].data,
                                         bwd_bias_of(job), job->rows, job->n, job->eps, out);
 }
+
+/* Streaming (cli.h: cli_colsums): dx = dskip of a block of rows; dgamma, dbeta, dbias in columns
+   0, 1, 2. */
+static int sln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c, int t)
+{
+    if (!layernorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
+                                      sub->in[1].data, bwd_bias_of(sub), sub->in[2].data,
+                                      sub->rows, sub->n, sub->eps, out))
+        return 0;
+    if (o[1])
+        memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);
+    return 1;
+}
+
+static const cli_colsums sln_bwd_cols = {3, 1, {-1, -1, 2, 0, 1}, 1, 3, sln_bwd_rows};
 
 /* dskip is dx, so its bound is dx's */
 static int sln_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
@@ -320,7 +336,7 @@ const cli_op cli_op_skip_layernorm = {
        (skip_layernorm_forward_fast, per row, with per-thread scratch) then, per row left, the
        exact sums x + skip (+ bias) of that row and layernorm_forward_mpfr_exact on one row:
        y, mean, rstd, sum of row r depend on row r of x and skip and the shared gamma, beta, bias. */
-    CLI_ROWWISE_ROWS,
+    CLI_ROWWISE_ROWS, NULL,
 };
 
 const cli_op cli_op_skip_layernorm_backward = {
@@ -335,5 +351,7 @@ const cli_op cli_op_skip_layernorm_backward = {
     "overflow in the compute dtype, or a sum that rounding makes constant, "
     "specs/error-analysis-residual.md §9",
     cli_ln_prepare, sln_bwd_output_shape, sln_bwd_twin, sln_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* dbias, dgamma, dbeta sum over all rows */
+    /* dx = dskip: row r from row r of x, skip and dy, bias, gamma and eps alone (the fast path's
+       and the twin's rows); dbias, dgamma, dbeta: sums over all rows, kept across blocks */
+    CLI_ROWWISE_COLUMNS, &sln_bwd_cols,
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "norm_fast.h"
 #include "golden.h"
 #include "skip_rmsnorm_bound.h"
 #include "skip_rmsnorm_mpfr.h"
@@ -49,6 +50,20 @@ static int srms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
                                       job->in[1].data, job->in[2].data, bwd_bias_of(job),
                                       job->rows, job->n, job->eps, cli_rms_offset(job), out);
 }
+
+/* Streaming (cli.h: cli_colsums): dx = dskip of a block of rows; dgamma, dbias in columns 0, 1. */
+static int srms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c, int t)
+{
+    if (!rmsnorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
+                                    sub->in[1].data, bwd_bias_of(sub), sub->in[2].data, sub->rows,
+                                    sub->n, sub->eps, cli_rms_offset(sub), out))
+        return 0;
+    if (o[1])
+        memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);
+    return 1;
+}
+
+static const cli_colsums srms_bwd_cols = {2, 1, {-1, -1, 1, 0}, -1, -1, srms_bwd_rows};
 
 /* dskip is dx, so its bound is dx's */
 static int srms_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
@@ -320,7 +335,7 @@ const cli_op cli_op_skip_rmsnorm = {
     /* rowwise: skip_rmsnorm_forward_mpfr (ref/skip_rmsnorm_mpfr.c) is the fast path
        (skip_rmsnorm_forward_fast, per row) then, per row left, that row's exact sums and
        rmsnorm_forward_mpfr_exact on one row: y, rstd, sum of row r depend on row r only. */
-    CLI_ROWWISE_ROWS,
+    CLI_ROWWISE_ROWS, NULL,
 };
 
 const cli_op cli_op_skip_rmsnorm_backward = {
@@ -336,5 +351,7 @@ const cli_op cli_op_skip_rmsnorm_backward = {
     "overflow in the compute dtype (of the sum of squares, or of the rounded sum), "
     "specs/error-analysis-residual.md §9",
     cli_rms_prepare, srms_bwd_output_shape, srms_bwd_twin, srms_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* dbias, dgamma sum over all rows */
+    /* dx = dskip: row r from row r of x, skip and dy, bias, gamma and eps alone (the fast path's
+       and the twin's rows); dbias, dgamma: sums over all rows, kept across blocks */
+    CLI_ROWWISE_COLUMNS, &srms_bwd_cols,
 };

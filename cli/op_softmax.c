@@ -240,7 +240,7 @@ const cli_op cli_op_softmax = {
     "a row whose rounding perturbation is too large for the analysis, or overflow of dx, "
     "specs/error-analysis-softmax.md §3",
     sm_prepare, sm_output_shape, sm_twin, sm_bound, NULL, NULL,
-    CLI_WHOLE, /* not streamed (issue 12 asks for the norms and the residual) */
+    CLI_WHOLE, NULL, /* not streamed (issue 12 asks for the norms and the residual) */
 };
 
 const cli_op cli_op_softmax_backward = {
@@ -253,5 +253,5 @@ const cli_op cli_op_softmax_backward = {
     "a row whose rounding perturbation is too large for the analysis, or overflow of dx, "
     "specs/error-analysis-softmax.md §3",
     sm_prepare, sm_output_shape, sm_bwd_twin, sm_bwd_bound, NULL, NULL,
-    CLI_WHOLE, /* not streamed (issue 12 asks for the norms and the residual) */
+    CLI_WHOLE, NULL, /* not streamed (issue 12 asks for the norms and the residual) */
 };

@@ -19,6 +19,16 @@
  * each op), the files are written by the same encoder (cli/npy.c), in row order whatever the
  * threads.
  *
+ * The norms' backward (cli_op.rowwise CLI_ROWWISE_COLUMNS, cli.h: cli_colsums): dx (and dskip)
+ * are per row as above; dgamma, dbeta, dbias are sums over all rows.  Each block runs the op's
+ * fast path on its rows (ref/norm_fast.h: *_backward_rows_fast), which writes dx and adds the
+ * rows' terms to the thread's column accumulators (a norm_cols); after the last block the columns
+ * are merged and certified, and written.  A block the fast path does not certify gets its dx
+ * from the op's twin on the block, and then -- or when a column is not certified (a tie, an exact
+ * zero) -- the sums come from the op's twin on the whole tensor, read again from the files (memory
+ * then the whole tensor's, as RESNORM_STREAM=0; rare on real data).  Every value is the correctly
+ * rounded exact one either way, so the files are the whole path's byte for byte.
+ *
  * Any error -- a read error (a file truncated while it is read), a twin failure, a value the
  * encoder refuses, a failed write, the memory limit, SIGINT/SIGTERM/SIGHUP -- removes every
  * temporary (and, but for a signal, every directory this run created): no output is left, and the
@@ -31,6 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli.h"
 #include "memlimit.h"
@@ -58,6 +72,13 @@ typedef struct {
     npy_writer w[CLI_MAX_IO];
     cli_pub *pub;
     int rc;                        /* the first error, in block order (atomic) */
+    /* CLI_ROWWISE_COLUMNS: is_col[j], output j is a sum over rows (n values, written last); the
+       column accumulators (NULL: none, every sum from the whole twin); whole_sums: set by a
+       block the fast path did not certify (atomic) */
+    int is_col[CLI_MAX_IO];
+    struct norm_cols *cols;
+    int whole_sums;
+    size_t exact_sums;             /* the exact column's elements summed again exactly */
 } stream;
 
 /* The run in progress, for the memory limit's exit and the signal handler. */
@@ -113,6 +134,9 @@ static void catch_signals(int on)
 int cli_stream_applies(const cli_job *job)
 {
     const char *e = getenv("RESNORM_STREAM");
+    if (job->op->rowwise == CLI_ROWWISE_COLUMNS && !rn_fast_enabled())
+        return 0; /* every block and the sums would go to the twins: the whole path at twice its
+                     cost */
     return job->op->rowwise != CLI_WHOLE && !(e && !strcmp(e, "0"));
 }
 
@@ -173,13 +197,18 @@ static int plan(stream *s)
         int j = s->nout++;
         s->kout[j] = k;
         s->names[j] = op->outputs[k];
-        s->per_unit[j] = s->units ? count / s->units : 0;
-        if (s->per_unit[j] * s->units != count) { /* an op flagged rowwise that is not */
+        s->is_col[j] = op->colsums && op->colsums->col[k] >= 0;
+        s->per_unit[j] = s->units && !s->is_col[j] ? count / s->units : 0;
+        if (!s->is_col[j] && s->per_unit[j] * s->units != count) { /* an op flagged rowwise that is not */
             cli_error(job->verb, "internal: %s's output %s (%zu values) is not per row of x "
                       "(%zu rows); set RESNORM_STREAM=0", op->name, op->outputs[k], count,
                       s->units);
             return RN_EXIT_INTERNAL;
         }
+    }
+    if (op->colsums) { /* NULL (n = 0 or beyond 2^20, no memory): the sums from the whole twin */
+        s->cols = norm_cols_new(op->colsums->ncols, op->colsums->skip, job->n, s->threads);
+        s->whole_sums = !s->cols;
     }
     char err[512];
     for (int k = 0; k < op->ninputs; k++) {
@@ -236,7 +265,8 @@ static void worker_init(const stream *s, worker *wk)
             wk->failed = rn_array_alloc(&wk->in[k], job->in[k].dtype, 1, n) != 0;
         }
     for (int j = 0; j < s->nout && !wk->failed; j++) {
-        size_t n[1] = {s->R * s->per_unit[j]};
+        /* a sum over rows: n values, where the op's twin on a block puts the block's (unused) */
+        size_t n[1] = {s->is_col[j] ? job->n : s->R * s->per_unit[j]};
         wk->failed = rn_array_alloc(&wk->out[j], s->out, 1, n) != 0;
     }
 }
@@ -285,8 +315,21 @@ static void compute_block(stream *s, worker *wk, size_t u0, size_t nb, block_res
         sub->rows = nb;
     double *p[CLI_MAX_IO] = {0};
     for (int j = 0; j < s->nout; j++) { /* zeros, as the whole path's fresh arrays */
-        memset(wk->out[j].data, 0, nb * s->per_unit[j] * sizeof(double));
+        memset(wk->out[j].data, 0, (s->is_col[j] ? job->n : nb * s->per_unit[j]) * sizeof(double));
         p[s->kout[j]] = wk->out[j].data;
+    }
+    if (op->colsums) {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        if (s->cols && op->colsums->rows(sub, s->out, p, s->cols, t))
+            return; /* (after a block fell back, its dx still certified row by row here) */
+        /* not certified: dx from the twin on the block, the sums from the whole twin */
+        __atomic_store_n(&s->whole_sums, 1, __ATOMIC_RELAXED);
+        for (int j = 0; j < s->nout; j++)
+            memset(wk->out[j].data, 0,
+                   (s->is_col[j] ? job->n : nb * s->per_unit[j]) * sizeof(double));
     }
     int r = op->twin(sub, s->out, p);
     if (r != 0)
@@ -312,12 +355,148 @@ static int finish_block(stream *s, const worker *wk, size_t nb, const block_resu
         break;
     }
     for (int j = 0; j < s->nout; j++)
-        if (npy_writer_append(&s->w[j], wk->out[j].data, nb * s->per_unit[j], err,
-                              sizeof err) != 0) {
+        if (!s->is_col[j] && npy_writer_append(&s->w[j], wk->out[j].data, nb * s->per_unit[j],
+                                               err, sizeof err) != 0) {
             cli_error("eval", "%s; no output written", err);
             return RN_EXIT_USAGE;
         }
     return 0;
+}
+
+/* The sums over rows from the op's twin on the whole tensor: every input read whole from its
+   file, every output computed (memory: the whole path's).  0 or an exit code. */
+static int sums_from_whole_twin(stream *s, double *const *sums)
+{
+    cli_job *job = s->job;
+    const cli_op *op = job->op;
+    cli_job *whole = malloc(sizeof *whole);
+    rn_array in[CLI_MAX_IO] = {0}, out[CLI_MAX_IO] = {0};
+    double *p[CLI_MAX_IO] = {0};
+    char err[512];
+    int rc = whole ? 0 : RN_EXIT_INTERNAL;
+    if (whole)
+        *whole = *job;
+    for (int k = 0; k < op->ninputs && !rc; k++) {
+        if (!job->in_path[k])
+            continue;
+        if (!s->per_row[k]) {
+            whole->in[k].data = s->shared[k].data;
+            continue;
+        }
+        const rn_array *a = &job->in[k];
+        if (rn_array_alloc(&in[k], a->dtype, a->ndim, a->shape) != 0) {
+            rc = RN_EXIT_INTERNAL;
+            break;
+        }
+        if (npy_read_range(&s->rd[k], 0, a->count, in[k].data, err, sizeof err) != 0) {
+            cli_error(job->verb, "input %s: %s", op->inputs[k], err);
+            rc = RN_EXIT_USAGE;
+        }
+        whole->in[k].data = in[k].data;
+    }
+    for (int j = 0; j < s->nout && !rc; j++) {
+        size_t n[1] = {s->is_col[j] ? job->n : s->units * s->per_unit[j]};
+        if (rn_array_alloc(&out[j], s->out, 1, n) != 0)
+            rc = RN_EXIT_INTERNAL;
+        else
+            p[s->kout[j]] = out[j].data;
+    }
+    if (rc == RN_EXIT_INTERNAL)
+        cli_error(job->verb, "out of memory");
+    if (!rc) {
+        int r = op->twin(whole, s->out, p);
+        rc = r ? cli_twin_status(job, r, "certified twin") : 0;
+    }
+    for (int j = 0; j < s->nout && !rc; j++)
+        if (s->is_col[j])
+            memcpy(sums[j], out[j].data, job->n * sizeof *sums[j]);
+    for (int k = 0; k < CLI_MAX_IO; k++)
+        rn_array_free(&in[k]), rn_array_free(&out[k]);
+    free(whole);
+    return rc;
+}
+
+/* The elements `which` [k] of the exact column (cli_colsums.exact_col) summed exactly over every
+   row of its input, read again from the file a block of rows at a time, each rounded once into
+   dst.  0 or an exit code. */
+static int exact_column_sums(stream *s, const size_t *which, size_t k, double *dst)
+{
+    const cli_job *job = s->job;
+    int in = job->op->colsums->exact_input;
+    size_t n = job->n, R = STREAM_BLOCK_ELEMS / n ? STREAM_BLOCK_ELEMS / n : 1;
+    double *buf = malloc(R * n * sizeof *buf);
+    exact_cols *c = exact_cols_new(k);
+    char err[512];
+    int rc = 0;
+    if (!buf || !c) {
+        cli_error(job->verb, "out of memory");
+        rc = RN_EXIT_INTERNAL;
+    }
+    for (size_t u0 = 0; !rc && u0 < s->units; u0 += R) {
+        size_t nb = s->units - u0 < R ? s->units - u0 : R;
+        if (npy_read_range(&s->rd[in], u0 * n, nb * n, buf, err, sizeof err) != 0) {
+            cli_error(job->verb, "input %s: %s", job->op->inputs[in], err);
+            rc = RN_EXIT_USAGE;
+            break;
+        }
+        for (size_t r = 0; r < nb; r++)
+            for (size_t t = 0; t < k; t++)
+                exact_cols_add(c, t, buf[r * n + which[t]]);
+    }
+    for (size_t t = 0; !rc && t < k; t++)
+        dst[which[t]] = exact_cols_round(c, t, s->out);
+    exact_cols_free(c);
+    free(buf);
+    return rc;
+}
+
+/* CLI_ROWWISE_COLUMNS, after the last block: the sums over rows certified from the columns (the
+   exact column's undecided elements summed exactly; where another is not certified, every sum
+   from the whole twin), appended to their temporaries.  0 or an exit code. */
+static int write_sums(stream *s)
+{
+    const cli_job *job = s->job;
+    const cli_colsums *cs = job->op->colsums;
+    double *sums[CLI_MAX_IO] = {0};
+    size_t *undecided = malloc((job->n ? job->n : 1) * sizeof *undecided), k = 0;
+    int ex = -1; /* the output that is the exact column */
+    char err[512];
+    int rc = 0, whole = s->whole_sums || !s->cols || !norm_cols_merge(s->cols);
+    if (!undecided) {
+        cli_error(job->verb, "out of memory");
+        rc = RN_EXIT_INTERNAL;
+    }
+    for (int j = 0; j < s->nout && !rc; j++) {
+        if (!s->is_col[j])
+            continue;
+        if (!(sums[j] = malloc((job->n ? job->n : 1) * sizeof *sums[j]))) {
+            cli_error(job->verb, "out of memory");
+            rc = RN_EXIT_INTERNAL;
+        }
+        int col = cs->col[s->kout[j]];
+        for (size_t i = 0; !rc && !whole && i < job->n; i++) {
+            if (norm_cols_value(s->cols, col, i, s->out, &sums[j][i]))
+                continue;
+            if (col == cs->exact_col)
+                ex = j, undecided[k++] = i;
+            else
+                whole = 1;
+        }
+    }
+    s->whole_sums = whole, s->exact_sums = whole ? 0 : k; /* for the timing line */
+    if (!rc && !whole && k)
+        rc = exact_column_sums(s, undecided, k, sums[ex]);
+    free(undecided);
+    if (!rc && whole)
+        rc = sums_from_whole_twin(s, sums);
+    for (int j = 0; j < s->nout && !rc; j++)
+        if (s->is_col[j] && npy_writer_append(&s->w[j], sums[j], job->n, err, sizeof err) != 0) {
+            cli_error("eval", "%s; no output written", err);
+            rc = RN_EXIT_USAGE;
+        }
+    for (int j = 0; j < s->nout; j++)
+        free(sums[j]);
+    return rc;
 }
 
 /* Every block: one parallel region for the whole stream, each thread computing its blocks (the
@@ -347,6 +526,8 @@ static int run_blocks(stream *s)
         worker_free(&wk);
     }
     int rc = s->rc;
+    if (!rc && s->job->op->colsums)
+        rc = write_sums(s);
     for (int j = 0; j < s->nout && !rc; j++) {
         if (npy_writer_close(&s->w[j], err, sizeof err) != 0) {
             cli_error("eval", "%s; no output written", err);
@@ -370,6 +551,7 @@ static void stream_free(stream *s)
             npy_close(&s->rd[k]);
         rn_array_free(&s->shared[k]);
     }
+    norm_cols_free(s->cols);
     free(s);
 }
 
@@ -401,11 +583,16 @@ int cli_eval_stream(cli_job *job)
         if (!rc)
             rc = run_blocks(s);
         cli_lap lap = {0, 0};
-        char note[96];
+        char note[200], sums[120] = "";
         cli_phase_lap(&lap);
-        snprintf(note, sizeof note, " (%ld blocks of %zu %s on %d thread%s)", s->nblocks, s->R,
+        if (job->op->colsums && s->whole_sums)
+            snprintf(sums, sizeof sums, "; the sums over rows from the whole tensor's twin");
+        else if (job->op->colsums)
+            snprintf(sums, sizeof sums, "; the sums over rows certified from the blocks, %zu "
+                     "summed again exactly", s->exact_sums);
+        snprintf(note, sizeof note, " (%ld blocks of %zu %s on %d thread%s%s)", s->nblocks, s->R,
                  job->op->rowwise == CLI_ROWWISE_ELEMENTS ? "elements" : "rows", s->threads,
-                 s->threads == 1 ? "" : "s");
+                 s->threads == 1 ? "" : "s", sums);
         cli_phase_print("blocks", &lap, note);
         catch_signals(0);
         rn_memlimit_on_exit(NULL);

@@ -384,21 +384,63 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, fd
     return 1;
 }
 
-/* dbeta_j = sum_r dy_rj exactly (MPFR: 2200 bits hold any sum of up to 2^100 doubles, whose bits
-   span 2^-1074 .. 2^1024 plus carries), rounded once; an exact zero is +0 (the twin's rule).  For
-   the columns whose double-double enclosure straddles a rounding boundary: a sum of few f16 / bf16
-   values is often exactly a midpoint of a narrower output format. */
+/* ---- exact_cols (norm_fast.h): sums of doubles, exact ---- */
+
+struct exact_cols {
+    size_t k;
+    mpfr_t *s;
+};
+
+exact_cols *exact_cols_new(size_t k)
+{
+    exact_cols *c = calloc(1, sizeof *c);
+    if (!c || !(c->s = malloc((k ? k : 1) * sizeof *c->s))) {
+        free(c);
+        return NULL;
+    }
+    c->k = k;
+    for (size_t t = 0; t < k; t++) {
+        mpfr_init2(c->s[t], 2200);
+        mpfr_set_zero(c->s[t], 1);
+    }
+    return c;
+}
+
+void exact_cols_add(exact_cols *c, size_t t, double v)
+{
+    mpfr_add_d(c->s[t], c->s[t], v, MPFR_RNDN); /* exact */
+}
+
+double exact_cols_round(exact_cols *c, size_t t, rn_dtype out)
+{
+    if (mpfr_zero_p(c->s[t]))
+        mpfr_set_zero(c->s[t], 1);
+    return rn_round_mpfr(c->s[t], out);
+}
+
+void exact_cols_free(exact_cols *c)
+{
+    if (!c)
+        return;
+    for (size_t t = 0; t < c->k; t++)
+        mpfr_clear(c->s[t]);
+    free(c->s);
+    free(c);
+}
+
+/* dbeta_j = sum_r dy_rj exactly, rounded once, for the columns whose double-double enclosure
+   straddles a rounding boundary: a sum of f32 values is exactly a midpoint of the f32 output in a
+   few columns of a thousand, a sum of few f16 / bf16 values often of a narrower format.  (NaN:
+   out of memory; the all-rows call then fails, and the twin decides.) */
 static double column_sum_exact(const double *dy, size_t rows, size_t n, size_t j, rn_dtype out)
 {
-    mpfr_t s;
-    mpfr_init2(s, 2200);
-    mpfr_set_zero(s, 1);
+    exact_cols *c = exact_cols_new(1);
+    if (!c)
+        return NAN;
     for (size_t r = 0; r < rows; r++)
-        mpfr_add_d(s, s, dy[r * n + j], MPFR_RNDN); /* exact */
-    if (mpfr_zero_p(s))
-        mpfr_set_zero(s, 1);
-    double v = rn_round_mpfr(s, out);
-    mpfr_clear(s);
+        exact_cols_add(c, 0, dy[r * n + j]);
+    double v = exact_cols_round(c, 0, out);
+    exact_cols_free(c);
     return v;
 }
 
@@ -504,8 +546,11 @@ static int ln_backward_calls(double *dx, double *dgamma, double *dbeta, double *
     ok = ok && norm_cols_merge(c);
     for (size_t j = 0; ok && j < n; j++) {
         ok = norm_cols_value(c, 0, j, out, &dgamma[j]);
-        if (ok && !norm_cols_value(c, 1, j, out, &dbeta[j]))
+        if (ok && !norm_cols_value(c, 1, j, out, &dbeta[j])) {
             dbeta[j] = column_sum_exact(dy, rows, n, j, out); /* a tie or an exact zero */
+            if (isnan(dbeta[j]))
+                ok = 0; /* out of memory (dy is finite here: the rows were certified) */
+        }
         if (ok && skip)
             ok = norm_cols_value(c, 2, j, out, &dbias[j]);
     }

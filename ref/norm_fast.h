@@ -72,6 +72,14 @@ norm_cols *norm_cols_new(int ncols, int skip, size_t n, int threads);
 void norm_cols_free(norm_cols *c);
 int norm_cols_merge(norm_cols *c);
 int norm_cols_value(norm_cols *c, int k, size_t j, rn_dtype out, double *v);
+/* Exact sums of k columns of doubles (MPFR, 2200 bits: any sum of up to 2^100 doubles, whose bits
+   span 2^-1074 .. 2^1024 plus carries), each rounded once, an exact zero as +0 (the twins' rule):
+   LayerNorm's dbeta = sum_r dy_rj where the accumulators leave it undecided.  NULL: no memory. */
+typedef struct exact_cols exact_cols;
+exact_cols *exact_cols_new(size_t k);
+void exact_cols_add(exact_cols *c, size_t t, double v);
+double exact_cols_round(exact_cols *c, size_t t, rn_dtype out);
+void exact_cols_free(exact_cols *c);
 int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy,
                                  const double *x, const double *skip, const double *bias,
                                  const double *gamma, size_t rows, size_t n, double eps,

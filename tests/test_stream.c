@@ -1,4 +1,5 @@
-/* The streaming eval (cli/stream.c; specs/cli.md, "Streaming"): for every row-wise forward op,
+/* The streaming eval (cli/stream.c; specs/cli.md, "Streaming"): for every streamed op (the norms,
+ * the residual add and the skip ops, forward and backward),
  * `resnorm eval` streaming (the default) and on the whole tensor (RESNORM_STREAM=0) write the same
  * bytes, on one row, on rows that are not a multiple of the block (RESNORM_STREAM_ROWS, the testing
  * knob), on 3-D x with an axis, on f64/f32/f16/bf16 inputs and --dtype outputs, with NaN/Inf in x,
@@ -72,6 +73,7 @@ static void put_inputs(rn_dtype d, int ndim, const size_t *shape, size_t n, int 
     put_rand("g.npy", d, 1, pn, 0.1, 1.0, 4, n, 0);
     put_rand("b.npy", d, 1, pn, 0.1, 0.0, 5, n, 0);
     put_rand("bias.npy", d, 1, pn, 0.1, 0.0, 6, n, 0);
+    put_rand("dy.npy", d, ndim, shape, 1.0, 0.0, 7, n, 0);
 }
 
 /* Each op with its inputs and outputs (the files put_inputs writes). */
@@ -92,6 +94,18 @@ static const op_case OPS[] = {
     {"skip_rmsnorm", "--in x=$T/x.npy --in skip=$T/skip.npy --in gamma=$T/g.npy", "y rstd sum", 1},
     {"skip_rmsnorm", "--in x=$T/x.npy --in skip=$T/skip.npy --in gamma=$T/g.npy "
                      "--in bias=$T/bias.npy --attr offset=1", "y rstd sum", 1},
+    {"residual_backward", "--in dy=$T/dy.npy", "dx df", 0},
+    /* the norms' backward: dx per row, the sums over rows kept across blocks
+       (CLI_ROWWISE_COLUMNS) */
+    {"layernorm_backward", "--in x=$T/x.npy --in gamma=$T/g.npy --in dy=$T/dy.npy",
+     "dx dgamma dbeta", 1},
+    {"rmsnorm_backward", "--in x=$T/x.npy --in gamma=$T/g.npy --in dy=$T/dy.npy --attr offset=1",
+     "dx dgamma", 1},
+    {"skip_layernorm_backward", "--in x=$T/x.npy --in skip=$T/skip.npy --in gamma=$T/g.npy "
+                                "--in dy=$T/dy.npy --in bias=$T/bias.npy",
+     "dx dskip dbias dgamma dbeta", 1},
+    {"skip_rmsnorm_backward", "--in x=$T/x.npy --in skip=$T/skip.npy --in gamma=$T/g.npy "
+                              "--in dy=$T/dy.npy", "dx dskip dbias dgamma", 1},
 };
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
@@ -220,6 +234,77 @@ Test(stream, blocks_on_several_threads)
                 "--in gamma=$T/g.npy --in beta=$T/b.npy --threads 3 --out $T/t");
     cr_assert_eq(rc, 0, "%s", err_text);
     cr_assert(has(err_text, "13 blocks of 5 rows on 3 threads"), "%s", err_text);
+}
+
+/* The backward's sums over rows (dgamma, dbeta, dbias) by each of their ways, each byte-identical
+   to the whole tensor's and named on the timing line: certified from the blocks' accumulators
+   (with f32 sums of 13 rows, about one column in eight of dbeta is exactly a midpoint of f32:
+   summed again exactly from dy's file); dbeta's column 3 made a tie (1 + 2^-24);
+   a zero column of dy (dgamma exactly 0, which no enclosure certifies) and a NaN in x (that
+   block's dx from the twin): every sum from the whole tensor's twin. */
+Test(stream, backward_sums_over_rows)
+{
+    size_t s[2] = {13, 40}, n = 40;
+    static const struct {
+        const char *what, *how;
+        int tie, zero_col, nan;
+    } cases[] = {
+        {"plain", "certified from the blocks", 0, 0, 0},
+        {"a dbeta tie", "certified from the blocks", 1, 0, 0},
+        {"a zero dy column", "from the whole tensor's twin", 0, 1, 0},
+        {"a NaN in x", "from the whole tensor's twin", 1, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        put_inputs(RN_F32, 2, s, n, 0);
+        double *dy = malloc(13 * n * sizeof *dy), *x = malloc(13 * n * sizeof *x);
+        for (size_t i = 0; i < 13 * n; i++) {
+            uint64_t seed = 100 + i;
+            dy[i] = rn_round(draw(&seed), RN_F32), x[i] = rn_round(draw(&seed), RN_F32);
+        }
+        for (size_t r = 0; r < 13; r++) {
+            if (cases[c].tie)
+                dy[r * n + 3] = r == 0 ? 1.0 : r == 7 ? 0x1p-24 : 0.0;
+            if (cases[c].zero_col)
+                dy[r * n + 5] = 0.0;
+        }
+        if (cases[c].nan)
+            x[9 * n + 2] = NAN;
+        put_npy("dy.npy", RN_F32, 2, s, dy);
+        put_npy("x.npy", RN_F32, 2, s, x);
+        free(dy), free(x);
+        expect_identical("RESNORM_STREAM_ROWS=3", "", cases[c].what);
+        int rc = sh("RESNORM_TIMING=1 RESNORM_STREAM_ROWS=3 $R eval layernorm_backward "
+                    "--in x=$T/x.npy --in gamma=$T/g.npy --in dy=$T/dy.npy --out $T/t");
+        cr_assert_eq(rc, 0, "%s: %s", cases[c].what, err_text);
+        cr_assert(has(err_text, "5 blocks of 3 rows") && has(err_text, cases[c].how), "%s: %s",
+                  cases[c].what, err_text);
+        const char *k = strstr(err_text, "blocks, ");
+        if (cases[c].tie && !cases[c].nan) /* at least column 3 summed again exactly */
+            cr_assert(k && atoi(k + strlen("blocks, ")) >= 1 && has(k, "summed again exactly"),
+                      "%s: %s", cases[c].what, err_text);
+    }
+}
+
+/* The backward streams with memory of a block, not of the tensor: 2048 x 1024 f64 (x and dy
+   16 MiB each, dx 16 MiB) in blocks of 256 rows. */
+Test(stream, backward_memory_is_a_block)
+{
+    size_t s[2] = {2048, 1024};
+    put_inputs(RN_F64, 2, s, 1024, 0);
+    int rc = sh("RESNORM_MEMORY_REPORT=1 $R eval layernorm_backward --in x=$T/x.npy "
+                "--in gamma=$T/g.npy --in dy=$T/dy.npy --threads 1 --out $T/t");
+    cr_assert_eq(rc, 0, "%s", err_text);
+    const char *p = strstr(err_text, "peak counted memory ");
+    cr_assert(p, "%s", err_text);
+    long long bytes = atoll(p + strlen("peak counted memory "));
+    cr_assert(bytes > 0 && bytes < 16ll << 20, "%lld bytes counted: %s", bytes, err_text);
+    rc = sh("RESNORM_MEMORY_REPORT=1 RESNORM_STREAM=0 $R eval layernorm_backward "
+            "--in x=$T/x.npy --in gamma=$T/g.npy --in dy=$T/dy.npy --threads 1 --out $T/w");
+    cr_assert_eq(rc, 0, "%s", err_text);
+    p = strstr(err_text, "peak counted memory ");
+    cr_assert(p && atoll(p + strlen("peak counted memory ")) > 48ll << 20, "%s", err_text);
+    cr_assert_eq(sh("cmp $T/t/dx.npy $T/w/dx.npy && cmp $T/t/dgamma.npy $T/w/dgamma.npy && "
+                    "cmp $T/t/dbeta.npy $T/w/dbeta.npy"), 0, "%s", out_text);
 }
 
 /* ---------------------------------------------------------------- errors: nothing left */
