@@ -505,126 +505,171 @@ FD_CLONES int layernorm_forward_bound(double *by, double *bmean, double *brstd, 
     return RN_TWIN_OK;
 }
 
+/* Row r of the backward bound [§5]: bdx's row, and the row's terms added to the column sums of
+   dgamma (cg_err, cg_mag) and dbeta (cb_mag) and to the columns' non-finite flags (dg_bad,
+   db_bad).  0: out of memory. */
+static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, double *cb_mag,
+                              unsigned char *dg_bad, unsigned char *db_bad, const double *dy,
+                              const double *x, const double *gamma, size_t r, size_t n,
+                              double eps, rn_dtype compute, rn_dtype out, stats_scratch *sc)
+{
+    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    const double *d = sc->d;
+    const double *xr = x + r * n, *dyr = dy + r * n;
+    row_stats st;
+    if (!exact_row_stats(&st, xr, sc))
+        return 0;
+    /* dx of the row needs x, dy and gamma finite everywhere in the row (gbar, hbar mix them). */
+    int row_bad = !st.finite;
+    for (size_t i = 0; i < n; i++) {
+        cb_mag[i] += fabs(dyr[i]);
+        if (!isfinite(dyr[i]))
+            row_bad = db_bad[i] = dg_bad[i] = 1;
+        if (!st.finite)
+            dg_bad[i] = 1;
+        if (!isfinite(gamma[i]))
+            row_bad = 1;
+    }
+    if (row_bad) {
+        for (size_t i = 0; i < n; i++)
+            bdx[r * n + i] = 0.0;
+        if (!st.finite)
+            return 1;
+    }
+    row_terms rt = forward_row_terms(&st, n, eps, compute);
+    /* [§5.1] the two row means: gbar = mean(g), hbar = mean(g xhat), and their errors. */
+    double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0, X1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
+        double dxh = err_xhat(d[i], &rt, u, eta);
+        X1 += fabs(g * xr[i]);
+        G1 += fabs(g);
+        gbar += g;
+        H1 += fabs(g * xh);
+        hbar += g * xh;
+        eps_h += fabs(g) * ((2.0 * u + u * u) * fabs(xh) + (1.0 + u) * (1.0 + u) * dxh) + eta;
+    }
+    /* binary64 sums of n non-negative terms: relative error <= gamma_n(2^-53), which the
+       final EVAL_SLACK does not cover for n in the thousands: round them up [§6]. */
+    double up = 1.0 + gamma_k((double)n + 1, 0x1p-53);
+    G1 = G1 / n * up, H1 = H1 / n * up, eps_h = eps_h / n * up, X1 = X1 / n * up;
+    /* gbar, hbar are binary64 sums of n terms: magnitudes within gamma_n of G1, H1 [§6]. */
+    double gbar_m = fabs(gbar / n) + gamma_k((double)n + 1, 0x1p-53) * G1;
+    double hbar_m = fabs(hbar / n) + gamma_k((double)n + 1, 0x1p-53) * H1;
+    double gn = gamma_k((double)n + 2, u);
+    double e_gbar = gn * G1 + eta;
+    double e_hbar = eps_h * (1.0 + gn) + gn * H1 + eta;
+    torch_bwd tb = torch_backward_terms(&st, &rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
+                                        X1 * (1.0 + 0x1p-50), hbar_m, u);
+    /* [§5.5] the autograd form's dm = -sum dx1: E_dm from the row's dx1 errors. */
+    autograd_bwd ab = autograd_terms(&rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
+                                     H1 * (1.0 + 0x1p-50), hbar_m, u);
+    double sum_e1 = 0.0, sum_m1 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double m1;
+        sum_e1 += err_dx1_autograd(&ab, &rt, n, d[i], dyr[i] * gamma[i], u, &m1);
+        sum_m1 += m1;
+    }
+    double gn1 = gamma_k((double)n - 1.0, u);
+    double e_dm = ((sum_e1 * (1.0 + gn1) + gn1 * sum_m1) / (double)n) * (1.0 + u) * up
+                  + u * rt.rstd * gbar_m;
+    for (size_t i = 0; i < n; i++) {
+        double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
+        double dxh = err_xhat(d[i], &rt, u, eta);
+        /* [§5.2] t_i = xhat_i hbar; q_i = g_i - gbar - t_i; dx_i = q_i r. */
+        double e_t = dxh * hbar_m + (fabs(xh) + dxh) * e_hbar
+                     + u * (fabs(xh) + dxh) * (hbar_m + e_hbar) + eta;
+        double mag_q = fabs(g) + gbar_m + fabs(xh) * hbar_m;
+        double e_q = u * fabs(g) + eta + e_gbar + e_t;
+        e_q += 2.0 * u * (mag_q + e_q);
+        double qm = mag(g - gbar / n - xh * (hbar / n), mag_q) + gbar_m - fabs(gbar / n)
+                    + fabs(xh) * (hbar_m - fabs(hbar / n));
+        double e_dx = rt.rstd * e_q * (1.0 + rt.rel_rstd) * (1.0 + u)
+                      + qm * rt.rstd * (rt.rel_rstd * (1.0 + u) + u) + eta;
+        /* [§5.4] or PyTorch's a dy g + b x + c: whichever error is larger. */
+        e_dx = fmax(e_dx, err_dx_torch(&tb, &st, &rt, d[i], xr[i], g, eta, u)
+                              + qm * rt.rstd * u);
+        /* [§5.5] or the autograd form: dx1_i + dm / n, one more rounding. */
+        double m1, e1 = err_dx1_autograd(&ab, &rt, n, d[i], g, u, &m1);
+        double r_hi = rt.rstd * (1.0 + rt.rel_rstd);
+        e_dx = fmax(e_dx, (e1 + e_dm) * (1.0 + u) + qm * rt.rstd * u
+                              + 2.0 * eta * (6.0 + r_hi * (1.0 + fabs(g)) + fabs(xr[i])
+                                             + fabs(st.mean) + rt.err_mean + 2.0 * ab.dvar_hi));
+        if (!row_bad)
+            bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
+        /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
+        cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh)
+                     + eta * (1.0 + rt.rstd * (1.0 + rt.rel_rstd)); /* (dy (x - m)) r: §5.3 */
+        cg_mag[i] += fabs(dyr[i] * xh);
+    }
+    return 1;
+}
+
+/* The rows in blocks of backward_block_rows(rows) -- a partition that depends on rows only --,
+   shared out among the threads, each block summing its rows' column terms in row order into its
+   own slot; the slots are then added in block order: the bounds do not depend on the threads. */
+static size_t backward_block_rows(size_t rows)
+{
+    size_t b = (rows + 63) / 64; /* at most 64 blocks: their column slots are 64 x 3n doubles */
+    return b > 16 ? b : 16;
+}
+
 int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const double *dy,
                              const double *x, const double *gamma, size_t rows, size_t n,
                              double eps, rn_dtype compute, rn_dtype out)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
-    stats_scratch sc;
-    if (alloc_scratch(n, &sc))
-        return RN_TWIN_NOMEM;
-    const double *d = sc.d;
-    /* Column accumulators for dgamma, dbeta [§5.3]: sum over rows of the per-row error and of the
+    double u = rn_dtype_unit_roundoff(compute);
+    size_t B = backward_block_rows(rows), nb = (rows + B - 1) / B, w = n ? n : 1;
+    /* Column sums for dgamma, dbeta [§5.3]: over rows of the per-row error and of the
        magnitudes, and whether a non-finite value reached the column: dgamma_i needs every row of
-       x and dy_{r,i} finite, dbeta_i only dy_{r,i}. */
-    double *cg_err = calloc(n ? n : 1, sizeof *cg_err), *cg_mag = calloc(n ? n : 1, sizeof *cg_mag);
-    double *cb_mag = calloc(n ? n : 1, sizeof *cb_mag);
-    int *dg_bad = calloc(n ? n : 1, sizeof *dg_bad), *db_bad = calloc(n ? n : 1, sizeof *db_bad);
-    int rc = RN_TWIN_OK;
-    if (!cg_err || !cg_mag || !cb_mag || !dg_bad || !db_bad) {
-        rc = RN_TWIN_NOMEM;
-        goto done;
+       x and dy_{r,i} finite, dbeta_i only dy_{r,i}.  Slot b: block b's (3 sums, 2 flags). */
+    double *cs = calloc((nb + 1) * 3 * w, sizeof *cs);
+    unsigned char *cf = calloc((nb + 1) * 2 * w, 1);
+    if (!cs || !cf) {
+        free(cs), free(cf);
+        return RN_TWIN_NOMEM;
     }
+    int ok = 1;
+    long NB = (long)nb;
+#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(&& : ok)
+    {
+        stats_scratch sc;
+        ok = !alloc_scratch(n, &sc);
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < NB; b++) {
+            double *c = cs + (size_t)(b + 1) * 3 * w;
+            unsigned char *f = cf + (size_t)(b + 1) * 2 * w;
+            size_t r1 = ((size_t)b + 1) * B < rows ? ((size_t)b + 1) * B : rows;
+            for (size_t r = (size_t)b * B; ok && r < r1; r++)
+                ok = backward_bound_row(bdx, c, c + w, c + 2 * w, f, f + w, dy, x, gamma, r, n,
+                                        eps, compute, out, &sc);
+        }
+        free_scratch(&sc); /* (a failed alloc_scratch leaves nothing to free) */
+    }
+    if (!ok) {
+        free(cs), free(cf);
+        return RN_TWIN_NOMEM;
+    }
+    double *cg_err = cs, *cg_mag = cs + w, *cb_mag = cs + 2 * w;
+    unsigned char *dg_bad = cf, *db_bad = cf + w;
+    for (size_t b = 1; b <= nb; b++)
+        for (size_t i = 0; i < 3 * w; i++)
+            cs[i] += cs[b * 3 * w + i];
+    for (size_t b = 1; b <= nb; b++)
+        for (size_t i = 0; i < 2 * w; i++)
+            cf[i] |= cf[b * 2 * w + i];
+    /* The column sums are binary64 sums of `rows` non-negative terms (in blocks: any order of
+       additions has the same bound): within gamma_rows(2^-53) relative, which the final
+       EVAL_SLACK does not cover for rows in the thousands: round them up [§6]. */
+    double upr = 1.0 + gamma_k((double)rows + 1, 0x1p-53);
     double g_rows = gamma_k(rows > 0 ? (double)rows - 1 : 0, u);
-    for (size_t r = 0; r < rows; r++) {
-        const double *xr = x + r * n, *dyr = dy + r * n;
-        row_stats st;
-        if (!exact_row_stats(&st, xr, &sc)) {
-            rc = RN_TWIN_NOMEM;
-            goto done;
-        }
-        /* dx of the row needs x, dy and gamma finite everywhere in the row (gbar, hbar mix them). */
-        int row_bad = !st.finite;
-        for (size_t i = 0; i < n; i++) {
-            cb_mag[i] += fabs(dyr[i]);
-            if (!isfinite(dyr[i]))
-                row_bad = db_bad[i] = dg_bad[i] = 1;
-            if (!st.finite)
-                dg_bad[i] = 1;
-            if (!isfinite(gamma[i]))
-                row_bad = 1;
-        }
-        if (row_bad) {
-            for (size_t i = 0; i < n; i++)
-                bdx[r * n + i] = 0.0;
-            if (!st.finite)
-                continue;
-        }
-        row_terms rt = forward_row_terms(&st, n, eps, compute);
-        /* [§5.1] the two row means: gbar = mean(g), hbar = mean(g xhat), and their errors. */
-        double G1 = 0, gbar = 0, H1 = 0, hbar = 0, eps_h = 0, X1 = 0;
-        for (size_t i = 0; i < n; i++) {
-            double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
-            double dxh = err_xhat(d[i], &rt, u, eta);
-            X1 += fabs(g * xr[i]);
-            G1 += fabs(g);
-            gbar += g;
-            H1 += fabs(g * xh);
-            hbar += g * xh;
-            eps_h += fabs(g) * ((2.0 * u + u * u) * fabs(xh) + (1.0 + u) * (1.0 + u) * dxh) + eta;
-        }
-        /* binary64 sums of n non-negative terms: relative error <= gamma_n(2^-53), which the
-           final EVAL_SLACK does not cover for n in the thousands: round them up [§6]. */
-        double up = 1.0 + gamma_k((double)n + 1, 0x1p-53);
-        G1 = G1 / n * up, H1 = H1 / n * up, eps_h = eps_h / n * up, X1 = X1 / n * up;
-        /* gbar, hbar are binary64 sums of n terms: magnitudes within gamma_n of G1, H1 [§6]. */
-        double gbar_m = fabs(gbar / n) + gamma_k((double)n + 1, 0x1p-53) * G1;
-        double hbar_m = fabs(hbar / n) + gamma_k((double)n + 1, 0x1p-53) * H1;
-        double gn = gamma_k((double)n + 2, u);
-        double e_gbar = gn * G1 + eta;
-        double e_hbar = eps_h * (1.0 + gn) + gn * H1 + eta;
-        torch_bwd tb = torch_backward_terms(&st, &rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
-                                            X1 * (1.0 + 0x1p-50), hbar_m, u);
-        /* [§5.5] the autograd form's dm = -sum dx1: E_dm from the row's dx1 errors. */
-        autograd_bwd ab = autograd_terms(&rt, n, G1 * (1.0 + 0x1p-50), gbar_m,
-                                         H1 * (1.0 + 0x1p-50), hbar_m, u);
-        double sum_e1 = 0.0, sum_m1 = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double m1;
-            sum_e1 += err_dx1_autograd(&ab, &rt, n, d[i], dyr[i] * gamma[i], u, &m1);
-            sum_m1 += m1;
-        }
-        double gn1 = gamma_k((double)n - 1.0, u);
-        double e_dm = ((sum_e1 * (1.0 + gn1) + gn1 * sum_m1) / (double)n) * (1.0 + u) * up
-                      + u * rt.rstd * gbar_m;
-        for (size_t i = 0; i < n; i++) {
-            double g = dyr[i] * gamma[i], xh = d[i] * rt.rstd;
-            double dxh = err_xhat(d[i], &rt, u, eta);
-            /* [§5.2] t_i = xhat_i hbar; q_i = g_i - gbar - t_i; dx_i = q_i r. */
-            double e_t = dxh * hbar_m + (fabs(xh) + dxh) * e_hbar
-                         + u * (fabs(xh) + dxh) * (hbar_m + e_hbar) + eta;
-            double mag_q = fabs(g) + gbar_m + fabs(xh) * hbar_m;
-            double e_q = u * fabs(g) + eta + e_gbar + e_t;
-            e_q += 2.0 * u * (mag_q + e_q);
-            double qm = mag(g - gbar / n - xh * (hbar / n), mag_q) + gbar_m - fabs(gbar / n)
-                        + fabs(xh) * (hbar_m - fabs(hbar / n));
-            double e_dx = rt.rstd * e_q * (1.0 + rt.rel_rstd) * (1.0 + u)
-                          + qm * rt.rstd * (rt.rel_rstd * (1.0 + u) + u) + eta;
-            /* [§5.4] or PyTorch's a dy g + b x + c: whichever error is larger. */
-            e_dx = fmax(e_dx, err_dx_torch(&tb, &st, &rt, d[i], xr[i], g, eta, u)
-                                  + qm * rt.rstd * u);
-            /* [§5.5] or the autograd form: dx1_i + dm / n, one more rounding. */
-            double m1, e1 = err_dx1_autograd(&ab, &rt, n, d[i], g, u, &m1);
-            double r_hi = rt.rstd * (1.0 + rt.rel_rstd);
-            e_dx = fmax(e_dx, (e1 + e_dm) * (1.0 + u) + qm * rt.rstd * u
-                                  + 2.0 * eta * (6.0 + r_hi * (1.0 + fabs(g)) + fabs(xr[i])
-                                                 + fabs(st.mean) + rt.err_mean + 2.0 * ab.dvar_hi));
-            if (!row_bad)
-                bdx[r * n + i] = finish(e_dx, qm * rt.rstd * (1.0 + 0x1p-50), compute, out);
-            /* [§5.3] this row's term of dgamma_i = sum_r dy xhat, and of dbeta_i = sum_r dy. */
-            cg_err[i] += fabs(dyr[i]) * (u * fabs(xh) + (1.0 + u) * dxh)
-                         + eta * (1.0 + rt.rstd * (1.0 + rt.rel_rstd)); /* (dy (x - m)) r: §5.3 */
-            cg_mag[i] += fabs(dyr[i] * xh);
-        }
-    }
     for (size_t i = 0; i < n; i++) {
-        double e_g = cg_err[i] * (1.0 + g_rows) + g_rows * cg_mag[i];
+        double ge = cg_err[i] * upr, gm = cg_mag[i] * upr, bm = cb_mag[i] * upr;
+        double e_g = ge * (1.0 + g_rows) + g_rows * gm;
         /* |exact| <= the sum of the magnitudes: a safe (if loose) magnitude for the roundings. */
-        bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, cg_mag[i] * (1.0 + 0x1p-50), compute, out);
-        bdbeta[i] = db_bad[i] ? 0.0 : finish(g_rows * cb_mag[i], cb_mag[i], compute, out);
+        bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, gm * (1.0 + 0x1p-50), compute, out);
+        bdbeta[i] = db_bad[i] ? 0.0 : finish(g_rows * bm, bm, compute, out);
     }
-done:
-    free(cg_err), free(cg_mag), free(cb_mag), free(dg_bad), free(db_bad);
-    free_scratch(&sc);
-    return rc;
+    free(cs), free(cf);
+    return RN_TWIN_OK;
 }

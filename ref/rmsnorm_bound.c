@@ -278,106 +278,149 @@ static void mpfr_row_sums(double *c_rn, double *C_up, double *G_up, const double
     *G_up = stat_up(G);
 }
 
+/* One thread's scratch for the backward bound's rows: the MPFR numbers of exact_row_stats and
+   mpfr_row_sums. */
+typedef struct {
+    mpfr_t *t;
+    mpfr_ptr *p;
+    mpfr_t c, C, G;
+} bwd_scratch;
+
+/* Row r of the backward bound [R§5]: bdx's row, and the row's terms added to dgamma's column sums
+   (cg_err, cg_mag) and non-finite flags (dg_bad).  w: the weights (gamma or 1 + gamma).
+   0: out of memory. */
+static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, unsigned char *dg_bad,
+                              const double *dy, const double *x, const double *w, size_t r,
+                              size_t n, double eps, rn_dtype compute, rn_dtype out,
+                              bwd_scratch *sc)
+{
+    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double g6 = gamma_k(6.0, u), gn6 = gamma_k((double)n + 6, u), g2 = gamma_k(2.0, u);
+    const double *xr = x + r * n, *dyr = dy + r * n;
+    row_stats st;
+    if (!exact_row_stats(&st, xr, n, eps, &sc->t, &sc->p))
+        return 0;
+    /* Which dgamma columns receive a non-finite term from this row (ref/rmsnorm_mpfr.c):
+       NaN/zero rows poison every column; an Inf row the columns where x or dy is not finite;
+       a finite row the columns where dy is not finite. */
+    int row_bad = st.kind != ROW_OK;
+    for (size_t i = 0; i < n; i++) {
+        int col_bad = st.kind == ROW_NAN || st.kind == ROW_ZERO || !isfinite(dyr[i])
+                      || (st.kind == ROW_INF && !isfinite(xr[i]));
+        dg_bad[i] |= col_bad;
+        if (!isfinite(dyr[i]) || !isfinite(w[i]))
+            row_bad = 1;
+    }
+    if (row_bad) {
+        for (size_t i = 0; i < n; i++)
+            bdx[r * n + i] = 0.0;
+        if (st.kind != ROW_OK)
+            return 1; /* an Inf row adds exact zeros to the finite columns: no error */
+    }
+    double R = rel_rstd(&st, n, eps, compute);
+    double rr = st.r;
+    /* [R§5.1] c = (1/n) sum g_j x_j, C = (1/n) sum |g_j x_j|, Gm = (1/n) sum |g_j|, exact:
+       the double-double fast path certifies the MPFR path's doubles (specs/fast-path.md
+       §10.3), MPFR computes the rows it leaves. */
+    double c_rn, C_up, G_up;
+    if (!rn_fast_enabled() ||
+        !rmsnorm_row_bwd_bound_sums_fast(&c_rn, &C_up, &G_up, dyr, w, xr, n))
+        mpfr_row_sums(&c_rn, &C_up, &G_up, dyr, w, xr, n, sc->t, sc->p, sc->c, sc->C, sc->G);
+    /* c may cancel: its binary64 evaluation (w = 1 + gamma rounded) is off by <= 2^-52 C. */
+    double Cm = C_up * (1.0 + 0x1p-50);
+    double cm = fabs(c_rn) + 0x1p-50 * Cm;
+    double Gm = G_up * (1.0 + 0x1p-50);
+    double xhmax = sqrt((double)n) * (1.0 + R) * (1.0 + 2 * u) + eta; /* |x_hat_hat| [R§5.2] */
+    double gmax = 0.0; /* over finite g only: a non-finite g makes dx bound 0 anyway */
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(dyr[i] * w[i]))
+            gmax = fmax(gmax, fabs(dyr[i] * w[i]) * (1.0 + 0x1p-50));
+    double Rb = R;
+    if ((double)n * gmax * xhmax > rn_dtype_max(compute) / 2) /* [R§6] */
+        Rb = INFINITY;
+    /* [R§6] autograd's association r (r (r sum(g x))): its intermediates reach
+       r_hi^3 n C, which may overflow where dx is ordinary: void there. */
+    double rhi = rr * (1.0 + R);
+    if (rhi * rhi * rhi * (double)n * Cm > rn_dtype_max(compute) / 2)
+        Rb = INFINITY;
+    double R3 = 3.0 * Rb + 3.0 * Rb * Rb + Rb * Rb * Rb; /* (1 + R)^3 - 1 */
+    double rp = rr * (1.0 + Rb);                         /* >= r_hat */
+    for (size_t i = 0; i < n; i++) {
+        double ax = fabs(xr[i]), ag = fabs(dyr[i] * w[i]) * (1.0 + 0x1p-50);
+        double xh = ax * rr * (1.0 + 0x1p-50); /* |x_hat_i| */
+        /* [R§5.2] dx = T1 - T2, T1 = r g_i, T2 = x_i r^3 c. */
+        double T1 = rr * ag, T2 = xh * rr * rr * cm;
+        double e1 = T1 * (Rb + g6 + Rb * g6);
+        double e2 = xh * rr * rr * (cm * (R3 + (1.0 + R3) * g6) + Cm * gn6 * (1.0 + R3) * (1.0 + g6));
+        double e_eta = eta * (3.0 + rp * (4.0 + xh * (3.0 + Gm + xhmax))) * (1.0 + g6);
+        if (!row_bad)
+            bdx[r * n + i] = finish(e1 + e2 + e_eta, T1 + T2, compute, out);
+        /* [R§5.3] this row's term of dgamma_i = sum_r dy x_hat. */
+        double ad = fabs(dyr[i]);
+        cg_err[i] += ad * xh * (R + g2 + R * g2) + ad * eta + eta; /* needs no g: R, not Rb */
+        cg_mag[i] += ad * xh;
+    }
+    return 1;
+}
+
+/* The rows in blocks of 16 or more (at most 64 blocks: a partition that depends on rows only),
+   shared out among the threads, each block summing its rows' column terms in row order into its
+   own slot, the slots added in block order: the bounds do not depend on the threads. */
 int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const double *x,
                            const double *gamma, size_t rows, size_t n, double eps, int offset,
                            rn_dtype compute, rn_dtype out)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
-    mpfr_t *t;
-    mpfr_ptr *p;
-    if (alloc_scratch(n, &t, &p))
+    double u = rn_dtype_unit_roundoff(compute);
+    size_t N1 = n ? n : 1, B = (rows + 63) / 64 > 16 ? (rows + 63) / 64 : 16;
+    size_t nb = (rows + B - 1) / B;
+    /* Column sums for dgamma [R§5.3]; slot b: block b's (2 sums, a flag). */
+    double *cs = calloc((nb + 1) * 2 * N1, sizeof *cs), *w = malloc(N1 * sizeof *w);
+    unsigned char *cf = calloc((nb + 1) * N1, 1);
+    if (!cs || !cf || !w) {
+        free(cs), free(cf), free(w);
         return RN_TWIN_NOMEM;
-    /* Column accumulators for dgamma [R§5.3]. */
-    size_t N1 = n ? n : 1;
-    double *cg_err = calloc(N1, sizeof *cg_err), *cg_mag = calloc(N1, sizeof *cg_mag);
-    int *dg_bad = calloc(N1, sizeof *dg_bad);
-    double *w = malloc(N1 * sizeof *w);
-    int rc = RN_TWIN_OK;
-    if (!cg_err || !cg_mag || !dg_bad || !w) {
-        rc = RN_TWIN_NOMEM;
-        goto done;
     }
     for (size_t i = 0; i < n; i++)
         w[i] = offset ? 1.0 + gamma[i] : gamma[i];
+    int ok = 1;
+    long NB = (long)nb;
+#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(&& : ok)
+    {
+        bwd_scratch sc;
+        ok = !alloc_scratch(n, &sc.t, &sc.p);
+        mpfr_inits2(EXACT_PREC, sc.c, sc.C, sc.G, (mpfr_ptr)0);
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < NB; b++) {
+            double *c = cs + (size_t)(b + 1) * 2 * N1;
+            size_t r1 = ((size_t)b + 1) * B < rows ? ((size_t)b + 1) * B : rows;
+            for (size_t r = (size_t)b * B; ok && r < r1; r++)
+                ok = backward_bound_row(bdx, c, c + N1, cf + (size_t)(b + 1) * N1, dy, x, w, r, n,
+                                        eps, compute, out, &sc);
+        }
+        mpfr_clears(sc.c, sc.C, sc.G, (mpfr_ptr)0);
+        free_scratch(n, sc.t, sc.p);
+    }
+    if (!ok) {
+        free(cs), free(cf), free(w);
+        return RN_TWIN_NOMEM;
+    }
+    double *cg_err = cs, *cg_mag = cs + N1;
+    unsigned char *dg_bad = cf;
+    for (size_t b = 1; b <= nb; b++) {
+        for (size_t i = 0; i < 2 * N1; i++)
+            cs[i] += cs[b * 2 * N1 + i];
+        for (size_t i = 0; i < N1; i++)
+            cf[i] |= cf[b * N1 + i];
+    }
+    /* binary64 sums of `rows` non-negative terms, in any order of additions: within
+       gamma_rows(2^-53) relative, beyond EVAL_SLACK for rows in the thousands: round up [§6] */
+    double upr = 1.0 + gamma_k((double)rows + 1, 0x1p-53);
     double g_rows = gamma_k(rows > 0 ? (double)rows - 1 : 0, u);
-    double g6 = gamma_k(6.0, u), gn6 = gamma_k((double)n + 6, u), g2 = gamma_k(2.0, u);
-    mpfr_t c, C, G;
-    mpfr_inits2(EXACT_PREC, c, C, G, (mpfr_ptr)0);
-    for (size_t r = 0; r < rows; r++) {
-        const double *xr = x + r * n, *dyr = dy + r * n;
-        row_stats st;
-        if (!exact_row_stats(&st, xr, n, eps, &t, &p)) {
-            rc = RN_TWIN_NOMEM;
-            break;
-        }
-        /* Which dgamma columns receive a non-finite term from this row (ref/rmsnorm_mpfr.c):
-           NaN/zero rows poison every column; an Inf row the columns where x or dy is not finite;
-           a finite row the columns where dy is not finite. */
-        int row_bad = st.kind != ROW_OK;
-        for (size_t i = 0; i < n; i++) {
-            int col_bad = st.kind == ROW_NAN || st.kind == ROW_ZERO || !isfinite(dyr[i])
-                          || (st.kind == ROW_INF && !isfinite(xr[i]));
-            dg_bad[i] |= col_bad;
-            if (!isfinite(dyr[i]) || !isfinite(w[i]))
-                row_bad = 1;
-        }
-        if (row_bad) {
-            for (size_t i = 0; i < n; i++)
-                bdx[r * n + i] = 0.0;
-            if (st.kind != ROW_OK)
-                continue; /* an Inf row adds exact zeros to the finite columns: no error */
-        }
-        double R = rel_rstd(&st, n, eps, compute);
-        double rr = st.r;
-        /* [R§5.1] c = (1/n) sum g_j x_j, C = (1/n) sum |g_j x_j|, Gm = (1/n) sum |g_j|, exact:
-           the double-double fast path certifies the MPFR path's doubles (specs/fast-path.md
-           §10.3), MPFR computes the rows it leaves. */
-        double c_rn, C_up, G_up;
-        if (!rn_fast_enabled() ||
-            !rmsnorm_row_bwd_bound_sums_fast(&c_rn, &C_up, &G_up, dyr, w, xr, n))
-            mpfr_row_sums(&c_rn, &C_up, &G_up, dyr, w, xr, n, t, p, c, C, G);
-        /* c may cancel: its binary64 evaluation (w = 1 + gamma rounded) is off by <= 2^-52 C. */
-        double Cm = C_up * (1.0 + 0x1p-50);
-        double cm = fabs(c_rn) + 0x1p-50 * Cm;
-        double Gm = G_up * (1.0 + 0x1p-50);
-        double xhmax = sqrt((double)n) * (1.0 + R) * (1.0 + 2 * u) + eta; /* |x_hat_hat| [R§5.2] */
-        double gmax = 0.0; /* over finite g only: a non-finite g makes dx bound 0 anyway */
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(dyr[i] * w[i]))
-                gmax = fmax(gmax, fabs(dyr[i] * w[i]) * (1.0 + 0x1p-50));
-        double Rb = R;
-        if ((double)n * gmax * xhmax > rn_dtype_max(compute) / 2) /* [R§6] */
-            Rb = INFINITY;
-        /* [R§6] autograd's association r (r (r sum(g x))): its intermediates reach
-           r_hi^3 n C, which may overflow where dx is ordinary: void there. */
-        double rhi = rr * (1.0 + R);
-        if (rhi * rhi * rhi * (double)n * Cm > rn_dtype_max(compute) / 2)
-            Rb = INFINITY;
-        double R3 = 3.0 * Rb + 3.0 * Rb * Rb + Rb * Rb * Rb; /* (1 + R)^3 - 1 */
-        double rp = rr * (1.0 + Rb);                         /* >= r_hat */
-        for (size_t i = 0; i < n; i++) {
-            double ax = fabs(xr[i]), ag = fabs(dyr[i] * w[i]) * (1.0 + 0x1p-50);
-            double xh = ax * rr * (1.0 + 0x1p-50); /* |x_hat_i| */
-            /* [R§5.2] dx = T1 - T2, T1 = r g_i, T2 = x_i r^3 c. */
-            double T1 = rr * ag, T2 = xh * rr * rr * cm;
-            double e1 = T1 * (Rb + g6 + Rb * g6);
-            double e2 = xh * rr * rr * (cm * (R3 + (1.0 + R3) * g6) + Cm * gn6 * (1.0 + R3) * (1.0 + g6));
-            double e_eta = eta * (3.0 + rp * (4.0 + xh * (3.0 + Gm + xhmax))) * (1.0 + g6);
-            if (!row_bad)
-                bdx[r * n + i] = finish(e1 + e2 + e_eta, T1 + T2, compute, out);
-            /* [R§5.3] this row's term of dgamma_i = sum_r dy x_hat. */
-            double ad = fabs(dyr[i]);
-            cg_err[i] += ad * xh * (R + g2 + R * g2) + ad * eta + eta; /* needs no g: R, not Rb */
-            cg_mag[i] += ad * xh;
-        }
-    }
-    mpfr_clears(c, C, G, (mpfr_ptr)0);
     for (size_t i = 0; i < n; i++) {
-        double e_g = cg_err[i] * (1.0 + g_rows) + g_rows * cg_mag[i];
-        bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, cg_mag[i] * (1.0 + 0x1p-50), compute, out);
+        double ge = cg_err[i] * upr, gm = cg_mag[i] * upr;
+        double e_g = ge * (1.0 + g_rows) + g_rows * gm;
+        bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, gm * (1.0 + 0x1p-50), compute, out);
     }
-done:
-    free(cg_err), free(cg_mag), free(dg_bad), free(w);
-    free_scratch(n, t, p);
-    return rc;
+    free(cs), free(cf), free(w);
+    return RN_TWIN_OK;
 }

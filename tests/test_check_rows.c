@@ -5,7 +5,8 @@
  * carry mismatches, NaN and Inf, an exact 0 moved, a row scaled (the statistical tier flags), a
  * duplicated row (pooled once), a row of mean 1e4, an Inf in x, mean/rstd files of another dtype
  * than y, bf16 outputs and a 3-D x.  The exact values come from `resnorm eval` (the twin), never
- * from the path under test; RESNORM_TIMING's phase names show which path ran. */
+ * from the path under test; RESNORM_TIMING's phase names show which path ran.  And the backward
+ * bounds, computed on the threads in blocks of rows, give the same report on 1, 2 and 3 threads. */
 #define CLI_HARNESS_PREFIX "/tmp/resnorm_test_check_rows."
 #include "cli_harness.h"
 
@@ -234,4 +235,46 @@ Test(check_rows, other_checks_keep_the_whole_tensor_path)
     cr_assert_null(strstr(err_text, "timing: blocks"), "%s", err_text);
     unsetenv("RESNORM_CHECK_ROWS");
     unsetenv("RESNORM_TIMING");
+}
+
+/* The backward bounds of LayerNorm and RMSNorm (ref/layernorm_bound.c, ref/rmsnorm_bound.c) run
+   their rows on the threads in blocks whose column sums are added in block order: the report
+   (text and JSON) and the exit code are the same on 1, 2 and 3 threads, on 80 rows of 1024 (every
+   thread busy: above RN_PAR_MIN_WORK), with mismatches, a NaN and an Inf in dx. */
+Test(check_rows, backward_bounds_do_not_depend_on_threads)
+{
+    ROWS = 80, N = 1024;
+    write_inputs(2, 0);
+    static double dy[80 * 1024];
+    for (size_t i = 0; i < ROWS * N; i++)
+        dy[i] = (float)(2 * uniform() - 1);
+    size_t s2[2] = {ROWS, N};
+    put_npy("dy.npy", RN_F32, 2, s2, dy);
+    static const char *const ops[2] = {"layernorm_backward", "rmsnorm_backward"};
+    for (int o = 0; o < 2; o++) {
+        cr_assert_eq(run("eval %s --in x=%s --in gamma=%s --in dy=%s --dtype f64 --out %s", ops[o],
+                         P("x.npy"), P("g.npy"), P("dy.npy"), P("e")), 0, "%s", err_text);
+        write_actual("e/dx.npy", "dx.npy", RN_F32, 1);
+        write_actual("e/dgamma.npy", "dgamma.npy", RN_F32, 0);
+        for (int json = 0; json < 2; json++) {
+            static char first[sizeof out_text];
+            int rc1 = 0;
+            for (int t = 1; t <= 3; t++) {
+                int rc = run("check %s --in x=%s --in gamma=%s --in dy=%s --actual dx=%s "
+                             "--actual dgamma=%s --threads %d%s", ops[o], P("x.npy"), P("g.npy"),
+                             P("dy.npy"), P("dx.npy"), P("dgamma.npy"), t, json ? " --json" : "");
+                cr_assert_eq(rc, 1, "%s: exit %d (the edited dx mismatches): %s%s", ops[o], rc,
+                             out_text, err_text);
+                if (t == 1) {
+                    memcpy(first, out_text, sizeof first);
+                    rc1 = rc;
+                    continue;
+                }
+                cr_assert_eq(rc, rc1);
+                cr_assert_str_eq(out_text, first, "%s on %d threads: the report differs", ops[o],
+                                 t);
+            }
+        }
+    }
+    ROWS = 13, N = 40;
 }
