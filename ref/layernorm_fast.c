@@ -268,10 +268,11 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
         return 0;
     /* |x| summed by Sum2 (as T in §5.2: (4n + 2) u TA), |d| by fd_acc; dmax >= max |d_i|.  In
        blocks of DB elements: d_i = dh + dl within Ed first (branch-free, vectorized), then the
-       certification and the sums. */
-    double as = 0.0, ac = 0.0, aA = 0.0, dmax = 0.0;
-    fd_acc D = {0};
-    enum { DB = 256 };
+       certification and the sums, element i into lane i mod L of each sum (one chain is
+       latency-bound), the lanes merged at the end as in §5.2 ("Lanes"). */
+    enum { DB = 256, L = 4 };
+    double as[L] = {0}, ac[L] = {0}, aA[L] = {0}, dmax = 0.0;
+    fd_acc D[L] = {{0}};
     double dh_b[DB], dl_b[DB], ed_b[DB];
     for (size_t i0 = 0; i0 < n; i0 += DB) {
         size_t m = n - i0 < DB ? n - i0 : DB;
@@ -291,18 +292,23 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
                 return 0;
             dmax = dmax > mag_d ? dmax : mag_d; /* no NaN: certified values are finite */
             /* |d_i| = |dh + dl| has dh's sign (normalised), within Ed (|.| is 1-Lipschitz) */
-            fd_acc_add(&D, (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
-            fd_two_sum(as, fabs(xb[j]), &as, &e);
-            ac += e;
-            aA += fabs(e);
+            int k = (int)(j % L); /* DB is a multiple of L: lane (i0 + j) mod L */
+            fd_acc_add(&D[k], (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
+            fd_two_sum(as[k], fabs(xb[j]), &as[k], &e);
+            ac[k] += e;
+            aA[k] += fabs(e);
         }
     }
+    for (int k = 1; k < L; k++) {
+        fd_acc_merge(&D[0], &D[k]);
+        sum2_merge(&as[0], &ac[0], &aA[0], as[k], ac[k], aA[k]);
+    }
     fd_num A;
-    fd_two_sum(as, ac, &A.h, &A.l);
-    A.e = fd_up((4.0 * nn + 2.0) * U * aA);
+    fd_two_sum(as[0], ac[0], &A.h, &A.l);
+    A.e = fd_up((4.0 * nn + 2.0) * U * aA[0]);
     if (!isfinite(A.h) || !isfinite(A.l))
         return 0;
-    fd_num Am = fd_div_d(A, nn), Dm = fd_div_d(fd_acc_value(&D), nn), var_n = fd_div_d(V, nn);
+    fd_num Am = fd_div_d(A, nn), Dm = fd_div_d(fd_acc_value(&D[0]), nn), var_n = fd_div_d(V, nn);
     double mag_v = fabs(var_n.h) + fabs(var_n.l) + var_n.e;
     return isfinite(mag_v) && fd_certify_stat_up(Am, FD_MPFR_SLACK * fabs(Am.h), absmean_up) &&
            fd_certify_stat_up(Dm, FD_MPFR_SLACK * (mag_m + fabs(Dm.h)), devmean_up) &&
