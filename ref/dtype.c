@@ -115,26 +115,14 @@ int rn_dtype_within(rn_dtype d, rn_dtype c)
 
 double rn_ulp(double v, rn_dtype d)
 {
-    const fmt *f = F(d);
     if (isnan(v))
         return NAN;
     if (isinf(v))
         return INFINITY;
-    /* The IEEE exponent of v from its bits (a subnormal double reads -1023, below every emin), at
-       least emin (the subnormal spacing for |v| < 2^emin and v == 0); the spacing 2^k,
-       k = e - p + 1 >= -1074, built from its bits (bit-manipulation instead of frexp / ldexp:
-       `resnorm check` calls this for every element it compares). */
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    int e = (int)((b >> 52) & 0x7ff) - 1023;
-    if (v == 0.0 || e < f->emin)
-        e = f->emin;
-    int k = e - f->p + 1;
-    uint64_t r = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
-    double q;
-    memcpy(&q, &r, sizeof q);
-    return q;
+    return rn_ulp_finite(v, F(d)->p, F(d)->emin);
 }
+
+int rn_dtype_emin(rn_dtype d) { return F(d)->emin; }
 
 int rn_representable(double v, rn_dtype d)
 {

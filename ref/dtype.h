@@ -5,6 +5,7 @@
 #define RESNORM_DTYPE_H
 
 #include <stdint.h>
+#include <string.h>
 #include <mpfr.h>
 
 typedef enum { RN_F64 = 0, RN_F32 = 1, RN_F16 = 2, RN_BF16 = 3, RN_NDTYPES = 4 } rn_dtype;
@@ -22,6 +23,25 @@ double rn_round(double v, rn_dtype d);
 double rn_round_mpfr(mpfr_srcptr v, rn_dtype d);
 /* Spacing of format d at |v| (for |v| in the subnormal range, the subnormal spacing). */
 double rn_ulp(double v, rn_dtype d);
+/* The smallest normal exponent of d (-1022, -126, -14, -126). */
+int rn_dtype_emin(rn_dtype d);
+/* rn_ulp for a finite v, with d's precision p and emin given (inline, for the loops over every
+   compared element).  The IEEE exponent of v from its bits (a subnormal double reads -1023, below
+   every emin), at least emin (the subnormal spacing for |v| < 2^emin and v == 0); the spacing
+   2^k, k = e - p + 1 >= -1074, built from its bits. */
+static inline double rn_ulp_finite(double v, int p, int emin)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    if (v == 0.0 || e < emin)
+        e = emin;
+    int k = e - p + 1;
+    uint64_t r = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
+    double q;
+    memcpy(&q, &r, sizeof q);
+    return q;
+}
 /* True if v is a value of format d (NaN and +-Inf included). */
 int rn_representable(double v, rn_dtype d);
 /* True if every value of format d is a value of format c (c == d, c == f64, f16 or bf16 in f32):
