@@ -88,9 +88,14 @@ static inline __attribute__((always_inline)) int ln_row_moments(const double *x,
 
     /* [§5.1] a pivot mh: any double near the mean (a plain sum; its error does not matter, the
        deviations from it are exact and the correction T / n below is computed accurately). */
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i];
+    double sl[4] = {0.0, 0.0, 0.0, 0.0}; /* four lanes: one chain is latency-bound */
+    size_t i4 = 0;
+    for (; i4 + 4 <= n; i4 += 4)
+        for (int k = 0; k < 4; k++)
+            sl[k] += x[i4 + (size_t)k];
+    for (; i4 < n; i4++)
+        sl[0] += x[i4];
+    double s = (sl[0] + sl[1]) + (sl[2] + sl[3]);
     if (!isfinite(s))
         return 0; /* a NaN / Inf input or an overflow: the twin's special-value rules */
     const double mh = s / nn;

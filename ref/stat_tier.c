@@ -124,25 +124,36 @@ static int row_in_range(const st_problem *p, const double *x, double scale2)
 
 /* A hash of a row's bits: identical rows give identical errors, so only the first is pooled.  One
    word a step, h <- m((h ^ w) K) with m(z) = z ^ (z >> 29) and K odd: each step is a bijection of
-   h for a given w and of w for a given h, so two rows that differ in one element never collide;
-   the final splitmix64 mix spreads the bits over the table index (the low bits). */
+   h for a given w and of w for a given h, so two rows that differ in one element never collide
+   (the element's lane differs, and the folding of the lanes is such a step too); the final
+   splitmix64 mix spreads the bits over the table index (the low bits). */
 static uint64_t row_hash(const double *a, const double *b, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
+    /* four lanes (element i of each array into lane i mod 4: one multiply chain is
+       latency-bound), then lanes 1..3 folded into lane 0 by the same step, a bijection of the
+       running value for each lane's value and of each lane's value for the running one */
+    enum { L = 4 };
+    uint64_t h[L] = {1469598103934665603ull, 0x243f6a8885a308d3ull, 0x13198a2e03707344ull,
+                     0xa4093822299f31d0ull};
     for (int k = 0; k < 2; k++) {
         const double *v = k ? b : a;
         if (!v)
             continue;
         for (size_t i = 0; i < n; i++) {
-            uint64_t bits;
+            uint64_t bits, *hl = &h[i % L];
             memcpy(&bits, &v[i], sizeof bits);
-            h = (h ^ bits) * 0x9e3779b97f4a7c15ull;
-            h ^= h >> 29;
+            *hl = (*hl ^ bits) * 0x9e3779b97f4a7c15ull;
+            *hl ^= *hl >> 29;
         }
     }
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
+    uint64_t r = h[0];
+    for (int l = 1; l < L; l++) {
+        r = (r ^ h[l]) * 0x9e3779b97f4a7c15ull;
+        r ^= r >> 29;
+    }
+    r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ull;
+    r = (r ^ (r >> 27)) * 0x94d049bb133111ebull;
+    return r ^ (r >> 31);
 }
 
 typedef struct {
