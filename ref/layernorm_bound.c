@@ -116,6 +116,7 @@ typedef struct {
     double *d;
     mpfr_t *t;
     mpfr_ptr *p;
+    size_t *und; /* n: the elements of d the fast path leaves */
 } stats_scratch;
 
 static int mpfr_scratch(stats_scratch *sc)
@@ -148,6 +149,31 @@ static double stat_up(mpfr_srcptr v)
 }
 
 /* The statistics with MPFR at EXACT_PREC bits. */
+/* m = the MPFR path's mean: RN256(RN256(sum x) / n); t[i] = x[i] (exact), p[i] = t[i]. */
+static void mpfr_row_mean(mpfr_t m, const double *x, size_t n, mpfr_t *t, mpfr_ptr *p)
+{
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_d(t[i], x[i], MPFR_RNDN);
+        p[i] = t[i];
+    }
+    mpfr_sum(m, p, n, MPFR_RNDN);
+    mpfr_div_ui(m, m, n, MPFR_RNDN);
+}
+
+/* The MPFR path's d[i] = RN64(RN256(x_i - m)) for the elements und[0..k) alone. */
+static void mpfr_row_deviations(double *d, const size_t *und, size_t k, const double *x, size_t n,
+                                mpfr_t *t, mpfr_ptr *p)
+{
+    mpfr_t m;
+    mpfr_init2(m, EXACT_PREC);
+    mpfr_row_mean(m, x, n, t, p);
+    for (size_t j = 0; j < k; j++) {
+        mpfr_sub(t[und[j]], t[und[j]], m, MPFR_RNDN);
+        d[und[j]] = mpfr_get_d(t[und[j]], MPFR_RNDN);
+    }
+    mpfr_clear(m);
+}
+
 static void mpfr_row_stats(row_stats *st, double *d, const double *x, size_t n, mpfr_t *t,
                            mpfr_ptr *p)
 {
@@ -160,10 +186,7 @@ static void mpfr_row_stats(row_stats *st, double *d, const double *x, size_t n, 
     mpfr_sum(s, p, n, MPFR_RNDN);
     mpfr_div_ui(s, s, n, MPFR_RNDN);
     st->absmean = stat_up(s);
-    for (size_t i = 0; i < n; i++)
-        mpfr_set_d(t[i], x[i], MPFR_RNDN);
-    mpfr_sum(m, p, n, MPFR_RNDN);
-    mpfr_div_ui(m, m, n, MPFR_RNDN);
+    mpfr_row_mean(m, x, n, t, p);
     st->mean = mpfr_get_d(m, MPFR_RNDN);
     for (size_t i = 0; i < n; i++) {
         mpfr_sub(t[i], t[i], m, MPFR_RNDN);
@@ -202,11 +225,16 @@ static int exact_row_stats(row_stats *st, const double *x, stats_scratch *sc)
         st->mean = st->var = st->absmean = NAN;
         return 1;
     }
-    if (!rn_fast_enabled() ||
-        !layernorm_row_bound_stats_fast(&st->mean, &st->var, &st->absmean, &st->devmean, d, x, n)) {
+    size_t k = 0;
+    if (!rn_fast_enabled() || !layernorm_row_bound_stats_fast(&st->mean, &st->var, &st->absmean,
+                                                              &st->devmean, d, sc->und, &k, x, n)) {
         if (!mpfr_scratch(sc))
             return 0;
         mpfr_row_stats(st, d, x, n, sc->t, sc->p);
+    } else if (k) { /* the mean, var and the rest certified; these d_i as the MPFR path has them */
+        if (!mpfr_scratch(sc))
+            return 0;
+        mpfr_row_deviations(d, sc->und, k, x, n, sc->t, sc->p);
     }
     /* fmax without the libm call (the row is finite: no NaN; both operands >= +0) */
     for (size_t i = 0; i < n; i++) {
@@ -442,8 +470,9 @@ static double err_dx1_autograd(const autograd_bwd *ab, const row_terms *rt, size
 
 static int alloc_scratch(size_t n, stats_scratch *sc)
 {
-    *sc = (stats_scratch){n, malloc((n ? n : 1) * sizeof *sc->d), NULL, NULL};
-    return sc->d ? RN_TWIN_OK : RN_TWIN_NOMEM;
+    *sc = (stats_scratch){n, malloc((n ? n : 1) * sizeof *sc->d), NULL, NULL,
+                          malloc((n ? n : 1) * sizeof *sc->und)};
+    return sc->d && sc->und ? RN_TWIN_OK : RN_TWIN_NOMEM;
 }
 
 static void free_scratch(stats_scratch *sc)
@@ -451,7 +480,7 @@ static void free_scratch(stats_scratch *sc)
     if (sc->t)
         for (size_t i = 0; i <= sc->n; i++)
             mpfr_clear(sc->t[i]);
-    free(sc->d), free(sc->t), free(sc->p);
+    free(sc->d), free(sc->t), free(sc->p), free(sc->und);
 }
 
 /* FD_CLONES (ref/fast_dd.h): an AVX2 + FMA clone where the CPU has them, for wider vectors in the

@@ -260,9 +260,10 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
  * runs its MPFR path on the row.
  */
 FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *absmean_up,
-                                             double *devmean_up, double *d, const double *x,
-                                             size_t n)
+                                             double *devmean_up, double *d, size_t *undecided,
+                                             size_t *nund, const double *x, size_t n)
 {
+    *nund = 0;
     ln_stats st;
     fd_num V;
     if (!ln_row_moments(x, NULL, NULL, n, &st, &V))
@@ -294,8 +295,8 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
             double mag_d = fabs(dh) + fabs(dl) + Ed;
             if (!fd_certify(dh, dl, fd_up(Ed + FD_MPFR_SLACK * (mag_m + mag_d)), RN_F64,
                             &d[i0 + j]))
-                return 0;
-            dmax = dmax > mag_d ? dmax : mag_d; /* no NaN: certified values are finite */
+                undecided[(*nund)++] = i0 + j; /* the sums below need only the enclosure */
+            dmax = dmax > mag_d ? dmax : mag_d; /* no NaN: the row and the enclosure are finite */
             /* |d_i| = |dh + dl| has dh's sign (normalised), within Ed (|.| is 1-Lipschitz) */
             int k = (int)(j % L); /* DB is a multiple of L: lane (i0 + j) mod L */
             fd_acc_add(&D[k], (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});

@@ -134,9 +134,13 @@ size_t skip_rmsnorm_forward_fast(double *y, double *rstd, double *sum, const dou
 /* The row statistics of the a-priori bounds, certified (specs/fast-path.md §10); 0: not
    certified, the bound runs its MPFR path on the row.  LayerNorm (ref/layernorm_bound.c): mean,
    var, d [n] = x - mean rounded to nearest, and upper bounds >= the round-up of mean|x| and of
-   mean|x - mean|.  RMSNorm (ref/rmsnorm_bound.c): ms = mean(x^2) and 1 / sqrt(ms + eps). */
+   mean|x - mean|; the elements of d it cannot certify (x_i - mean exactly a midpoint of binary64,
+   frequent when n is a power of two and the mean has a few bits more than x_i: §10.3) are listed
+   in undecided[0..*nund) (room for n) and left to the caller, the rest is certified.  RMSNorm
+   (ref/rmsnorm_bound.c): ms = mean(x^2) and 1 / sqrt(ms + eps). */
 int layernorm_row_bound_stats_fast(double *mean, double *var, double *absmean_up,
-                                   double *devmean_up, double *d, const double *x, size_t n);
+                                   double *devmean_up, double *d, size_t *undecided, size_t *nund,
+                                   const double *x, size_t n);
 int rmsnorm_row_bound_stats_fast(double *ms, double *r, const double *x, size_t n, double eps);
 /* RMSNorm's backward bound, per row, g = dy w: c = mean(g x) rounded to nearest, and the upper
    statistics (fast-path.md §10.2) of mean|g x| and mean|g|. */

@@ -421,18 +421,20 @@ static void fd_bound_run(int fam, const fd_batch *B, rn_dtype out, rn_profile pr
     rn_fast_set_enabled(1);
     rn_bound_set_profile(saved);
     double *dev = malloc((B->n + 1) * sizeof *dev);
-    for (size_t r = 0; dev && r < B->rows; r++) { /* how many rows the fast statistics certify */
+    size_t *und = malloc((B->n + 1) * sizeof *und), k;
+    for (size_t r = 0; dev && und && r < B->rows; r++) { /* rows the fast statistics certify whole */
         const double *x = B->x + r * B->n;
         double a, b, c, d;
         s->rows++;
         if (fam == FD_FAM_LAYERNORM)
-            s->rows_fast += (unsigned long long)layernorm_row_bound_stats_fast(&a, &b, &c, &d, dev,
-                                                                               x, B->n);
+            s->rows_fast += (unsigned long long)(layernorm_row_bound_stats_fast(
+                                                     &a, &b, &c, &d, dev, und, &k, x, B->n) &&
+                                                 k == 0);
         else
             s->rows_fast += (unsigned long long)rmsnorm_row_bound_stats_fast(&a, &b, x, B->n,
                                                                              B->eps);
     }
-    free(dev);
+    free(dev), free(und);
     if (rc[0] || rc[1]) {
         s->errors++;
         return;

@@ -210,6 +210,52 @@ Test(fastpath, bounds_never_below_mpfr, .timeout = 120)
     cr_assert(s.rows_fast > s.rows / 2, "the fast statistics rarely certify");
 }
 
+/* Rows of 4096 binary32 values (a power of two: the mean is a dyadic number with a few more bits
+   than the elements, so that some x_i - mean are exactly midpoints of binary64): the fast
+   statistics leave those d_i undecided and the bound computes them as the MPFR path does
+   (ref/layernorm_bound.c, mpfr_row_deviations); the bounds are bit-identical to the MPFR path's.
+   Rows 0-11 are multiples of 2^-20 with one element 3 * 2^-41: the mean then has its last bit at
+   2^-53, and every x_i - mean in [1, 2) is a tie; rows 12-23 are ordinary random values. */
+Test(fastpath, bounds_with_undecided_deviations, .timeout = 120)
+{
+    enum { R = 24, N = 4096 };
+    static double x[R * N], dy[R * N], g[N], b[N], dev[N];
+    static size_t und[N];
+    fd_rng r = {77};
+    for (size_t i = 0; i < (size_t)R * N; i++) {
+        x[i] = i < (size_t)R * N / 2 ? ldexp(floor(fd_unif(&r) * 0x1p22) - 0x1p21, -20)
+                                     : (float)(fd_unif(&r) * 4 - 2 + fd_unif(&r) * 1e-4);
+        dy[i] = (float)(fd_unif(&r) * 2 - 1);
+    }
+    for (size_t row = 0; row < R / 2; row++)
+        x[row * N + 5] = 3 * 0x1p-41;
+    for (size_t i = 0; i < N; i++)
+        g[i] = (float)(0.5 + fd_unif(&r)), b[i] = (float)(fd_unif(&r) - 0.5);
+    size_t rows_with = 0, total = 0, k;
+    for (size_t row = 0; row < R; row++) {
+        double a1, a2, a3, a4;
+        cr_assert(layernorm_row_bound_stats_fast(&a1, &a2, &a3, &a4, dev, und, &k, x + row * N,
+                                                 N));
+        rows_with += k > 0, total += k;
+    }
+    cr_assert(rows_with > 0, "no row with an undecided deviation: the test tests nothing");
+    fd_batch B = {.in = RN_F32, .eps = 1e-5, .rows = R, .n = N, .x = x, .g = g, .b = b, .f = dy};
+    double *o1[6], *o2[6];
+    for (int j = 0; j < 6; j++)
+        o1[j] = malloc(R * N * sizeof(double)), o2[j] = malloc(R * N * sizeof(double));
+    fd_bound_stats s = {0};
+    static const rn_dtype outs[3] = {RN_F32, RN_BF16, RN_F64};
+    for (int o = 0; o < 3; o++)
+        fd_bound_run(FD_FAM_LAYERNORM, &B, outs[o], RN_PROFILE_RUNTIMES, o1, o2, &s, 0);
+    for (int j = 0; j < 6; j++)
+        free(o1[j]), free(o2[j]);
+    printf("undecided deviations: %zu in %zu of %d rows; %llu bound elements, %llu differ\n", total,
+           rows_with, R, s.elems, s.differ);
+    cr_assert_eq(s.errors, 0);
+    cr_assert_eq(s.differ, 0, "%llu bound elements differ from the MPFR path's", s.differ);
+    cr_assert_eq(s.below, 0);
+}
+
 /* The same on every LayerNorm / RMSNorm-family case of the golden suite (x, gamma, beta, dy of
    the case; the skip ops' x alone), for the four output dtypes. */
 Test(fastpath, bounds_never_below_mpfr_golden, .timeout = 120)
