@@ -315,9 +315,9 @@ static double welford_coeff(const double *x, size_t n, double m, double rng, dou
         const double *lo = buf + j0 - 1, *hi = top + j0, base = (double)j0;
 #pragma omp simd reduction(+ : acc)
         for (int k = 0; k < K; k++) {
-            double dj = base + (double)k, bot = lo[k] / dj, tp = hi[k] / dj;
+            double dj = base + (double)k, inv = 1 / dj, bot = lo[k] * inv, tp = hi[k] * inv;
             double T = max_d(tp - m, m - bot), Mabs = max_d(fabs(tp), fabs(bot));
-            double a = 2 * dj * T * (Mabs + 2 * rng / dj);
+            double a = 2 * dj * T * (Mabs + 2 * rng * inv);
             acc += a * a;
         }
     }
@@ -383,13 +383,13 @@ static rowstat ln_row(const st_problem *p, size_t r, double *buf)
     size_t n = p->n;
     /* These statistics scale the proxies (§2): binary64 sums in lanes (omp simd; relative error
        <= n*2^-53 of the sums of magnitudes) are as good as exact for that. */
-    double sum = 0, sa = 0, M = 0, mn = INFINITY, mx = -INFINITY;
-#pragma omp simd reduction(+ : sum, sa) reduction(max : M, mx) reduction(min : mn)
+    double sum = 0, sa = 0, mn = INFINITY, mx = -INFINITY;
+#pragma omp simd reduction(+ : sum, sa) reduction(max : mx) reduction(min : mn)
     for (size_t i = 0; i < n; i++) {
         sum += x[i], sa += fabs(x[i]);
-        M = M > fabs(x[i]) ? M : fabs(x[i]);
         mn = mn < x[i] ? mn : x[i], mx = mx > x[i] ? mx : x[i];
     }
+    double M = n ? max_d(-mn, mx) : 0; /* max |x_i| (a non-finite row is not tested) */
     double m = sum / (double)n, ss = 0, s4 = 0, sdx = 0, sx2 = 0;
 #pragma omp simd reduction(+ : ss, s4)
     for (size_t i = 0; i < n; i++) {
