@@ -664,6 +664,17 @@ static double weight(const st_problem *p, size_t i)
     return p->offset ? 1 + gam(p, i) : gam(p, i);
 }
 
+/* The noise bound of one element of LayerNorm's y [§3.3]: (x - m)*r*gamma + beta, three products
+   and an add, or the folded form x*(r*gamma) + (beta - m*r*gamma); `skip`: the skip ops' rounded
+   sum's term (0 without); the output's own rounding (want_noise) and underflows. */
+static inline double ln_y_noise(const st_problem *p, const rowstat *s, double z, double w,
+                                double x, double gi, double beta, double skip)
+{
+    double b = SAFETY * p->u * (3 * fabs(z) + fabs(w) + s->r * fabs(gi) * (fabs(x) + fabs(s->m)) +
+                                fabs(beta) + skip);
+    return b + want_noise(p, w) + 4 * p->eta * (1 + s->r * fabs(gi));
+}
+
 /* One pooled row of y [§3.3, §4]: the least-squares coefficient of the row's rstd error rho
    (direction z = y - beta) and its proxy and floor (res[0..2]); 0 if the row says nothing.
    buf: 2n, bb: n doubles of scratch. */
@@ -676,19 +687,29 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     if (!s.ok)
         return 0;
     double *z0 = buf, *z1 = buf + p->n; /* the directions z = w - beta and r*gamma */
-    for (size_t i = 0; i < p->n; i++) {
-        double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
-        double gi = gam(p, i), b;
-        z0[i] = z, z1[i] = s.r * gi;
-        if (f == FAM_LN)
-            /* [§3.3] (x - m)*r*gamma + beta: three products and an add, or the folded form
-               x*(r*gamma) + (beta - m*r*gamma); the rounded skip sum */
-            b = SAFETY * u * (3 * fabs(z) + fabs(w[i]) + s.r * fabs(gi) * (fabs(x[i]) + fabs(s.m)) +
-                              fabs(beta) + (p->sum_rounded ? s.r * fabs(gi) * xmag(p, x, i) : 0));
-        else
+    if (f == FAM_LN && p->beta && p->gamma && !p->sum_rounded) {
+        /* LayerNorm's usual case, the same terms without a branch (the loop vectorizes) */
+        const double *be = p->beta, *ga = p->gamma;
+#pragma omp simd
+        for (size_t i = 0; i < p->n; i++) {
+            double z = w[i] - be[i];
+            z0[i] = z, z1[i] = s.r * ga[i];
+            bb[i] = ln_y_noise(p, &s, z, w[i], x[i], ga[i], be[i], 0);
+        }
+    } else {
+        for (size_t i = 0; i < p->n; i++) {
+            double beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
+            double gi = gam(p, i), b;
+            z0[i] = z, z1[i] = s.r * gi;
+            if (f == FAM_LN) {
+                bb[i] = ln_y_noise(p, &s, z, w[i], x[i], gi, beta,
+                                   p->sum_rounded ? s.r * fabs(gi) * xmag(p, x, i) : 0);
+                continue;
+            }
             b = SAFETY * u * (3 * fabs(z) + (p->offset ? fabs(x[i]) * s.r * (1 + fabs(gi)) : 0) +
                               (p->sum_rounded ? s.r * fabs(weight(p, i)) * xmag(p, x, i) : 0));
-        bb[i] = b + want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
+            bb[i] = b + want_noise(p, w[i]) + 4 * p->eta * (1 + s.r * fabs(gi));
+        }
     }
     /* [§4] the row's rstd error rho (direction z) and, LayerNorm, its mean error e
        (direction r*gamma), by weighted least squares; rho is tested */
