@@ -180,9 +180,9 @@ FUZZ := $(B)/fuzz/fuzz_npy
 FUZZ_BASE := clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off -Iref -Ispecs -Icli \
              -fno-sanitize-recover=undefined
 FUZZ_CC := $(FUZZ_BASE) -fsanitize=fuzzer,address,undefined
-$(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c cli/npy.h ref/dtype.h ref/bigbuf.h
+$(FUZZ): tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c ref/fast_path.c cli/npy.h ref/dtype.h ref/bigbuf.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c -lmpfr -lgmp -lm
+	$(FUZZ_CC) -o $@ tests/fuzz_npy.c cli/npy.c ref/dtype.c ref/bigbuf.c ref/fast_path.c -lmpfr -lgmp -lm
 
 # The library objects of the last two, compiled once for both (they were each a whole-library clang
 # compile, ~45 s of CPU apiece) and in parallel under make -j: instrumented for libFuzzer's coverage

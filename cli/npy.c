@@ -32,6 +32,7 @@
 
 #include "npy.h"
 #include "bigbuf.h"
+#include "norm_fast.h" /* rn_threads */
 
 static int fail(char *err, size_t errlen, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -582,24 +583,50 @@ static int range_fail(const npy_reader *r, char *err, size_t errlen)
     return fail(err, errlen, r->path, "read error: %s", strerror(errno));
 }
 
-int npy_read_range(npy_reader *r, size_t off, size_t count, double *out, char *err, size_t errlen)
+/* Elements [off, off + count) in chunks, decoded as they come: memory is the doubles, not the
+   file as well.  0, or errno (0 for a short read: the file shrank). */
+static int read_part(const npy_reader *r, size_t off, size_t count, double *out)
 {
-    if (off > r->count || count > r->count - off)
-        return fail(err, errlen, r->path, "elements [%zu, %zu) are beyond its %zu elements", off,
-                    off + count, r->count);
-    /* The data in chunks, decoded as they come: memory is the doubles, not the file as well. */
     unsigned char chunk[1 << 16];
     size_t per = sizeof chunk / r->isz, done = 0;
     while (done < count) {
         size_t k = count - done < per ? count - done : per;
         if (pread_full(r->fd, chunk, k * r->isz, r->data_off + (off + done) * r->isz) != 0)
-            return range_fail(r, err, errlen);
+            return errno ? errno : -1;
         decode(r->dtype, chunk, k, out + done);
         done += k;
     }
+    return 0;
+}
+
+/* A range of at least this many elements is read in parts on rn_threads() threads (pread takes
+   its offset: no shared file position; each part decodes into its own span of out, so the
+   result is the same).  Inside a parallel region (a streaming block) the parts run one after
+   the other. */
+enum { NPY_PAR_ELEMS = 1 << 20, NPY_PARTS_MAX = 64 };
+
+int npy_read_range(npy_reader *r, size_t off, size_t count, double *out, char *err, size_t errlen)
+{
+    if (off > r->count || count > r->count - off)
+        return fail(err, errlen, r->path, "elements [%zu, %zu) are beyond its %zu elements", off,
+                    off + count, r->count);
+    int T = count >= NPY_PAR_ELEMS ? rn_threads() : 1;
+    T = T < 1 ? 1 : T > NPY_PARTS_MAX ? NPY_PARTS_MAX : T;
+    int res[NPY_PARTS_MAX] = {0};
+#pragma omp parallel for num_threads(T) schedule(static)
+    for (int t = 0; t < T; t++) {
+        size_t a = count * (size_t)t / (size_t)T, b = count * (size_t)(t + 1) / (size_t)T;
+        res[t] = read_part(r, off + a, b - a, out + a);
+    }
+    for (int t = 0; t < T; t++)
+        if (res[t]) { /* the first failing part's reason, as a single reader would meet it */
+            errno = res[t] > 0 ? res[t] : 0;
+            return range_fail(r, err, errlen);
+        }
     /* At the end of the data: the file may have grown since fstat, which is an error as when the
        header said so. */
-    if (off + count == r->count && pread(r->fd, chunk, 1, (off_t)(r->data_off + r->count * r->isz)) != 0)
+    unsigned char one;
+    if (off + count == r->count && pread(r->fd, &one, 1, (off_t)(r->data_off + r->count * r->isz)) != 0)
         return fail(err, errlen, r->path, "the file changed while it was read");
     return 0;
 }

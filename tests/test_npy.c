@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "norm_fast.h" /* rn_set_threads */
 #include "npy.h"
 
 static char tmpdir[256];
@@ -430,4 +431,43 @@ Test(npy, missing_file)
     rn_array a;
     cr_assert_eq(npy_read(path, &a, err, sizeof err), -1);
     cr_assert_not_null(strstr(err, path));
+}
+
+/* A range of >= 2^20 elements is read in parts on several threads (cli/npy.c, npy_read_range):
+   the doubles are those of a single reader, on 1, 2 and 3 threads, for f32 and f16 files; and a
+   file that shrinks after it was opened fails with "shrank", whichever part meets the end. */
+Test(npy, large_ranges_read_in_parts)
+{
+    static const rn_dtype dts[2] = {RN_F32, RN_F16};
+    size_t count = 3u << 20, shape[1] = {3u << 20};
+    for (int d = 0; d < 2; d++) {
+        rn_array a, b;
+        char path[512], err[512];
+        path_in(path, sizeof path, "big.npy");
+        cr_assert_eq(rn_array_alloc(&a, dts[d], 1, shape), 0);
+        for (size_t i = 0; i < count; i++) /* values of both formats: small integers and halves */
+            a.data[i] = (double)((int)(i % 2000) - 1000) * 0.5;
+        cr_assert_eq(npy_write(path, &a, err, sizeof err), 0, "%s", err);
+        for (int t = 1; t <= 3; t++) {
+            rn_set_threads(t);
+            cr_assert_eq(npy_read(path, &b, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(b.count, count);
+            cr_assert_eq(memcmp(a.data, b.data, count * sizeof *a.data), 0,
+                         "%s on %d threads: the values differ", rn_dtype_name(dts[d]), t);
+            rn_array_free(&b);
+            /* shrunk after the header was read: every part past the end fails */
+            npy_reader r;
+            rn_array h;
+            cr_assert_eq(npy_open(path, &r, &h, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(truncate(path, 4096), 0);
+            double *out = malloc(count * sizeof *out);
+            cr_assert_eq(npy_read_range(&r, 0, count, out, err, sizeof err), -1);
+            cr_assert(strstr(err, "shrank") && strstr(err, "big.npy"), "%s", err);
+            free(out);
+            npy_close(&r);
+            cr_assert_eq(npy_write(path, &a, err, sizeof err), 0, "%s", err);
+        }
+        rn_set_threads(0);
+        rn_array_free(&a);
+    }
 }
