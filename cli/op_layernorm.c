@@ -119,7 +119,7 @@ static int ln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_
 {
     const double *x = sub->in[0].data, *g = sub->in[1].data, *dy = sub->in[2].data;
     return layernorm_backward_rows_fast(c, t, o[0], dy, x, NULL, NULL, g, sub->rows, sub->n,
-                                        sub->eps, out);
+                                        sub->eps, out, NULL);
 }
 
 static const cli_colsums ln_bwd_cols = {2, 0, {-1, 0, 1}, 1, 2, ln_bwd_rows};

@@ -55,7 +55,7 @@ static int rms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm
 {
     return rmsnorm_backward_rows_fast(c, t, o[0], sub->in[2].data, sub->in[0].data, NULL, NULL,
                                       sub->in[1].data, sub->rows, sub->n, sub->eps,
-                                      cli_rms_offset(sub), out);
+                                      cli_rms_offset(sub), out, NULL);
 }
 
 static const cli_colsums rms_bwd_cols = {1, 0, {-1, 0}, -1, -1, rms_bwd_rows};

@@ -56,7 +56,7 @@ static int srms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, nor
 {
     if (!rmsnorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
                                     sub->in[1].data, bwd_bias_of(sub), sub->in[2].data, sub->rows,
-                                    sub->n, sub->eps, cli_rms_offset(sub), out))
+                                    sub->n, sub->eps, cli_rms_offset(sub), out, NULL))
         return 0;
     if (o[1])
         memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);

@@ -327,9 +327,10 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
  * dgamma_j = sum_r dy_rj xhat_rj and dbeta_j = sum_r dy_rj in per-thread fd_acc arrays, merged.
  * skip_layernorm's backward [§5.9] is the same computation on the exact sums v = x + skip (+ bias)
  * (s_i + t_i within e_i, fd_skip_split, the inputs of §5.8), with one more column sum,
- * dbias_j = sum_r dx_rj, of the uncertified dx enclosures.  All or nothing: a single uncertified
- * output (or a non-finite dy / gamma / sum) hands the whole call to the twin (the twin's column
- * sums need every row's exact state).
+ * dbias_j = sum_r dx_rj, of the uncertified dx enclosures.  A dx that is not certified leaves the
+ * row's dx to the twin (the row's terms of the sums are formed first: return 2, row_ok); any
+ * other failure (a non-finite dy / gamma / sum, a sum not certified, the skip op's dbias) hands
+ * the whole call to the twin (whose column sums need every row's exact state).
  */
 
 /* xhat_i = (v_i - mh - delta) rstd as an fd_num, v_i = x_i, or x_i + xt_i within xe_i when xt is
@@ -388,8 +389,11 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, fd
         fd_num g = {g1, g2, 0.5 * ETA};
         fd_num inner = fd_add(fd_add(g, fd_neg(mg)), fd_neg(fd_mul(xh[i], mgx)));
         fd_num d = fd_mul(inner, st.R);
-        if (!fd_certify_num(d, out, &dx[i]))
-            return 0;
+        if (!fd_certify_num(d, out, &dx[i])) {
+            if (dbs)
+                return 0;
+            return 2; /* dgamma's and dbeta's terms of the row are all in: dx alone is left */
+        }
         if (dbs)
             fd_acc_add(&dbs[i], d); /* [§5.9] dbias_j = sum_r dx_rj, each within d.e */
     }
@@ -513,20 +517,26 @@ int norm_cols_value(norm_cols *c, int k, size_t j, rn_dtype out, double *v)
 int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy,
                                  const double *x, const double *skip, const double *bias,
                                  const double *gamma, size_t rows, size_t n, double eps,
-                                 rn_dtype out)
+                                 rn_dtype out, unsigned char *row_ok)
 {
     if (n != c->n || t < 0 || t >= c->threads || c->ncols != (skip ? 3 : 2) || (skip && !c->ws))
         return 0;
     fd_acc *dg = norm_cols_acc(c, t, 0), *db = norm_cols_acc(c, t, 1);
     fd_acc *dbs = skip ? norm_cols_acc(c, t, 2) : NULL;
     double *ws = skip ? c->ws + (size_t)t * 3 * n : NULL;
-    for (size_t r = 0; r < rows; r++)
-        if (!ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
-                                  skip ? skip + r * n : NULL, bias, gamma, n, eps, out,
-                                  c->xh + (size_t)t * n, ws))
+    int all = 1;
+    for (size_t r = 0; r < rows; r++) {
+        int k = ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
+                                     skip ? skip + r * n : NULL, bias, gamma, n, eps, out,
+                                     c->xh + (size_t)t * n, ws);
+        if (k == 0 || (k == 2 && !row_ok))
             return 0;
+        if (row_ok)
+            row_ok[r] = k == 1;
+        all &= k == 1;
+    }
     c->rows[t] += rows;
-    return 1;
+    return all ? 1 : 2;
 }
 
 /* The backward of LayerNorm (skip == NULL; dbias not written) or of skip_layernorm (x + skip
@@ -536,24 +546,25 @@ int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *
 static int ln_backward_calls(double *dx, double *dgamma, double *dbeta, double *dbias,
                              const double *dy, const double *x, const double *skip,
                              const double *bias, const double *gamma, size_t rows, size_t n,
-                             double eps, rn_dtype out)
+                             double eps, rn_dtype out, unsigned char *row_ok)
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30) || n > ((size_t)1 << 20))
         return 0;
-    int nt = rn_threads_for(rows * n), ok = 1;
+    int nt = rn_threads_for(rows * n), ok = 1, all = 1;
     norm_cols *c = norm_cols_new(skip ? 3 : 2, skip != NULL, n, nt);
     if (!c)
         return 0;
-#pragma omp parallel num_threads(nt) reduction(&& : ok)
+#pragma omp parallel num_threads(nt) reduction(&& : ok, all)
     {
         int t = 0, T = 1;
 #ifdef _OPENMP
         t = omp_get_thread_num(), T = omp_get_num_threads();
 #endif
         size_t r0 = rows * (size_t)t / (size_t)T, r1 = rows * (size_t)(t + 1) / (size_t)T;
-        ok = layernorm_backward_rows_fast(c, t, dx + r0 * n, dy + r0 * n, x + r0 * n,
-                                          skip ? skip + r0 * n : NULL, bias, gamma, r1 - r0, n,
-                                          eps, out);
+        int k = layernorm_backward_rows_fast(c, t, dx + r0 * n, dy + r0 * n, x + r0 * n,
+                                             skip ? skip + r0 * n : NULL, bias, gamma, r1 - r0,
+                                             n, eps, out, row_ok ? row_ok + r0 : NULL);
+        ok = k != 0, all = k == 1;
     }
     ok = ok && norm_cols_merge(c);
     for (size_t j = 0; ok && j < n; j++) {
@@ -567,18 +578,18 @@ static int ln_backward_calls(double *dx, double *dgamma, double *dbeta, double *
             ok = norm_cols_value(c, 2, j, out, &dbias[j]);
     }
     norm_cols_free(c);
-    return ok;
+    return ok ? (all ? 1 : 2) : 0;
 }
 
 int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
                             const double *x, const double *gamma, size_t rows, size_t n,
-                            double eps, rn_dtype out)
+                            double eps, rn_dtype out, unsigned char *row_ok)
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0; /* not tried (not counted) */
     int ok = ln_backward_calls(dx, dgamma, dbeta, NULL, dy, x, NULL, NULL, gamma, rows, n, eps,
-                               out);
-    rn_fast_stats_add(1, !ok, rows * n + 2 * n);
+                               out, row_ok);
+    rn_fast_stats_add(1, ok != 1, rows * n + 2 * n);
     return ok;
 }
 
@@ -590,7 +601,7 @@ int skip_layernorm_backward_fast(double *dx, double *dbias, double *dgamma, doub
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0; /* not tried (not counted) */
     int ok = ln_backward_calls(dx, dgamma, dbeta, dbias, dy, x, skip, bias, gamma, rows, n, eps,
-                               out);
+                               out, NULL);
     rn_fast_stats_add(1, !ok, rows * n + 3 * n); /* dx (= dskip), dbias, dgamma, dbeta */
     return ok;
 }

@@ -49,11 +49,15 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
                               double eps, rn_dtype out, unsigned char *ok);
 
 /* LayerNorm backward, all rows (dx [rows*n], dgamma and dbeta [n], summed over the rows): 1 when
-   every output was certified and written; 0: nothing to rely on, the caller runs the twin.  The
-   counters count one "row" per call here (fell back or not), elements rows*n + 2n. */
+   every output was certified and written; 0: nothing to rely on, the caller runs the twin;
+   2 (only when row_ok is not NULL): dgamma, dbeta and every row r with row_ok[r] = 1 certified
+   and written, the dx of the rows with row_ok[r] = 0 left to the caller (a value of one such row
+   could not be certified, but every row's terms of the sums were formed: the caller runs the twin
+   on those rows alone).  The counters count one "row" per call here (fell back or not), elements
+   rows*n + 2n. */
 int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const double *dy,
                             const double *x, const double *gamma, size_t rows, size_t n,
-                            double eps, rn_dtype out);
+                            double eps, rn_dtype out, unsigned char *row_ok);
 
 /* The backward a block of rows at a time (issue 12: `eval` streams the backward ops; the all-rows
    calls above are the same code on one block per thread).  A norm_cols holds, for each of
@@ -62,7 +66,9 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
    (0 <= t < threads; one caller per t at a time) runs *_backward_rows_fast on its blocks: dx of
    each row certified and written, the row's terms added to its columns; 0 if some output of the
    block was not certified (its dx rows are then unspecified and the columns incomplete: the
-   caller runs the twin).  norm_cols_merge then adds the threads' columns together (once; 0 if more
+   caller runs the twin); with row_ok (not NULL; without skip), 2 when only some rows' dx were
+   not certified (row_ok[r] = 0; every row's terms are in the columns: the caller runs the twin
+   on those rows for dx alone).  norm_cols_merge then adds the threads' columns together (once; 0 if more
    than 2^30 rows were added, beyond the accumulators' error bound), and norm_cols_value certifies
    column k's element j: 1 and *v its correctly rounded value, or 0 (not certified: a tie, an
    exact zero, an enclosure too wide).  Each certified value is the exact sum rounded once, so it
@@ -83,10 +89,11 @@ void exact_cols_free(exact_cols *c);
 int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy,
                                  const double *x, const double *skip, const double *bias,
                                  const double *gamma, size_t rows, size_t n, double eps,
-                                 rn_dtype out);
+                                 rn_dtype out, unsigned char *row_ok);
 int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy, const double *x,
                                const double *skip, const double *bias, const double *gamma,
-                               size_t rows, size_t n, double eps, int offset, rn_dtype out);
+                               size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                               unsigned char *row_ok);
 
 /* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
 int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
@@ -94,10 +101,10 @@ int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const dou
 size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                             size_t rows, size_t n, double eps, int offset, rn_dtype out,
                             unsigned char *ok);
-/* RMSNorm backward, all rows, all or nothing (as layernorm_backward_fast): dx, dgamma. */
+/* RMSNorm backward, all rows, as layernorm_backward_fast (0, 1, or 2 with row_ok): dx, dgamma. */
 int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
-                          rn_dtype out);
+                          rn_dtype out, unsigned char *row_ok);
 
 /* skip_layernorm / skip_rmsnorm forward, one row (bias may be NULL): the norm of the exact sum
    x + skip (+ bias), and `sum`, that sum rounded once; ws: scratch of 3n doubles. */

@@ -184,7 +184,7 @@ size_t rmsnorm_forward_fast(double *y, double *rstd, const double *x, const doub
  * Backward [§6.4]: g_i = dy_i w_i, xhat_i = x_i rstd, H = sum g xhat, dx_i = rstd (g_i - xhat_i H/n),
  * dgamma_j = sum_r dy_rj xhat_rj (per-thread fd_acc columns, merged).  skip_rmsnorm's backward
  * [§6.6]: the same on the exact sums v = x + skip (+ bias) (s_i + t_i within e_i, fd_skip_split),
- * and dbias_j = sum_r dx_rj.  All or nothing, as for LayerNorm (ref/layernorm_fast.c).
+ * and dbias_j = sum_r dx_rj.  What falls back, and how, as for LayerNorm (ref/layernorm_fast.c).
  */
 
 /* One row: dx (certified), the row's terms added to dg (and to dbs, dbias, when skip is not
@@ -227,7 +227,7 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, fd_acc *dbs, 
         fd_num inner = fd_add(g, fd_neg(fd_mul(xh, mgx)));
         fd_num d = fd_mul(inner, R);
         if (!fd_certify_num(d, out, &dx[i]))
-            return 0;
+            return dbs ? 0 : 2; /* without dbias, dgamma's terms of the row are all in */
         if (dbs)
             fd_acc_add(&dbs[i], d); /* [§6.6] dbias_j = sum_r dx_rj */
     }
@@ -236,19 +236,26 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, fd_acc *dbs, 
 
 int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy, const double *x,
                                const double *skip, const double *bias, const double *gamma,
-                               size_t rows, size_t n, double eps, int offset, rn_dtype out)
+                               size_t rows, size_t n, double eps, int offset, rn_dtype out,
+                               unsigned char *row_ok)
 {
     if (n != c->n || t < 0 || t >= c->threads || c->ncols != (skip ? 2 : 1) || (skip && !c->ws))
         return 0;
     fd_acc *dg = norm_cols_acc(c, t, 0), *dbs = skip ? norm_cols_acc(c, t, 1) : NULL;
     double *ws = skip ? c->ws + (size_t)t * 3 * n : NULL;
-    for (size_t r = 0; r < rows; r++)
-        if (!rms_row_backward_fast(dx + r * n, dg, dbs, dy + r * n, x + r * n,
-                                   skip ? skip + r * n : NULL, bias, gamma, n, eps, offset, out,
-                                   ws))
+    int all = 1;
+    for (size_t r = 0; r < rows; r++) {
+        int k = rms_row_backward_fast(dx + r * n, dg, dbs, dy + r * n, x + r * n,
+                                      skip ? skip + r * n : NULL, bias, gamma, n, eps, offset,
+                                      out, ws);
+        if (k == 0 || (k == 2 && !row_ok))
             return 0;
+        if (row_ok)
+            row_ok[r] = k == 1;
+        all &= k == 1;
+    }
     c->rows[t] += rows;
-    return 1;
+    return all ? 1 : 2;
 }
 
 /* The backward of RMSNorm (skip == NULL; dbias not written) or of skip_rmsnorm (dbias [n]), all
@@ -257,24 +264,25 @@ int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy
 static int rms_backward_calls(double *dx, double *dgamma, double *dbias, const double *dy,
                               const double *x, const double *skip, const double *bias,
                               const double *gamma, size_t rows, size_t n, double eps, int offset,
-                              rn_dtype out)
+                              rn_dtype out, unsigned char *row_ok)
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30) || n > ((size_t)1 << 20))
         return 0;
-    int nt = rn_threads_for(rows * n), ok = 1;
+    int nt = rn_threads_for(rows * n), ok = 1, all = 1;
     norm_cols *c = norm_cols_new(skip ? 2 : 1, skip != NULL, n, nt);
     if (!c)
         return 0;
-#pragma omp parallel num_threads(nt) reduction(&& : ok)
+#pragma omp parallel num_threads(nt) reduction(&& : ok, all)
     {
         int t = 0, T = 1;
 #ifdef _OPENMP
         t = omp_get_thread_num(), T = omp_get_num_threads();
 #endif
         size_t r0 = rows * (size_t)t / (size_t)T, r1 = rows * (size_t)(t + 1) / (size_t)T;
-        ok = rmsnorm_backward_rows_fast(c, t, dx + r0 * n, dy + r0 * n, x + r0 * n,
-                                        skip ? skip + r0 * n : NULL, bias, gamma, r1 - r0, n,
-                                        eps, offset, out);
+        int k = rmsnorm_backward_rows_fast(c, t, dx + r0 * n, dy + r0 * n, x + r0 * n,
+                                           skip ? skip + r0 * n : NULL, bias, gamma, r1 - r0, n,
+                                           eps, offset, out, row_ok ? row_ok + r0 : NULL);
+        ok = k != 0, all = k == 1;
     }
     ok = ok && norm_cols_merge(c);
     for (size_t j = 0; ok && j < n; j++) {
@@ -283,18 +291,18 @@ static int rms_backward_calls(double *dx, double *dgamma, double *dbias, const d
             ok = norm_cols_value(c, 1, j, out, &dbias[j]);
     }
     norm_cols_free(c);
-    return ok;
+    return ok ? (all ? 1 : 2) : 0;
 }
 
 int rmsnorm_backward_fast(double *dx, double *dgamma, const double *dy, const double *x,
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
-                          rn_dtype out)
+                          rn_dtype out, unsigned char *row_ok)
 {
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0; /* not tried (not counted) */
     int ok = rms_backward_calls(dx, dgamma, NULL, dy, x, NULL, NULL, gamma, rows, n, eps, offset,
-                                out);
-    rn_fast_stats_add(1, !ok, rows * n + n);
+                                out, row_ok);
+    rn_fast_stats_add(1, ok != 1, rows * n + n);
     return ok;
 }
 
@@ -306,7 +314,7 @@ int skip_rmsnorm_backward_fast(double *dx, double *dbias, double *dgamma, const 
     if (n == 0 || rows == 0 || rows > ((size_t)1 << 30))
         return 0; /* not tried (not counted) */
     int ok = rms_backward_calls(dx, dgamma, dbias, dy, x, skip, bias, gamma, rows, n, eps, offset,
-                                out);
+                                out, NULL);
     rn_fast_stats_add(1, !ok, rows * n + 2 * n); /* dx (= dskip), dbias, dgamma */
     return ok;
 }

@@ -536,14 +536,49 @@ int rmsnorm_forward_mpfr(double *y, double *rstd, const double *x, const double 
     return forward_rows(y, rstd, x, NULL, gamma, rows, n, eps, offset, out);
 }
 
+/* dx of the rows r with ok[r] = 0 alone: the twin on those rows gathered (each row's dx depends
+   on that row only; the sum it also forms is dropped). */
+static int dx_of_rows_left(double *dx, const unsigned char *ok, const double *dy, const double *x,
+                           const double *gamma, size_t rows, size_t n, double eps, int offset,
+                           rn_dtype out)
+{
+    size_t k = 0;
+    for (size_t r = 0; r < rows; r++)
+        k += !ok[r];
+    double *buf = malloc((3 * k * n + n + 1) * sizeof *buf);
+    if (!buf)
+        return RN_TWIN_NOMEM;
+    double *xs = buf, *dys = xs + k * n, *dxs = dys + k * n, *dg = dxs + k * n;
+    for (size_t r = 0, j = 0; r < rows; r++)
+        if (!ok[r]) {
+            memcpy(xs + j * n, x + r * n, n * sizeof *xs);
+            memcpy(dys + j * n, dy + r * n, n * sizeof *dys);
+            j++;
+        }
+    int rc = backward_rows(dxs, dg, NULL, dys, xs, NULL, gamma, k, n, eps, offset, out);
+    for (size_t r = 0, j = 0; rc == RN_TWIN_OK && r < rows; r++)
+        if (!ok[r])
+            memcpy(dx + r * n, dxs + j++ * n, n * sizeof *dx);
+    free(buf);
+    return rc;
+}
+
 int rmsnorm_backward_mpfr(double *dx, double *dgamma, const double *dy, const double *x,
                           const double *gamma, size_t rows, size_t n, double eps, int offset,
                           rn_dtype out)
 {
-    /* The fast path (ref/rmsnorm_fast.c) first: all outputs certified, or the twin computes all. */
-    if (rn_fast_enabled() &&
-        rmsnorm_backward_fast(dx, dgamma, dy, x, gamma, rows, n, eps, offset, out))
-        return RN_TWIN_OK;
+    /* The fast path (ref/rmsnorm_fast.c) first: all outputs certified; or all but the dx of a few
+       rows, which the twin computes alone; or the twin computes all. */
+    if (rn_fast_enabled()) {
+        unsigned char *ok = malloc(rows ? rows : 1);
+        int f = ok ? rmsnorm_backward_fast(dx, dgamma, dy, x, gamma, rows, n, eps, offset, out, ok)
+                   : 0;
+        int rc = f == 2 ? dx_of_rows_left(dx, ok, dy, x, gamma, rows, n, eps, offset, out)
+                        : RN_TWIN_OK;
+        free(ok);
+        if (f)
+            return rc;
+    }
     return backward_rows(dx, dgamma, NULL, dy, x, NULL, gamma, rows, n, eps, offset, out);
 }
 

@@ -256,6 +256,48 @@ Test(fastpath, bounds_with_undecided_deviations, .timeout = 120)
     cr_assert_eq(s.below, 0);
 }
 
+/* The backward's fast path leaves the dx of a row it cannot certify to the twin, on that row alone,
+   and keeps the rest: a row of dy all zero (dx exactly 0, which no enclosure certifies) among
+   random rows.  layernorm_backward_fast / rmsnorm_backward_fast return 2 with that row flagged;
+   the twins' outputs (dx, dgamma, dbeta) are bit-identical to the twin alone's, for f64, f32 and
+   bf16 outputs. */
+Test(fastpath, backward_rows_left_to_the_twin, .timeout = 120)
+{
+    enum { R = 9, N = 300 };
+    static double x[R * N], dy[R * N], g[N], o1[3][R * N], o2[3][R * N];
+    unsigned char ok[R];
+    fd_rng r = {91};
+    for (size_t i = 0; i < (size_t)R * N; i++) {
+        x[i] = (float)(fd_unif(&r) * 4 - 2);
+        dy[i] = i / N == 3 ? 0.0 : (float)(fd_unif(&r) * 2 - 1);
+    }
+    for (size_t i = 0; i < N; i++)
+        g[i] = (float)(0.5 + fd_unif(&r));
+    static const rn_dtype outs[3] = {RN_F64, RN_F32, RN_BF16};
+    for (int o = 0; o < 3; o++) {
+        for (int fam = 0; fam < 2; fam++) {
+            int f = fam ? rmsnorm_backward_fast(o1[0], o1[1], dy, x, g, R, N, 1e-5, 0, outs[o], ok)
+                        : layernorm_backward_fast(o1[0], o1[1], o1[2], dy, x, g, R, N, 1e-5,
+                                                  outs[o], ok);
+            cr_assert_eq(f, 2, "%s: the fast path returned %d", fam ? "rmsnorm" : "layernorm", f);
+            for (int k = 0; k < R; k++)
+                cr_assert_eq(ok[k], k != 3, "row %d flagged %d", k, ok[k]);
+            for (int pass = 0; pass < 2; pass++) {
+                double (*q)[R * N] = pass ? o2 : o1;
+                memset(q, 0xff, sizeof o1); /* NaNs: a row left unwritten shows */
+                rn_fast_set_enabled(pass == 0);
+                int rc = fam ? rmsnorm_backward_mpfr(q[0], q[1], dy, x, g, R, N, 1e-5, 0, outs[o])
+                             : layernorm_backward_mpfr(q[0], q[1], q[2], dy, x, g, R, N, 1e-5,
+                                                       outs[o]);
+                cr_assert_eq(rc, 0);
+            }
+            rn_fast_set_enabled(1);
+            cr_assert_eq(memcmp(o1, o2, sizeof o1), 0, "%s, out %s: differs from the twin alone",
+                         fam ? "rmsnorm" : "layernorm", rn_dtype_name(outs[o]));
+        }
+    }
+}
+
 /* The same on every LayerNorm / RMSNorm-family case of the golden suite (x, gamma, beta, dy of
    the case; the skip ops' x alone), for the four output dtypes. */
 Test(fastpath, bounds_never_below_mpfr_golden, .timeout = 120)
