@@ -121,7 +121,9 @@ enum { CLI_WHOLE = 0, CLI_ROWWISE_ROWS = 1, CLI_ROWWISE_ELEMENTS = 2, CLI_ROWWIS
    per row.  rows: the fast path on the rows of sub (a block), thread t: every per-row output
    (outs[k], col[k] < 0) certified and written, the rows' terms added to thread t's columns of c;
    1, or 0 when some output was not certified (the stream then runs the op's twin on the block
-   and the whole tensor's twin for the sums).  The sums' values are norm_cols_value's. */
+   and the whole tensor's twin for the sums); 2 when only the dx of some rows was not certified
+   (row_ok[r] = 0, room for the block's rows): every row's terms are in the columns, and the
+   stream runs the op's twin on the block for dx alone.  The sums' values are norm_cols_value's. */
 struct norm_cols;
 typedef struct cli_colsums {
     int ncols, skip; /* norm_cols_new's arguments (skip: x + skip is normalized) */
@@ -131,7 +133,7 @@ typedef struct cli_colsums {
        exactly in one more pass over that input's file (ref/norm_fast.h: exact_cols). */
     int exact_col, exact_input;
     int (*rows)(const cli_job *sub, rn_dtype out, double *const *outs, struct norm_cols *c,
-                int t);
+                int t, unsigned char *row_ok);
 } cli_colsums;
 
 /* The registry (cli/args.c): every op, in help order. */

@@ -115,11 +115,12 @@ static int ln_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
 }
 
 /* Streaming (cli.h: cli_colsums): dx of a block of rows; dgamma, dbeta in columns 0, 1. */
-static int ln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c, int t)
+static int ln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c,
+                       int t, unsigned char *row_ok)
 {
     const double *x = sub->in[0].data, *g = sub->in[1].data, *dy = sub->in[2].data;
     return layernorm_backward_rows_fast(c, t, o[0], dy, x, NULL, NULL, g, sub->rows, sub->n,
-                                        sub->eps, out, NULL);
+                                        sub->eps, out, row_ok);
 }
 
 static const cli_colsums ln_bwd_cols = {2, 0, {-1, 0, 1}, 1, 2, ln_bwd_rows};

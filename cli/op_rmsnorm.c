@@ -51,11 +51,12 @@ static int rms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
 }
 
 /* Streaming (cli.h: cli_colsums): dx of a block of rows; dgamma in column 0. */
-static int rms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c, int t)
+static int rms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c,
+                        int t, unsigned char *row_ok)
 {
     return rmsnorm_backward_rows_fast(c, t, o[0], sub->in[2].data, sub->in[0].data, NULL, NULL,
                                       sub->in[1].data, sub->rows, sub->n, sub->eps,
-                                      cli_rms_offset(sub), out, NULL);
+                                      cli_rms_offset(sub), out, row_ok);
 }
 
 static const cli_colsums rms_bwd_cols = {1, 0, {-1, 0}, -1, -1, rms_bwd_rows};

@@ -250,6 +250,7 @@ static int open_outputs(stream *s)
 typedef struct {
     rn_array in[CLI_MAX_IO], out[CLI_MAX_IO];
     cli_job *sub;              /* a cli_job is ~100 KiB: not on the stack */
+    unsigned char *row_ok;     /* CLI_ROWWISE_COLUMNS: the block's rows the fast path certified */
     int failed;                /* out of memory */
 } worker;
 
@@ -258,7 +259,8 @@ static void worker_init(const stream *s, worker *wk)
     const cli_job *job = s->job;
     memset(wk, 0, sizeof *wk);
     wk->sub = malloc(sizeof *wk->sub);
-    wk->failed = !wk->sub;
+    wk->row_ok = malloc(s->R ? s->R : 1);
+    wk->failed = !wk->sub || !wk->row_ok;
     for (int k = 0; k < job->op->ninputs && !wk->failed; k++)
         if (job->in_path[k] && s->per_row[k]) {
             size_t n[1] = {s->R * s->unit_elems};
@@ -275,7 +277,7 @@ static void worker_free(worker *wk)
 {
     for (int k = 0; k < CLI_MAX_IO; k++)
         rn_array_free(&wk->in[k]), rn_array_free(&wk->out[k]);
-    free(wk->sub);
+    free(wk->sub), free(wk->row_ok);
 }
 
 /* What computing a block gave: 0, or which step failed (its message is printed in block order). */
@@ -323,10 +325,13 @@ static void compute_block(stream *s, worker *wk, size_t u0, size_t nb, block_res
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        if (s->cols && op->colsums->rows(sub, s->out, p, s->cols, t))
+        int k = s->cols ? op->colsums->rows(sub, s->out, p, s->cols, t, wk->row_ok) : 0;
+        if (k == 1)
             return; /* (after a block fell back, its dx still certified row by row here) */
-        /* not certified: dx from the twin on the block, the sums from the whole twin */
-        __atomic_store_n(&s->whole_sums, 1, __ATOMIC_RELAXED);
+        /* not certified: dx from the twin on the block; the sums kept when every row's terms
+           are in (2), else from the whole twin */
+        if (k != 2)
+            __atomic_store_n(&s->whole_sums, 1, __ATOMIC_RELAXED);
         for (int j = 0; j < s->nout; j++)
             memset(wk->out[j].data, 0,
                    (s->is_col[j] ? job->n : nb * s->per_unit[j]) * sizeof(double));

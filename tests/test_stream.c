@@ -239,20 +239,23 @@ Test(stream, blocks_on_several_threads)
 /* The backward's sums over rows (dgamma, dbeta, dbias) by each of their ways, each byte-identical
    to the whole tensor's and named on the timing line: certified from the blocks' accumulators
    (with f32 sums of 13 rows, about one column in eight of dbeta is exactly a midpoint of f32:
-   summed again exactly from dy's file); dbeta's column 3 made a tie (1 + 2^-24);
-   a zero column of dy (dgamma exactly 0, which no enclosure certifies) and a NaN in x (that
-   block's dx from the twin): every sum from the whole tensor's twin. */
+   summed again exactly from dy's file); dbeta's column 3 made a tie (1 + 2^-24); a zero row of
+   dy (its dx, exactly 0, is not certified: its block's dx from the twin, the sums kept); a zero
+   column of dy (dgamma exactly 0, which no enclosure certifies) and a NaN in x (that block's dx
+   from the twin): every sum from the whole tensor's twin. */
 Test(stream, backward_sums_over_rows)
 {
     size_t s[2] = {13, 40}, n = 40;
     static const struct {
         const char *what, *how;
-        int tie, zero_col, nan;
+        int tie, zero_col, nan, zero_row;
     } cases[] = {
-        {"plain", "certified from the blocks", 0, 0, 0},
-        {"a dbeta tie", "certified from the blocks", 1, 0, 0},
-        {"a zero dy column", "from the whole tensor's twin", 0, 1, 0},
-        {"a NaN in x", "from the whole tensor's twin", 1, 0, 1},
+        {"plain", "certified from the blocks", 0, 0, 0, 0},
+        {"a dbeta tie", "certified from the blocks", 1, 0, 0, 0},
+        {"a zero dy column", "from the whole tensor's twin", 0, 1, 0, 0},
+        {"a NaN in x", "from the whole tensor's twin", 1, 0, 1, 0},
+        /* its dx (exactly 0) is not certified: that block's dx from the twin, the sums kept */
+        {"a zero dy row", "certified from the blocks", 0, 0, 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         put_inputs(RN_F32, 2, s, n, 0);
@@ -267,6 +270,8 @@ Test(stream, backward_sums_over_rows)
             if (cases[c].zero_col)
                 dy[r * n + 5] = 0.0;
         }
+        for (size_t i = 0; cases[c].zero_row && i < n; i++)
+            dy[4 * n + i] = 0.0;
         if (cases[c].nan)
             x[9 * n + 2] = NAN;
         put_npy("dy.npy", RN_F32, 2, s, dy);
