@@ -501,4 +501,17 @@ static inline fd_acc *norm_cols_acc(struct norm_cols *c, int t, int k)
     return c->acc + ((size_t)t * (size_t)c->ncols + (size_t)k) * c->n;
 }
 
+/* Row r's result k of a norm's backward row function (0 nothing, 1 all certified, 2 its dx alone
+   left) into the block's: row_ok[r] and *all; 0 when the block stops (k = 0, or 2 without
+   row_ok). */
+static inline int norm_cols_row(int k, unsigned char *row_ok, size_t r, int *all)
+{
+    if (k == 0 || (k == 2 && !row_ok))
+        return 0;
+    if (row_ok)
+        row_ok[r] = k == 1;
+    *all &= k == 1;
+    return 1;
+}
+
 #endif

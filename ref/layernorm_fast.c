@@ -525,16 +525,12 @@ int layernorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *
     fd_acc *dbs = skip ? norm_cols_acc(c, t, 2) : NULL;
     double *ws = skip ? c->ws + (size_t)t * 3 * n : NULL;
     int all = 1;
-    for (size_t r = 0; r < rows; r++) {
-        int k = ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
-                                     skip ? skip + r * n : NULL, bias, gamma, n, eps, out,
-                                     c->xh + (size_t)t * n, ws);
-        if (k == 0 || (k == 2 && !row_ok))
+    for (size_t r = 0; r < rows; r++)
+        if (!norm_cols_row(ln_row_backward_fast(dx + r * n, dg, db, dbs, dy + r * n, x + r * n,
+                                                skip ? skip + r * n : NULL, bias, gamma, n, eps,
+                                                out, c->xh + (size_t)t * n, ws),
+                           row_ok, r, &all))
             return 0;
-        if (row_ok)
-            row_ok[r] = k == 1;
-        all &= k == 1;
-    }
     c->rows[t] += rows;
     return all ? 1 : 2;
 }

@@ -95,6 +95,27 @@ int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy
                                size_t rows, size_t n, double eps, int offset, rn_dtype out,
                                unsigned char *row_ok);
 
+/* The rows r with ok[r] = 0 of a rows x n array: copied one after the other into dst (gather), or
+   from src back into their places (scatter) -- the rows a backward fast path left (row_ok), for
+   its twin on those rows alone. */
+static inline void rows_left_gather(double *dst, const double *src, const unsigned char *ok,
+                                    size_t rows, size_t n)
+{
+    for (size_t r = 0; r < rows; r++)
+        if (!ok[r])
+            for (size_t i = 0; i < n; i++)
+                *dst++ = src[r * n + i];
+}
+
+static inline void rows_left_scatter(double *dst, const double *src, const unsigned char *ok,
+                                     size_t rows, size_t n)
+{
+    for (size_t r = 0; r < rows; r++)
+        if (!ok[r])
+            for (size_t i = 0; i < n; i++)
+                dst[r * n + i] = *src++;
+}
+
 /* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
 int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                              size_t n, double eps, int offset, rn_dtype out);

@@ -545,20 +545,15 @@ static int dx_of_rows_left(double *dx, const unsigned char *ok, const double *dy
     size_t k = 0;
     for (size_t r = 0; r < rows; r++)
         k += !ok[r];
-    double *buf = malloc((3 * k * n + n + 1) * sizeof *buf);
+    double *buf = calloc(3 * k * n + n + 1, sizeof *buf);
     if (!buf)
         return RN_TWIN_NOMEM;
     double *xs = buf, *dys = xs + k * n, *dxs = dys + k * n, *dg = dxs + k * n;
-    for (size_t r = 0, j = 0; r < rows; r++)
-        if (!ok[r]) {
-            memcpy(xs + j * n, x + r * n, n * sizeof *xs);
-            memcpy(dys + j * n, dy + r * n, n * sizeof *dys);
-            j++;
-        }
+    rows_left_gather(xs, x, ok, rows, n);
+    rows_left_gather(dys, dy, ok, rows, n);
     int rc = backward_rows(dxs, dg, NULL, dys, xs, NULL, gamma, k, n, eps, offset, out);
-    for (size_t r = 0, j = 0; rc == RN_TWIN_OK && r < rows; r++)
-        if (!ok[r])
-            memcpy(dx + r * n, dxs + j++ * n, n * sizeof *dx);
+    if (rc == RN_TWIN_OK)
+        rows_left_scatter(dx, dxs, ok, rows, n);
     free(buf);
     return rc;
 }
