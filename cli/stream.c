@@ -23,11 +23,15 @@
  * are per row as above; dgamma, dbeta, dbias are sums over all rows.  Each block runs the op's
  * fast path on its rows (ref/norm_fast.h: *_backward_rows_fast), which writes dx and adds the
  * rows' terms to the thread's column accumulators (a norm_cols); after the last block the columns
- * are merged and certified, and written.  A block the fast path does not certify gets its dx
- * from the op's twin on the block, and then -- or when a column is not certified (a tie, an exact
- * zero) -- the sums come from the op's twin on the whole tensor, read again from the files (memory
- * then the whole tensor's, as RESNORM_STREAM=0; rare on real data).  Every value is the correctly
- * rounded exact one either way, so the files are the whole path's byte for byte.
+ * are merged and certified, and written.  A block where some row's dx alone is not certified
+ * gets its dx from the op's twin on the block, and the sums are kept (every row's terms are in
+ * them).  dbeta's elements left undecided (a sum of dy exactly a midpoint) are summed exactly in
+ * one more pass over dy's file.  A block the fast path does not take at all (NaN/Inf, any skip-op
+ * failure) gets its dx from the op's twin on the block, and then -- as when another column is not
+ * certified (an exact zero) -- the sums come from the op's twin on the whole tensor, read again
+ * from the files (memory then the whole tensor's, as RESNORM_STREAM=0; rare on real data).  Every
+ * value is the correctly rounded exact one either way, so the files are the whole path's byte
+ * for byte.
  *
  * Any error -- a read error (a file truncated while it is read), a twin failure, a value the
  * encoder refuses, a failed write, the memory limit, SIGINT/SIGTERM/SIGHUP -- removes every
