@@ -109,12 +109,19 @@ static const op_case OPS[] = {
 };
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
+/* ZOO_QUICK (set by 'make asan'): the dtype test runs the backward ops with binary64 outputs only
+   (they keep every other test under the sanitizers; the narrower dtypes add no code path of the
+   stream's, and the ASan pass of this file had gone from 134 to 238 s with them). */
+static int forward_only;
+
 /* Every op: streaming with env `senv` and `extra` arguments into $T/s, the whole tensor into
    $T/w; both exit 0 and every output is byte-identical; the directories hold the outputs only. */
 static void expect_identical(const char *senv, const char *extra, const char *what)
 {
     for (size_t c = 0; c < NOPS; c++) {
         const op_case *o = &OPS[c];
+        if (forward_only && strstr(o->op, "_backward"))
+            continue;
         const char *ex = !o->axis && strstr(extra, "axis") ? "" : extra; /* x viewed flat */
         int rc = sh("rm -rf $T/s $T/w; %s $R eval %s %s %s --out $T/s", senv, o->op, o->ins, ex);
         cr_assert_eq(rc, 0, "%s, %s streaming: exit %d: %s", what, o->op, rc, err_text);
@@ -190,6 +197,7 @@ Test(stream, every_input_dtype_and_output_dtype)
 {
     static const rn_dtype in[4] = {RN_F64, RN_F32, RN_F16, RN_BF16};
     size_t s[2] = {9, 16};
+    forward_only = getenv("ZOO_QUICK") != NULL;
     for (int d = 0; d < 4; d++) {
         put_inputs(in[d], 2, s, 16, 0);
         expect_identical("RESNORM_STREAM_ROWS=4", "", rn_dtype_name(in[d]));
@@ -197,6 +205,7 @@ Test(stream, every_input_dtype_and_output_dtype)
         expect_identical("RESNORM_STREAM_ROWS=2", "--dtype bf16", "--dtype bf16");
     }
     put_inputs(RN_F32, 2, s, 16, 0);
+    forward_only = 0; /* binary64 outputs: where the backward's fast path leaves rows, every op */
     expect_identical("RESNORM_STREAM_ROWS=5", "--dtype f64", "f32 in, --dtype f64");
 }
 
