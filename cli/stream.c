@@ -250,6 +250,13 @@ static int open_outputs(stream *s)
     return 0;
 }
 
+/* The values of output j a block of nb rows holds: nb rows of it, or n for a sum over rows (where
+   the op's twin on a block puts the block's, unused). */
+static size_t block_len(const stream *s, int j, size_t nb)
+{
+    return s->is_col[j] ? s->job->n : nb * s->per_unit[j];
+}
+
 /* A thread's block in flight: the per-row inputs' rows, the outputs' rows, and the sub-job. */
 typedef struct {
     rn_array in[CLI_MAX_IO], out[CLI_MAX_IO];
@@ -271,8 +278,7 @@ static void worker_init(const stream *s, worker *wk)
             wk->failed = rn_array_alloc(&wk->in[k], job->in[k].dtype, 1, n) != 0;
         }
     for (int j = 0; j < s->nout && !wk->failed; j++) {
-        /* a sum over rows: n values, where the op's twin on a block puts the block's (unused) */
-        size_t n[1] = {s->is_col[j] ? job->n : s->R * s->per_unit[j]};
+        size_t n[1] = {block_len(s, j, s->R)};
         wk->failed = rn_array_alloc(&wk->out[j], s->out, 1, n) != 0;
     }
 }
@@ -321,7 +327,7 @@ static void compute_block(stream *s, worker *wk, size_t u0, size_t nb, block_res
         sub->rows = nb;
     double *p[CLI_MAX_IO] = {0};
     for (int j = 0; j < s->nout; j++) { /* zeros, as the whole path's fresh arrays */
-        memset(wk->out[j].data, 0, (s->is_col[j] ? job->n : nb * s->per_unit[j]) * sizeof(double));
+        memset(wk->out[j].data, 0, block_len(s, j, nb) * sizeof(double));
         p[s->kout[j]] = wk->out[j].data;
     }
     if (op->colsums) {
@@ -337,8 +343,7 @@ static void compute_block(stream *s, worker *wk, size_t u0, size_t nb, block_res
         if (k != 2)
             __atomic_store_n(&s->whole_sums, 1, __ATOMIC_RELAXED);
         for (int j = 0; j < s->nout; j++)
-            memset(wk->out[j].data, 0,
-                   (s->is_col[j] ? job->n : nb * s->per_unit[j]) * sizeof(double));
+            memset(wk->out[j].data, 0, block_len(s, j, nb) * sizeof(double));
     }
     int r = op->twin(sub, s->out, p);
     if (r != 0)

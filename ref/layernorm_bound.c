@@ -634,21 +634,15 @@ static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, doubl
     return 1;
 }
 
-/* The rows in blocks of backward_block_rows(rows) -- a partition that depends on rows only --,
+/* The rows in blocks of rn_bound_block_rows(rows) -- a partition that depends on rows only --,
    shared out among the threads, each block summing its rows' column terms in row order into its
    own slot; the slots are then added in block order: the bounds do not depend on the threads. */
-static size_t backward_block_rows(size_t rows)
-{
-    size_t b = (rows + 63) / 64; /* at most 64 blocks: their column slots are 64 x 3n doubles */
-    return b > 16 ? b : 16;
-}
-
 int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const double *dy,
                              const double *x, const double *gamma, size_t rows, size_t n,
                              double eps, rn_dtype compute, rn_dtype out)
 {
     double u = rn_dtype_unit_roundoff(compute);
-    size_t B = backward_block_rows(rows), nb = (rows + B - 1) / B, w = n ? n : 1;
+    size_t B = rn_bound_block_rows(rows), nb = (rows + B - 1) / B, w = n ? n : 1;
     /* Column sums for dgamma, dbeta [§5.3]: over rows of the per-row error and of the
        magnitudes, and whether a non-finite value reached the column: dgamma_i needs every row of
        x and dy_{r,i} finite, dbeta_i only dy_{r,i}.  Slot b: block b's (3 sums, 2 flags). */
@@ -681,12 +675,7 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
     }
     double *cg_err = cs, *cg_mag = cs + w, *cb_mag = cs + 2 * w;
     unsigned char *dg_bad = cf, *db_bad = cf + w;
-    for (size_t b = 1; b <= nb; b++)
-        for (size_t i = 0; i < 3 * w; i++)
-            cs[i] += cs[b * 3 * w + i];
-    for (size_t b = 1; b <= nb; b++)
-        for (size_t i = 0; i < 2 * w; i++)
-            cf[i] |= cf[b * 2 * w + i];
+    rn_bound_slots_add(cs, 3 * w, cf, 2 * w, nb);
     /* The column sums are binary64 sums of `rows` non-negative terms (in blocks: any order of
        additions has the same bound): within gamma_rows(2^-53) relative, which the final
        EVAL_SLACK does not cover for rows in the thousands: round them up [§6]. */

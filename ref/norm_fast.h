@@ -116,6 +116,28 @@ static inline void rows_left_scatter(double *dst, const double *src, const unsig
                 dst[r * n + i] = *src++;
 }
 
+/* The backward bounds' partition of the rows (ref/layernorm_bound.c, ref/rmsnorm_bound.c): blocks
+   of at least 16 rows, at most 64 blocks (their column slots are 64 x 3n doubles), a function of
+   rows alone, so that the bounds do not depend on the threads. */
+static inline size_t rn_bound_block_rows(size_t rows)
+{
+    size_t b = (rows + 63) / 64;
+    return b > 16 ? b : 16;
+}
+
+/* Slots 1..nb of the blocks' column sums (ns doubles each) and non-finite flags (nf bytes each)
+   added into slot 0, in block order. */
+static inline void rn_bound_slots_add(double *cs, size_t ns, unsigned char *cf, size_t nf,
+                                      size_t nb)
+{
+    for (size_t b = 1; b <= nb; b++) {
+        for (size_t i = 0; i < ns; i++)
+            cs[i] += cs[b * ns + i];
+        for (size_t i = 0; i < nf; i++)
+            cf[i] |= cf[b * nf + i];
+    }
+}
+
 /* RMSNorm forward (offset 0: w = gamma, 1: w = 1 + gamma), one row: y [n], *rstd; and all rows. */
 int rmsnorm_row_forward_fast(double *y, double *rstd, const double *x, const double *gamma,
                              size_t n, double eps, int offset, rn_dtype out);

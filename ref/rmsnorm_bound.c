@@ -371,7 +371,7 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
                            rn_dtype compute, rn_dtype out)
 {
     double u = rn_dtype_unit_roundoff(compute);
-    size_t N1 = n ? n : 1, B = (rows + 63) / 64 > 16 ? (rows + 63) / 64 : 16;
+    size_t N1 = n ? n : 1, B = rn_bound_block_rows(rows);
     size_t nb = (rows + B - 1) / B;
     /* Column sums for dgamma [R§5.3]; slot b: block b's (2 sums, a flag). */
     double *cs = calloc((nb + 1) * 2 * N1, sizeof *cs), *w = malloc(N1 * sizeof *w);
@@ -406,12 +406,7 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
     }
     double *cg_err = cs, *cg_mag = cs + N1;
     unsigned char *dg_bad = cf;
-    for (size_t b = 1; b <= nb; b++) {
-        for (size_t i = 0; i < 2 * N1; i++)
-            cs[i] += cs[b * 2 * N1 + i];
-        for (size_t i = 0; i < N1; i++)
-            cf[i] |= cf[b * N1 + i];
-    }
+    rn_bound_slots_add(cs, 2 * N1, cf, N1, nb);
     /* binary64 sums of `rows` non-negative terms, in any order of additions: within
        gamma_rows(2^-53) relative, beyond EVAL_SLACK for rows in the thousands: round up [§6] */
     double upr = 1.0 + gamma_k((double)rows + 1, 0x1p-53);
