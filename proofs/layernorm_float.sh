@@ -14,4 +14,7 @@ ln_float_run() {
 # The rows run of LayerNorm's forward drivers (proof_wp_rows in proofs/lib.sh: y_rows from the row
 # kernel's y_stats).  ln_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
 LN_ROWS_FCT=layernorm_forward_f32,layernorm_forward_f64,lemma_rows_before
-ln_rows_run() { proof_wp_rows ref/layernorm.c "$LN_ROWS_FCT" "$1"; }
+# The rows run's lemmas (specs/layernorm_model.h, rows composed: mean and rstd), proved in a pass of
+# their own: the *_shift and *_frame ones by induction scripts (proofs/session_rows/script/).
+LN_ROWS_LEMMAS=ln_sum_shift_step_f32,ln_sum_shift_step_f64,ln_sum_shift_f32,ln_sum_shift_f64,ln_sum_at_step_f32,ln_sum_at_step_f64,ln_sum_at_frame_f32,ln_sum_at_frame_f64,ln_ssd_unfold_f32,ln_ssd_unfold_f64,ln_ssd_shift_step_f32,ln_ssd_shift_step_f64,ln_ssd_shift_f32,ln_ssd_shift_f64,ln_ssd_at_step_f32,ln_ssd_at_step_f64,ln_ssd_at_frame_f32,ln_ssd_at_frame_f64
+ln_rows_run() { proof_wp_rows ref/layernorm.c "$LN_ROWS_FCT" "$1" "$LN_ROWS_LEMMAS"; }

@@ -7,7 +7,7 @@
 #   proof_wp_real SESSION FILE...                      WP, real model, RTE, smoke tests -> wp_rc
 #   proof_wp_real_start TAG SESSION FCT FILE...        the same on functions FCT, in the background
 #   proof_wp_real_wait                                 -> wp_rc (every run started above)
-#   proof_wp_rows FILE FCT SESSION                     the rows run of the drivers FCT -> rows_rc
+#   proof_wp_rows FILE FCT SESSION [LEMMAS]            the rows run of the drivers FCT (+ its lemmas) -> rows_rc
 #   proof_gappa FILE SESSION PROPS SMT_PROVERS [FRAMA-C OPTION...]   two passes -> ga_rc, gs_rc
 #   proof_wp_float FILE SESSION GAPPA_FCT GAPPA_PROPS FCT LEMMAS     float model, 3 passes -> fl_rc
 #   proof_eva_wait                                     -> eva_f32, eva_f64 (alarm counts), eva_rc
@@ -272,7 +272,7 @@ proof_wp_real_wait() {
 }
 
 # ---- 2c. WP, real model, the rows run (issue 13, "rows composed") -----------------------------
-# proof_wp_rows FILE FCT SESSION: WP in the real model with -DRESNORM_WP_ROWS (specs/fperr.h:
+# proof_wp_rows FILE FCT SESSION [LEMMAS]: WP in the real model with -DRESNORM_WP_ROWS (specs/fperr.h:
 # LN_ROWS, LN_ROWMODEL) on the rows x n drivers FCT of FILE, which proves their functional contract
 # y_rows from the row kernel's pointwise postcondition y_stats (proved by the real-model run).
 # Log $OUT/rows.log, exit code in rows_rc.  Every goal and smoke test of the run must be proved.
@@ -290,6 +290,19 @@ proof_wp_rows() {
   grep -qE '^\[wp\] \[[^]]*\] Goal ' "$OUT/rows.log" || rows_rc=1
   if grep -E '^\[wp\] \[[^]]*\] (Goal|Smoke-test) ' "$OUT/rows.log" | grep -vE ' : Valid|^\[wp\] \[Passed\]' | grep -q .; then
     rows_rc=1
+  fi
+  # The lemmas the run's goals use (-wp-fct proves none: WP assumes them there).  A lemma that
+  # needs an induction is proved by its committed script (prover "script": the session's
+  # script/lemma_NAME.json, Wp.induction; proofs/README.md "Rows composed: induction by script");
+  # every one of them must be Valid.
+  if [ -n "${4:-}" ]; then
+    local want
+    want=$(printf '%s' "$4" | tr ',' '\n' | grep -c .)
+    frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" -wp -wp-model real -wp-prop "$4" \
+      -wp-prover script,qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT" -wp-par 2 \
+      -wp-session "$session" -wp-cache "$WP_CACHE" > "$OUT/rows_lemmas.log" 2>&1 || rows_rc=1
+    [ "$(grep -cE '^\[wp\] \[[^]]*\] Goal typed_real_lemma_[A-Za-z0-9_]* : Valid' "$OUT/rows_lemmas.log")" -eq "$want" ] ||
+      rows_rc=1
   fi
 }
 

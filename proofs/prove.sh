@@ -22,8 +22,8 @@ ln_float_run proofs/session_float
 # The rows x n forward drivers' functional contract (y_rows: every row r of y is the affine map of
 # row r of x with mean[r], rstd[r]), real model, from the row kernel's pointwise postcondition.
 ln_rows_run proofs/session_rows
-PROOF_EXTRA_LOGS="$OUT/rows.log"
-[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
+PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait
 proof_eva_no_unknown
 proof_summary proofs/results/layernorm.json proofs/summary_layernorm.awk

@@ -19,10 +19,11 @@ proof_wp_real proofs/session_rmsnorm ref/rmsnorm.c
 # the loops and the kernels by SMT (proofs/README-rmsnorm-residual.md).
 rms_float_run proofs/session_rmsnorm_float
 # The rows x n forward drivers' functional contract (y_rows: every row r of y is (x * rstd[r]) * w of
-# row r of x), real model, from the row kernel's pointwise postcondition y_stats.
+# row r of x; rstd_rows: rstd[r] is row r's rms_rstd at entry), real model, from the row kernel's
+# y_stats and rstd_def and the lemmas RMS_ROWS_LEMMAS (two proved by induction scripts).
 rms_rows_run proofs/session_rmsnorm_rows
-PROOF_EXTRA_LOGS="$OUT/rows.log"
-[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
+PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait
 proof_eva_no_unknown
 proof_summary proofs/results/rmsnorm.json proofs/rmsnorm_residual_summary.awk -v family=rmsnorm

@@ -25,4 +25,6 @@ res_float_run() {
 # The rows run of RMSNorm's forward drivers (proof_wp_rows in proofs/lib.sh: y_rows from the row
 # kernel's y_stats).  rms_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
 RMS_ROWS_FCT=rmsnorm_forward_f32,rmsnorm_forward_f64,rms_lemma_rows_before
-rms_rows_run() { proof_wp_rows ref/rmsnorm.c "$RMS_ROWS_FCT" "$1"; }
+# The rows run's lemmas (specs/rmsnorm_model.h, rows composed: rstd), proved in a pass of their own.
+RMS_ROWS_LEMMAS=rms_sumsq_unfold_f32,rms_sumsq_unfold_f64,rms_sumsq_shift_step_f32,rms_sumsq_shift_step_f64,rms_sumsq_shift_f32,rms_sumsq_shift_f64,rms_sumsq_at_step_f32,rms_sumsq_at_step_f64,rms_sumsq_at_frame_f32,rms_sumsq_at_frame_f64
+rms_rows_run() { proof_wp_rows ref/rmsnorm.c "$RMS_ROWS_FCT" "$1" "$RMS_ROWS_LEMMAS"; }

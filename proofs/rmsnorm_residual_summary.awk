@@ -17,6 +17,8 @@ function kernel(g,   fl) {
     if (g ~ /^residual_backward_f64/) return "float_model_backward_f64"
     return "float_model_other"
   }
+  if (family == "rmsnorm" && FILENAME ~ /\/rows_lemmas\.log$/)   # the rows run's lemmas (proof_wp_rows)
+    return "rows_composed_lemmas"
   if (family == "rmsnorm" && FILENAME ~ /\/rows\.log$/)   # the rows run (rms_rows_run)
     return (g ~ /f64/ ? "rows_composed_forward_f64" : "rows_composed_forward_f32")
   if (family == "rmsnorm") {

@@ -15,7 +15,9 @@
     ok = 1; prover = st
     if (prover ~ /^Z3.*noFP/) prover = "Z3_noFP"; else if (prover ~ /^Z3/) prover = "Z3"
     else if (prover ~ /^CVC5/) prover = "CVC5"; else if (prover ~ /^Gappa/) prover = "Gappa"
-    else if (prover == "Qed") prover = "Qed"; else prover = "other:" prover
+    else if (prover == "Qed") prover = "Qed"
+    else if (prover == "Script") prover = "Script_induction"   # a committed TIP script (Wp.induction)
+    else prover = "other:" prover
   }
   if (smoke) { ST[k]++; if (ok) SP[k]++; else { bad[++nb] = name } }
   else { T[k]++; if (ok) { P[k]++; PP[k, prover]++; PR[prover] = 1 } else { bad[++nb] = name } }

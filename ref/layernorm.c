@@ -391,10 +391,13 @@ void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, c
        (as at entry) with that row's own statistics mean[q], rstd[q]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
         loop invariant x_same: LN_ROWS(\forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre));
-        loop invariant gb_same: LN_ROWS(\forall integer k; 0 <= k < n ==>
-          gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
+        loop invariant g_same: LN_ROWS(\forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre));
+        LN_ROWS_CLAUSE(loop invariant b_same: \forall integer k; 0 <= k < n ==> beta[k] == \at(beta[k], Pre);)
         loop invariant y_done: LN_ROWS(\forall integer q; 0 <= q < r ==>
           ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n));
+        LN_ROWS_CLAUSE(loop invariant stats_done: \forall integer q; 0 <= q < r ==>
+          mean[q] == ln_mean{Pre}(x + ln_row_start(q, n), n) &&
+          rstd[q] == ln_rstd{Pre}(x + ln_row_start(q, n), n, eps);)
         loop assigns r, y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
@@ -402,6 +405,12 @@ void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, c
         //@ ghost lemma_rows_before(r, n);
         //@ assert row_at: LN_ROWS(r * n == ln_row_start(r, n));
         layernorm_row_forward_f32(y + r * n, mean + r, rstd + r, x + r * n, gamma, beta, n, eps);
+#ifdef RESNORM_WP_ROWS
+        /* The call wrote y, mean and rstd only: x, gamma and beta are as before it. */
+        /*@ assert frame_x: \forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], LoopCurrent); */
+        /*@ assert frame_gb: \forall integer k; 0 <= k < n ==>
+              gamma[k] == \at(gamma[k], LoopCurrent) && beta[k] == \at(beta[k], LoopCurrent); */
+#endif
         /* The call wrote row r only: the rows before it, and their statistics, are unchanged. */
         /*@ assert frame_stats: LN_ROWS(\forall integer q; 0 <= q < r ==>
               mean[q] == \at(mean[q], LoopCurrent) && rstd[q] == \at(rstd[q], LoopCurrent)); */
@@ -420,6 +429,40 @@ void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, c
               ln_row_affine{Pre, LoopCurrent}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n) &&
               ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n)); */
         //@ assert row_new: LN_ROWS(ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, r, r * n, n));
+#ifdef RESNORM_WP_ROWS
+        /* mean[r], rstd[r]: the call's mean_def, rstd_def are over the memory of the call
+           (LoopCurrent); carried to the entry's by the lemmas of specs/layernorm_model.h (x's row r
+           unchanged: x_same), the sum first, then the squared deviations from that mean. */
+        /*@ assert row_same: \forall integer q, k; q == r && ln_row_start(q, n) <= k < ln_row_start(q, n) + n ==>
+              \at(x[k], LoopCurrent) == \at(x[k], Pre); */
+        /*@ assert sum_call: \forall integer q; q == r ==>
+              \at(ln_sum(x + ln_row_start(q, n), n), LoopCurrent) ==
+              \at(ln_sum_at(x, ln_row_start(q, n), n), LoopCurrent); */
+        /*@ assert sum_frame: \forall integer q; q == r ==>
+              \at(ln_sum_at(x, ln_row_start(q, n), n), LoopCurrent) ==
+              \at(ln_sum_at(x, ln_row_start(q, n), n), Pre); */
+        /*@ assert sum_pre: \forall integer q; q == r ==>
+              \at(ln_sum(x + ln_row_start(q, n), n), Pre) ==
+              \at(ln_sum_at(x, ln_row_start(q, n), n), Pre); */
+        /*@ assert mean_same: \forall integer q; q == r ==>
+              \at(ln_mean(x + ln_row_start(q, n), n), LoopCurrent) ==
+              ln_mean{Pre}(x + ln_row_start(q, n), n); */
+        /*@ assert mean_r: \forall integer q; q == r ==>
+              mean[q] == ln_mean{Pre}(x + ln_row_start(q, n), n); */
+        /*@ assert ssd_call: \forall integer q; q == r ==>
+              \at(ln_ssd(x + ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), LoopCurrent) ==
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), LoopCurrent); */
+        /*@ assert ssd_frame: \forall integer q; q == r ==>
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), LoopCurrent) ==
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), Pre); */
+        /*@ assert ssd_pre: \forall integer q; q == r ==>
+              \at(ln_ssd(x + ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), Pre) ==
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), Pre); */
+        /*@ assert var_same: \forall integer q; q == r ==>
+              \at(ln_var(x + ln_row_start(q, n), n), LoopCurrent) == ln_var{Pre}(x + ln_row_start(q, n), n); */
+        /*@ assert rstd_r: \forall integer q; q == r ==>
+              rstd[q] == ln_rstd{Pre}(x + ln_row_start(q, n), n, eps); */
+#endif
     }
 }
 
@@ -596,10 +639,13 @@ void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *
        (as at entry) with that row's own statistics mean[q], rstd[q]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
         loop invariant x_same: LN_ROWS(\forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], Pre));
-        loop invariant gb_same: LN_ROWS(\forall integer k; 0 <= k < n ==>
-          gamma[k] == \at(gamma[k], Pre) && beta[k] == \at(beta[k], Pre));
+        loop invariant g_same: LN_ROWS(\forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre));
+        LN_ROWS_CLAUSE(loop invariant b_same: \forall integer k; 0 <= k < n ==> beta[k] == \at(beta[k], Pre);)
         loop invariant y_done: LN_ROWS(\forall integer q; 0 <= q < r ==>
           ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n));
+        LN_ROWS_CLAUSE(loop invariant stats_done: \forall integer q; 0 <= q < r ==>
+          mean[q] == ln_mean{Pre}(x + ln_row_start(q, n), n) &&
+          rstd[q] == ln_rstd{Pre}(x + ln_row_start(q, n), n, eps);)
         loop assigns r, y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
@@ -607,6 +653,12 @@ void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *
         //@ ghost lemma_rows_before(r, n);
         //@ assert row_at: LN_ROWS(r * n == ln_row_start(r, n));
         layernorm_row_forward_f64(y + r * n, mean + r, rstd + r, x + r * n, gamma, beta, n, eps);
+#ifdef RESNORM_WP_ROWS
+        /* The call wrote y, mean and rstd only: x, gamma and beta are as before it. */
+        /*@ assert frame_x: \forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], LoopCurrent); */
+        /*@ assert frame_gb: \forall integer k; 0 <= k < n ==>
+              gamma[k] == \at(gamma[k], LoopCurrent) && beta[k] == \at(beta[k], LoopCurrent); */
+#endif
         /* The call wrote row r only: the rows before it, and their statistics, are unchanged. */
         /*@ assert frame_stats: LN_ROWS(\forall integer q; 0 <= q < r ==>
               mean[q] == \at(mean[q], LoopCurrent) && rstd[q] == \at(rstd[q], LoopCurrent)); */
@@ -625,6 +677,40 @@ void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *
               ln_row_affine{Pre, LoopCurrent}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n) &&
               ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, q, ln_row_start(q, n), n)); */
         //@ assert row_new: LN_ROWS(ln_row_affine{Pre, Here}(y, mean, rstd, x, gamma, beta, r, r * n, n));
+#ifdef RESNORM_WP_ROWS
+        /* mean[r], rstd[r]: the call's mean_def, rstd_def are over the memory of the call
+           (LoopCurrent); carried to the entry's by the lemmas of specs/layernorm_model.h (x's row r
+           unchanged: x_same), the sum first, then the squared deviations from that mean. */
+        /*@ assert row_same: \forall integer q, k; q == r && ln_row_start(q, n) <= k < ln_row_start(q, n) + n ==>
+              \at(x[k], LoopCurrent) == \at(x[k], Pre); */
+        /*@ assert sum_call: \forall integer q; q == r ==>
+              \at(ln_sum(x + ln_row_start(q, n), n), LoopCurrent) ==
+              \at(ln_sum_at(x, ln_row_start(q, n), n), LoopCurrent); */
+        /*@ assert sum_frame: \forall integer q; q == r ==>
+              \at(ln_sum_at(x, ln_row_start(q, n), n), LoopCurrent) ==
+              \at(ln_sum_at(x, ln_row_start(q, n), n), Pre); */
+        /*@ assert sum_pre: \forall integer q; q == r ==>
+              \at(ln_sum(x + ln_row_start(q, n), n), Pre) ==
+              \at(ln_sum_at(x, ln_row_start(q, n), n), Pre); */
+        /*@ assert mean_same: \forall integer q; q == r ==>
+              \at(ln_mean(x + ln_row_start(q, n), n), LoopCurrent) ==
+              ln_mean{Pre}(x + ln_row_start(q, n), n); */
+        /*@ assert mean_r: \forall integer q; q == r ==>
+              mean[q] == ln_mean{Pre}(x + ln_row_start(q, n), n); */
+        /*@ assert ssd_call: \forall integer q; q == r ==>
+              \at(ln_ssd(x + ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), LoopCurrent) ==
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), LoopCurrent); */
+        /*@ assert ssd_frame: \forall integer q; q == r ==>
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), LoopCurrent) ==
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), Pre); */
+        /*@ assert ssd_pre: \forall integer q; q == r ==>
+              \at(ln_ssd(x + ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), Pre) ==
+              \at(ln_ssd_at(x, ln_row_start(q, n), ln_mean{Pre}(x + ln_row_start(q, n), n), n), Pre); */
+        /*@ assert var_same: \forall integer q; q == r ==>
+              \at(ln_var(x + ln_row_start(q, n), n), LoopCurrent) == ln_var{Pre}(x + ln_row_start(q, n), n); */
+        /*@ assert rstd_r: \forall integer q; q == r ==>
+              rstd[q] == ln_rstd{Pre}(x + ln_row_start(q, n), n, eps); */
+#endif
     }
 }
 

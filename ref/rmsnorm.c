@@ -304,6 +304,8 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
         LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
         LN_ROWS_CLAUSE(loop invariant y_done: \forall integer q; 0 <= q < r ==>
           rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset);)
+        LN_ROWS_CLAUSE(loop invariant rstd_done: \forall integer q; 0 <= q < r ==>
+          rstd[q] == rms_rstd{Pre}(x + rms_row_start(q, n), n, eps);)
         loop assigns r, y[0 .. rows * n - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
@@ -314,7 +316,8 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
 #endif
         rmsnorm_row_forward_f32(y + r * n, rstd + r, x + r * n, gamma, n, eps, offset);
 #ifdef RESNORM_WP_ROWS
-        /* The call wrote row r only: the rows before it, and their rstd, are unchanged. */
+        /* The call wrote row r only: the rows before it, and their rstd, are unchanged; x too. */
+        /*@ assert frame_x: \forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], LoopCurrent); */
         /*@ assert frame_stats: \forall integer q; 0 <= q < r ==> rstd[q] == \at(rstd[q], LoopCurrent); */
         /*@ assert frame_y: \forall integer k; 0 <= k < rms_row_start(r, n) ==>
               y[k] == \at(y[k], LoopCurrent); */
@@ -331,6 +334,21 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
               rms_row_y{Pre, LoopCurrent}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset) &&
               rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset); */
         //@ assert row_new: rms_row_y{Pre, Here}(y, rstd, x, gamma, r, r * n, n, offset);
+        /* rstd[r]: the call's rstd_def is over the memory of the call (LoopCurrent); carried to
+           the entry's by the lemmas of specs/rmsnorm_model.h (x's row r unchanged: x_same). */
+        /*@ assert sumsq_call: \forall integer q; q == r ==>
+              \at(rms_sumsq(x + rms_row_start(q, n), n), LoopCurrent) ==
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), LoopCurrent); */
+        /*@ assert row_same: \forall integer q, k; q == r && rms_row_start(q, n) <= k < rms_row_start(q, n) + n ==>
+              \at(x[k], LoopCurrent) == \at(x[k], Pre); */
+        /*@ assert sumsq_frame: \forall integer q; q == r ==>
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), LoopCurrent) ==
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), Pre); */
+        /*@ assert sumsq_pre: \forall integer q; q == r ==>
+              \at(rms_sumsq(x + rms_row_start(q, n), n), Pre) ==
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), Pre); */
+        /*@ assert rstd_r: \forall integer q; q == r ==>
+              rstd[q] == rms_rstd{Pre}(x + rms_row_start(q, n), n, eps); */
 #endif
     }
 }
@@ -605,6 +623,8 @@ void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double 
         LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
         LN_ROWS_CLAUSE(loop invariant y_done: \forall integer q; 0 <= q < r ==>
           rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset);)
+        LN_ROWS_CLAUSE(loop invariant rstd_done: \forall integer q; 0 <= q < r ==>
+          rstd[q] == rms_rstd{Pre}(x + rms_row_start(q, n), n, eps);)
         loop assigns r, y[0 .. rows * n - 1], rstd[0 .. rows - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
@@ -615,7 +635,8 @@ void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double 
 #endif
         rmsnorm_row_forward_f64(y + r * n, rstd + r, x + r * n, gamma, n, eps, offset);
 #ifdef RESNORM_WP_ROWS
-        /* The call wrote row r only: the rows before it, and their rstd, are unchanged. */
+        /* The call wrote row r only: the rows before it, and their rstd, are unchanged; x too. */
+        /*@ assert frame_x: \forall integer k; 0 <= k < rows * n ==> x[k] == \at(x[k], LoopCurrent); */
         /*@ assert frame_stats: \forall integer q; 0 <= q < r ==> rstd[q] == \at(rstd[q], LoopCurrent); */
         /*@ assert frame_y: \forall integer k; 0 <= k < rms_row_start(r, n) ==>
               y[k] == \at(y[k], LoopCurrent); */
@@ -632,6 +653,21 @@ void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double 
               rms_row_y{Pre, LoopCurrent}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset) &&
               rms_row_y{Pre, Here}(y, rstd, x, gamma, q, rms_row_start(q, n), n, offset); */
         //@ assert row_new: rms_row_y{Pre, Here}(y, rstd, x, gamma, r, r * n, n, offset);
+        /* rstd[r]: the call's rstd_def is over the memory of the call (LoopCurrent); carried to
+           the entry's by the lemmas of specs/rmsnorm_model.h (x's row r unchanged: x_same). */
+        /*@ assert sumsq_call: \forall integer q; q == r ==>
+              \at(rms_sumsq(x + rms_row_start(q, n), n), LoopCurrent) ==
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), LoopCurrent); */
+        /*@ assert row_same: \forall integer q, k; q == r && rms_row_start(q, n) <= k < rms_row_start(q, n) + n ==>
+              \at(x[k], LoopCurrent) == \at(x[k], Pre); */
+        /*@ assert sumsq_frame: \forall integer q; q == r ==>
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), LoopCurrent) ==
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), Pre); */
+        /*@ assert sumsq_pre: \forall integer q; q == r ==>
+              \at(rms_sumsq(x + rms_row_start(q, n), n), Pre) ==
+              \at(rms_sumsq_at(x, rms_row_start(q, n), n), Pre); */
+        /*@ assert rstd_r: \forall integer q; q == r ==>
+              rstd[q] == rms_rstd{Pre}(x + rms_row_start(q, n), n, eps); */
 #endif
     }
 }

@@ -41,6 +41,9 @@
  * The rows x n forward drivers (rows run, -DRESNORM_WP_ROWS: LN_ROWS in specs/fperr.h):
  *   y_rows: every row r of y is ln_affine of row r of x with the stored mean[r], rstd[r]
  *   (ln_row_affine, specs/layernorm_model.h); from the row kernel's pointwise postcondition y_stats.
+ *   stats_rows: every stored mean[r], rstd[r] is ln_mean, ln_rstd of row r of x as at entry (from
+ *   the row kernel's mean_def, rstd_def and the induction lemmas of specs/layernorm_model.h); with
+ *   y_rows, every row of y is the LayerNorm of its own row of x.
  * For double, the float error of the mean's sum is proved on a proof copy of the first loop only
  * (proofs/sum_error.c): |fl(sum) - sum_i x_i| <= 1.001 * n * 2^-53 * sum_i |x_i|, 1 <= n <= 4096.
  */
@@ -59,8 +62,8 @@
     requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
     requires fl_range: LN_FLOAT(ln_in_range32(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *mean, *rstd;
-    ensures mean_def: LN_ROWMODEL(*mean == ln_mean{Pre}(x, n));
-    ensures rstd_def: LN_ROWMODEL(*rstd == ln_rstd{Pre}(x, n, eps));
+    ensures mean_def: LN_EXACT(*mean == ln_mean{Pre}(x, n));
+    ensures rstd_def: LN_EXACT(*rstd == ln_rstd{Pre}(x, n, eps));
     ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
     ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
       y[i] == ln_affine(\old(x[i]), *mean, *rstd, \old(gamma[i]), \old(beta[i])));
@@ -82,8 +85,8 @@ void layernorm_row_forward_f32(float *y, float *mean, float *rstd, const float *
     requires sep_gamma: \separated(y + (0 .. n - 1), mean, rstd, gamma + (0 .. n - 1));
     requires sep_beta: \separated(y + (0 .. n - 1), mean, rstd, beta + (0 .. n - 1));
     assigns y[0 .. n - 1], *mean, *rstd;
-    ensures mean_def: LN_ROWMODEL(*mean == ln_mean{Pre}(x, n));
-    ensures rstd_def: LN_ROWMODEL(*rstd == ln_rstd{Pre}(x, n, eps));
+    ensures mean_def: LN_EXACT(*mean == ln_mean{Pre}(x, n));
+    ensures rstd_def: LN_EXACT(*rstd == ln_rstd{Pre}(x, n, eps));
     ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==> y[i] == ln_y{Pre}(x, gamma, beta, n, eps, i));
     ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
       y[i] == ln_affine(\old(x[i]), *mean, *rstd, \old(gamma[i]), \old(beta[i])));
@@ -152,6 +155,9 @@ void layernorm_row_backward_f64(double *dx, double *dgamma, double *dbeta, const
     assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
     ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
       ln_row_affine{Pre, Post}(y, mean, rstd, x, gamma, beta, r, ln_row_start(r, n), n));
+    LN_ROWS_CLAUSE(ensures stats_rows: \forall integer r; 0 <= r < rows ==>
+      mean[r] == ln_mean{Pre}(x + ln_row_start(r, n), n) &&
+      rstd[r] == ln_rstd{Pre}(x + ln_row_start(r, n), n, eps);)
 */
 void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, const float *gamma,
                            const float *beta, int rows, int n, float eps);
@@ -175,6 +181,9 @@ void layernorm_forward_f32(float *y, float *mean, float *rstd, const float *x, c
     assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1];
     ensures y_rows: LN_ROWS(\forall integer r; 0 <= r < rows ==>
       ln_row_affine{Pre, Post}(y, mean, rstd, x, gamma, beta, r, ln_row_start(r, n), n));
+    LN_ROWS_CLAUSE(ensures stats_rows: \forall integer r; 0 <= r < rows ==>
+      mean[r] == ln_mean{Pre}(x + ln_row_start(r, n), n) &&
+      rstd[r] == ln_rstd{Pre}(x + ln_row_start(r, n), n, eps);)
 */
 void layernorm_forward_f64(double *y, double *mean, double *rstd, const double *x,
                            const double *gamma, const double *beta, int rows, int n, double eps);

@@ -132,4 +132,85 @@
     ln_dx_v(ln_mul(dy[i], g[i]), ln_div(ln_sum_g(dy, g, n), n), ln_xhat(x, m, r, i), ln_div(ln_sum_gx(dy, g, x, m, r, n), n), r);
 */
 
+/* ---- rows composed: mean and rstd (the rows run only, -DRESNORM_WP_ROWS) ----
+ * The row kernel states *mean == ln_mean(x_r, n) and *rstd == ln_rstd(x_r, n, eps) over the memory
+ * of its call (x_r = the driver's x + r*n); the driver states them over the memory at its entry.
+ * Equating the recursive ln_sum and ln_ssd over two memory states is an induction: the *_shift and
+ * *_frame lemmas are proved by WP's induction tactic (Wp.induction on n, base 0) from scripts
+ * committed in proofs/session_rows/script/, the *_step lemmas by SMT (proofs/README.md "Rows
+ * composed: induction by script", where RMSNorm's rstd went first).
+ *   ln_sum_at(x, s, n)    = x[s] + ... + x[s+n-1]            = ln_sum(x + s, n)     (ln_sum_shift)
+ *   ln_ssd_at(x, s, m, n) = sum_k (x[s+k] - m)^2              = ln_ssd(x + s, m, n) (ln_ssd_shift)
+ * with the row's offset in the index, so that a frame hypothesis over x's own indices applies (the
+ * solvers do not match (x + s)[i] with x[s + i] under a quantifier), and each square through
+ * ln_sq_v (the solvers do not carry equal reads into a bare product of them).
+ *   ln_*_at_frame{A,B}: x[s .. s+n-1] the same at A and B ==> the sums are the same.
+ *   ln_ssd_unfold: one term of ln_ssd with its square as ln_sq_v (SMT; the shift step is then quick).
+ */
+#ifdef RESNORM_WP_ROWS
+/*@
+  logic real ln_sq_v(real a) = a * a;
+  logic real ln_sum_at{L}(float *x, integer s, integer n) =
+    n <= 0 ? 0.0 : ln_sum_at(x, s, n - 1) + x[s + n - 1];
+  logic real ln_sum_at{L}(double *x, integer s, integer n) =
+    n <= 0 ? 0.0 : ln_sum_at(x, s, n - 1) + x[s + n - 1];
+  logic real ln_ssd_at{L}(float *x, integer s, real m, integer n) =
+    n <= 0 ? 0.0 : ln_ssd_at(x, s, m, n - 1) + ln_sq_v(x[s + n - 1] - m);
+  logic real ln_ssd_at{L}(double *x, integer s, real m, integer n) =
+    n <= 0 ? 0.0 : ln_ssd_at(x, s, m, n - 1) + ln_sq_v(x[s + n - 1] - m);
+
+  lemma ln_sum_shift_step_f32{L}: \forall float *x, integer s, n; 0 < n ==>
+    ln_sum(x + s, n - 1) == ln_sum_at(x, s, n - 1) ==> ln_sum(x + s, n) == ln_sum_at(x, s, n);
+  lemma ln_sum_shift_step_f64{L}: \forall double *x, integer s, n; 0 < n ==>
+    ln_sum(x + s, n - 1) == ln_sum_at(x, s, n - 1) ==> ln_sum(x + s, n) == ln_sum_at(x, s, n);
+  lemma ln_sum_shift_f32{L}: \forall float *x, integer s, n; 0 <= n ==>
+    ln_sum(x + s, n) == ln_sum_at(x, s, n);
+  lemma ln_sum_shift_f64{L}: \forall double *x, integer s, n; 0 <= n ==>
+    ln_sum(x + s, n) == ln_sum_at(x, s, n);
+  lemma ln_sum_at_step_f32{A, B}: \forall float *x, integer s, n; 0 < n ==>
+    \at(x[s + n - 1], A) == \at(x[s + n - 1], B) ==>
+    ln_sum_at{A}(x, s, n - 1) == ln_sum_at{B}(x, s, n - 1) ==>
+    ln_sum_at{A}(x, s, n) == ln_sum_at{B}(x, s, n);
+  lemma ln_sum_at_step_f64{A, B}: \forall double *x, integer s, n; 0 < n ==>
+    \at(x[s + n - 1], A) == \at(x[s + n - 1], B) ==>
+    ln_sum_at{A}(x, s, n - 1) == ln_sum_at{B}(x, s, n - 1) ==>
+    ln_sum_at{A}(x, s, n) == ln_sum_at{B}(x, s, n);
+  lemma ln_sum_at_frame_f32{A, B}: \forall float *x, integer s, n; 0 <= n ==>
+    (\forall integer i; s <= i < s + n ==> \at(x[i], A) == \at(x[i], B)) ==>
+    ln_sum_at{A}(x, s, n) == ln_sum_at{B}(x, s, n);
+  lemma ln_sum_at_frame_f64{A, B}: \forall double *x, integer s, n; 0 <= n ==>
+    (\forall integer i; s <= i < s + n ==> \at(x[i], A) == \at(x[i], B)) ==>
+    ln_sum_at{A}(x, s, n) == ln_sum_at{B}(x, s, n);
+
+  lemma ln_ssd_unfold_f32{L}: \forall float *x, real m, integer n; 0 < n ==>
+    ln_ssd(x, m, n) == ln_ssd(x, m, n - 1) + ln_sq_v(x[n - 1] - m);
+  lemma ln_ssd_unfold_f64{L}: \forall double *x, real m, integer n; 0 < n ==>
+    ln_ssd(x, m, n) == ln_ssd(x, m, n - 1) + ln_sq_v(x[n - 1] - m);
+  lemma ln_ssd_shift_step_f32{L}: \forall float *x, integer s, real m, integer n; 0 < n ==>
+    ln_ssd(x + s, m, n - 1) == ln_ssd_at(x, s, m, n - 1) ==>
+    ln_ssd(x + s, m, n) == ln_ssd_at(x, s, m, n);
+  lemma ln_ssd_shift_step_f64{L}: \forall double *x, integer s, real m, integer n; 0 < n ==>
+    ln_ssd(x + s, m, n - 1) == ln_ssd_at(x, s, m, n - 1) ==>
+    ln_ssd(x + s, m, n) == ln_ssd_at(x, s, m, n);
+  lemma ln_ssd_shift_f32{L}: \forall float *x, integer s, real m, integer n; 0 <= n ==>
+    ln_ssd(x + s, m, n) == ln_ssd_at(x, s, m, n);
+  lemma ln_ssd_shift_f64{L}: \forall double *x, integer s, real m, integer n; 0 <= n ==>
+    ln_ssd(x + s, m, n) == ln_ssd_at(x, s, m, n);
+  lemma ln_ssd_at_step_f32{A, B}: \forall float *x, integer s, real m, integer n; 0 < n ==>
+    \at(x[s + n - 1], A) == \at(x[s + n - 1], B) ==>
+    ln_ssd_at{A}(x, s, m, n - 1) == ln_ssd_at{B}(x, s, m, n - 1) ==>
+    ln_ssd_at{A}(x, s, m, n) == ln_ssd_at{B}(x, s, m, n);
+  lemma ln_ssd_at_step_f64{A, B}: \forall double *x, integer s, real m, integer n; 0 < n ==>
+    \at(x[s + n - 1], A) == \at(x[s + n - 1], B) ==>
+    ln_ssd_at{A}(x, s, m, n - 1) == ln_ssd_at{B}(x, s, m, n - 1) ==>
+    ln_ssd_at{A}(x, s, m, n) == ln_ssd_at{B}(x, s, m, n);
+  lemma ln_ssd_at_frame_f32{A, B}: \forall float *x, integer s, real m, integer n; 0 <= n ==>
+    (\forall integer i; s <= i < s + n ==> \at(x[i], A) == \at(x[i], B)) ==>
+    ln_ssd_at{A}(x, s, m, n) == ln_ssd_at{B}(x, s, m, n);
+  lemma ln_ssd_at_frame_f64{A, B}: \forall double *x, integer s, real m, integer n; 0 <= n ==>
+    (\forall integer i; s <= i < s + n ==> \at(x[i], A) == \at(x[i], B)) ==>
+    ln_ssd_at{A}(x, s, m, n) == ln_ssd_at{B}(x, s, m, n);
+*/
+#endif
+
 #endif

@@ -59,7 +59,7 @@
     requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
     requires fl_range: LN_FLOAT(rms_in_range32(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *rstd;
-    ensures rstd_def: LN_ROWMODEL(*rstd == rms_rstd{Pre}(x, n, eps));
+    ensures rstd_def: LN_EXACT(*rstd == rms_rstd{Pre}(x, n, eps));
     ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==>
       y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i));
     ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
@@ -79,7 +79,7 @@ void rmsnorm_row_forward_f32(float *y, float *rstd, const float *x, const float 
     requires sep_gamma: \separated(y + (0 .. n - 1), rstd, gamma + (0 .. n - 1));
     requires fl_range: LN_FLOAT(rms_in_range64(x, n) && \is_finite(eps) && eps <= 1);
     assigns y[0 .. n - 1], *rstd;
-    ensures rstd_def: LN_ROWMODEL(*rstd == rms_rstd{Pre}(x, n, eps));
+    ensures rstd_def: LN_EXACT(*rstd == rms_rstd{Pre}(x, n, eps));
     ensures y_def: LN_ROWMODEL(\forall integer i; 0 <= i < n ==>
       y[i] == rms_y{Pre}(x, gamma, n, eps, offset, i));
     ensures y_stats: LN_EXACT(\forall integer i; 0 <= i < n ==>
@@ -132,8 +132,9 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
  * The forward drivers (rows run, -DRESNORM_WP_ROWS: LN_ROWS_CLAUSE in specs/fperr.h; proofs/rmsnorm_float.sh):
  *   y_rows: every row r of y is (x * rstd[r]) * w of row r of x, with the stored rstd[r]
  *   (rms_row_y, specs/rmsnorm_model.h); from the row kernel's pointwise postcondition y_stats.
- *   Not composed: rstd[r] == rms_rstd of row r (a recursive sum over two memory states; see
- *   proofs/README.md "Rows composed"). */
+ *   rstd_rows: every stored rstd[r] is 1/sqrt(ms + eps) of row r of x as at entry (rms_rstd of
+ *   x + r*n), from the row kernel's rstd_def and the induction lemmas of specs/rmsnorm_model.h
+ *   (proofs/README.md "Rows composed: induction by script"). */
 /*@ requires rows_nonneg: rows >= 0;
     requires n_pos: n >= 1;
     requires size_fits: rows * n <= INT_MAX;
@@ -148,6 +149,8 @@ void rmsnorm_row_backward_f64(double *dx, double *dgamma, const double *dy, cons
     assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
     LN_ROWS_CLAUSE(ensures y_rows: \forall integer r; 0 <= r < rows ==>
       rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset);)
+    LN_ROWS_CLAUSE(ensures rstd_rows: \forall integer r; 0 <= r < rows ==>
+      rstd[r] == rms_rstd{Pre}(x + rms_row_start(r, n), n, eps);)
 */
 void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gamma, int rows,
                          int n, float eps, int offset);
@@ -165,6 +168,8 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
     assigns y[0 .. rows * n - 1], rstd[0 .. rows - 1];
     LN_ROWS_CLAUSE(ensures y_rows: \forall integer r; 0 <= r < rows ==>
       rms_row_y{Pre, Post}(y, rstd, x, gamma, r, rms_row_start(r, n), n, offset);)
+    LN_ROWS_CLAUSE(ensures rstd_rows: \forall integer r; 0 <= r < rows ==>
+      rstd[r] == rms_rstd{Pre}(x + rms_row_start(r, n), n, eps);)
 */
 void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double *gamma, int rows,
                          int n, double eps, int offset);

@@ -92,4 +92,62 @@
     rms_dx_v(rms_g(dy, g, offset, i), rms_xhat(x, r, i), rms_div(rms_sum_gx(dy, g, x, r, offset, n), n), r);
 */
 
+/* ---- rows composed: rstd (the rows run only, -DRESNORM_WP_ROWS) ----
+ * The row kernel states *rstd == rms_rstd(x_r, n, eps) over the memory of its call, where x_r is
+ * the driver's x + r*n; the driver states it over the memory at its entry.  Equating the recursive
+ * rms_sumsq over two memory states is an induction: the lemmas below are proved by WP's induction
+ * tactic (Wp.induction on n, base 0), from scripts committed in proofs/session_rmsnorm_rows/script/
+ * (replayed by `make prove`; proofs/README.md "Rows composed: induction by script").
+ *   rms_sumsq_at(x, s, n) = x[s]^2 + ... + x[s+n-1]^2: rms_sumsq(x + s, n) with the row's offset
+ *   in the index, so that a frame hypothesis over x's own indices applies (the solvers do not
+ *   match (x + s)[i] with x[s + i] under a quantifier).
+ *   rms_sumsq_unfold: one term of rms_sumsq, its square as rms_sq_v                     (SMT)
+ *   rms_sumsq_shift_step: one term of each                                              (SMT)
+ *   rms_sumsq_shift: rms_sumsq(x + s, n) == rms_sumsq_at(x, s, n)                       (induction)
+ *   rms_sumsq_at_step: one more equal term keeps the sums equal                        (SMT)
+ *   rms_sumsq_at_frame: x[s .. s+n-1] the same at A and B ==> the sums are equal       (induction)
+ */
+#ifdef RESNORM_WP_ROWS
+/*@
+  // a^2 as a function of its own: the solvers then equate the squares of equal reads by
+  // congruence (a bare product of two reads is arithmetic to them, and they did not)
+  logic real rms_sq_v(real a) = a * a;
+  logic real rms_sumsq_at{L}(float *x, integer s, integer n) =
+    n <= 0 ? 0.0 : rms_sumsq_at(x, s, n - 1) + rms_sq_v(x[s + n - 1]);
+  logic real rms_sumsq_at{L}(double *x, integer s, integer n) =
+    n <= 0 ? 0.0 : rms_sumsq_at(x, s, n - 1) + rms_sq_v(x[s + n - 1]);
+
+  lemma rms_sumsq_unfold_f32{L}: \forall float *x, integer n; 0 < n ==>
+    rms_sumsq(x, n) == rms_sumsq(x, n - 1) + rms_sq_v(x[n - 1]);
+  lemma rms_sumsq_unfold_f64{L}: \forall double *x, integer n; 0 < n ==>
+    rms_sumsq(x, n) == rms_sumsq(x, n - 1) + rms_sq_v(x[n - 1]);
+  lemma rms_sumsq_shift_step_f32{L}: \forall float *x, integer s, n; 0 < n ==>
+    rms_sumsq(x + s, n - 1) == rms_sumsq_at(x, s, n - 1) ==>
+    rms_sumsq(x + s, n) == rms_sumsq_at(x, s, n);
+  lemma rms_sumsq_shift_step_f64{L}: \forall double *x, integer s, n; 0 < n ==>
+    rms_sumsq(x + s, n - 1) == rms_sumsq_at(x, s, n - 1) ==>
+    rms_sumsq(x + s, n) == rms_sumsq_at(x, s, n);
+  lemma rms_sumsq_shift_f32{L}: \forall float *x, integer s, n; 0 <= n ==>
+    rms_sumsq(x + s, n) == rms_sumsq_at(x, s, n);
+  lemma rms_sumsq_shift_f64{L}: \forall double *x, integer s, n; 0 <= n ==>
+    rms_sumsq(x + s, n) == rms_sumsq_at(x, s, n);
+
+  lemma rms_sumsq_at_step_f32{A, B}: \forall float *x, integer s, n; 0 < n ==>
+    \at(x[s + n - 1], A) == \at(x[s + n - 1], B) ==>
+    rms_sumsq_at{A}(x, s, n - 1) == rms_sumsq_at{B}(x, s, n - 1) ==>
+    rms_sumsq_at{A}(x, s, n) == rms_sumsq_at{B}(x, s, n);
+  lemma rms_sumsq_at_step_f64{A, B}: \forall double *x, integer s, n; 0 < n ==>
+    \at(x[s + n - 1], A) == \at(x[s + n - 1], B) ==>
+    rms_sumsq_at{A}(x, s, n - 1) == rms_sumsq_at{B}(x, s, n - 1) ==>
+    rms_sumsq_at{A}(x, s, n) == rms_sumsq_at{B}(x, s, n);
+
+  lemma rms_sumsq_at_frame_f32{A, B}: \forall float *x, integer s, n; 0 <= n ==>
+    (\forall integer i; s <= i < s + n ==> \at(x[i], A) == \at(x[i], B)) ==>
+    rms_sumsq_at{A}(x, s, n) == rms_sumsq_at{B}(x, s, n);
+  lemma rms_sumsq_at_frame_f64{A, B}: \forall double *x, integer s, n; 0 <= n ==>
+    (\forall integer i; s <= i < s + n ==> \at(x[i], A) == \at(x[i], B)) ==>
+    rms_sumsq_at{A}(x, s, n) == rms_sumsq_at{B}(x, s, n);
+*/
+#endif
+
 #endif
