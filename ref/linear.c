@@ -8,6 +8,9 @@
  * dx [rows, in], dW [out, in], db [out] or NULL, all three ACCUMULATED (+=). */
 #include "linear.h"
 #include "fperr_linear.h" /* LN_EXACT / LN_FLOAT and the float-model logic of the annotations below */
+#ifdef RESNORM_WP_ROWS
+#include "linear_rows.h" /* the rows run: the forward drivers' y_rows and its lemmas */
+#endif
 
 /* Ghost lemma functions: index facts the provers need (non-linear in the integers). */
 /*@ ghost
@@ -33,6 +36,27 @@
        0 <= lin_row_start(q, n) && lin_row_start(q, n) + n <= lin_row_start(r, n); @/
   static void lemma_lin_rows_before(int r, int n) {}
 */
+
+#ifdef RESNORM_WP_ROWS
+/* Every column c of a row-major [n, s] matrix lies in it (the rows run: the backward's dx_acc and
+   dx_rows, specs/linear_rows.h), for every row j and column c, so that the solvers find it by the term
+   lin_col_idx(j, s, c) of the goal.  Proved by a ghost loop over the rows (each step adds s: linear
+   in the monomial j·s), where the bare fact j·s + c < n·s did not go through (non-linear). */
+/*@ ghost
+  /@ requires n >= 0 && s >= 1;
+     assigns \nothing;
+     ensures col_in: \forall integer j, c; 0 <= j < n && 0 <= c < s ==> 0 <= lin_col_idx(j, s, c) < n * s; @/
+  static void lemma_lin_col(int n, int s)
+  {
+    /@ loop invariant j_range: 0 <= j <= n;
+       loop invariant below: \forall integer jj, c; 0 <= jj < j && 0 <= c < s ==>
+         0 <= lin_col_idx(jj, s, c) < j * s;
+       loop assigns j;
+       loop variant n - j; @/
+    for (int j = 0; j < n; j++) {}
+  }
+*/
+#endif
 
 /* Float model: a finite float/double is its own rounding (what Gappa needs to know of an operand).
    Read by the float-model run only (proofs/linear_float.sh). */
@@ -339,10 +363,32 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     /* dx[k] += sum_j dy[j] W[j, k]: column k of W against dy */
     /*@ loop invariant k_range: 0 <= k <= in;
         loop invariant dw_same: \forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre);
+        LN_ROWS_CLAUSE(loop invariant dy_same: \forall integer j; 0 <= j < out ==> dy[j] == \at(dy[j], Pre);)
+        LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer kk; 0 <= kk < k ==>
+          dx[kk] == \at(dx[kk], Pre) + lin_sdot{Pre}(dy, w, kk, in, out);)
+        LN_ROWS_CLAUSE(loop invariant dx_todo: \forall integer kk; k <= kk < in ==> dx[kk] == \at(dx[kk], Pre);)
         loop assigns k, dx[0 .. in - 1];
         loop variant in - k; */
-    for (int k = 0; k < in; k++)
+    for (int k = 0; k < in; k++) {
         dx[k] = linear_sdot_f32(dx[k], dy, w, k, in, out);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_lin_col(out, in);
+        /* dx[k] (rows run, specs/linear_rows.h dx_acc): the call's sdot_def is over the memory of the
+           call (LoopCurrent, where dx[0 .. k-1] were already written); carried to the entry's by the
+           lemmas of specs/linear_rows.h (dy and W unchanged).  kk is bound: k, a C local, cannot
+           appear under \at(..., Pre). */
+        /*@ assert w_col: \forall integer kk, j; kk == k && 0 <= j < out ==>
+              \at(w[lin_col_idx(j, in, kk)], LoopCurrent) == \at(w[lin_col_idx(j, in, kk)], Pre); */
+        /*@ assert sdot_call: \forall integer kk; kk == k ==>
+              \at(lin_sdot(dy, w, kk, in, out), LoopCurrent) == \at(lin_sdot_at(dy, w, kk, in, out), LoopCurrent); */
+        /*@ assert sdot_frame: \forall integer kk; kk == k ==>
+              \at(lin_sdot_at(dy, w, kk, in, out), LoopCurrent) == \at(lin_sdot_at(dy, w, kk, in, out), Pre); */
+        /*@ assert sdot_pre: \forall integer kk; kk == k ==>
+              \at(lin_sdot(dy, w, kk, in, out), Pre) == \at(lin_sdot_at(dy, w, kk, in, out), Pre); */
+        /*@ assert dx_k: \forall integer kk; kk == k ==> dx[kk] == \at(dx[kk], Pre) + lin_sdot{Pre}(dy, w, kk, in, out); */
+#endif
+    }
     /* dW[j, k] += dy[j] x[k], one row of dW per j (linear_acc_row_f32's contract) */
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
@@ -373,32 +419,117 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
 void linear_forward_f32(float *y, const float *x, const float *w, const float *b, int rows, int in,
                         int out)
 {
+    /* Rows 0 .. r-1 are done (the rows run only: LN_ROWS_CLAUSE and #ifdef RESNORM_WP_ROWS;
+       specs/linear_rows.h): row q of y is row q of x (as at entry) times Wᵀ plus b. */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant x_same: \forall integer k; 0 <= k < rows * in ==> x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant w_same: \forall integer k; 0 <= k < in * out ==> w[k] == \at(w[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant b_same: b != \null ==> \forall integer k; 0 <= k < out ==> b[k] == \at(b[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant y_done: \forall integer q; 0 <= q < r ==> lin_row_y{Pre, Here}(y, x, w, b, q, in, out);)
         loop assigns r, y[0 .. rows * out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_lin_row(r, rows, in);
         //@ ghost lemma_lin_row(r, rows, out);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_lin_rows_before(r, out);
+        //@ ghost lemma_lin_rows_before(out, in);
+        //@ assert row_at: r * in == lin_row_start(r, in) && r * out == lin_row_start(r, out);
+#endif
         linear_row_forward_f32(y + r * out, x + r * in, w, b, in, out);
+#ifdef RESNORM_WP_ROWS
+        /* The call wrote row r of y only. */
+        /*@ assert frame_x: \forall integer k; 0 <= k < rows * in ==> x[k] == \at(x[k], LoopCurrent); */
+        /*@ assert frame_w: \forall integer k; 0 <= k < in * out ==> w[k] == \at(w[k], LoopCurrent); */
+        /*@ assert frame_b: b != \null ==> \forall integer k; 0 <= k < out ==> b[k] == \at(b[k], LoopCurrent); */
+        /*@ assert frame_y: \forall integer k; 0 <= k < lin_row_start(r, out) ==> y[k] == \at(y[k], LoopCurrent); */
+        /* Row r: the call's y_def is over the call's memory (LoopCurrent); carried to the entry's by
+           the lemmas of specs/linear_rows.h (x's row r and W unchanged: x_same, w_same). q is bound:
+           r, a C local, cannot appear under \at(..., Pre). */
+        /*@ assert row_call: \forall integer q, j; q == r && 0 <= j < out ==>
+              y[lin_row_start(q, out) + j] ==
+                \at(lin_bias(b, j) + lin_dot(x + lin_row_start(q, in), w + lin_row_start(j, in), in), LoopCurrent); */
+        /*@ assert dot_call: \forall integer q, j; q == r && 0 <= j < out ==>
+              \at(lin_dot(x + lin_row_start(q, in), w + lin_row_start(j, in), in), LoopCurrent) ==
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), LoopCurrent); */
+        /*@ assert x_row: \forall integer q, k; q == r && lin_row_start(q, in) <= k < lin_row_start(q, in) + in ==>
+              \at(x[k], LoopCurrent) == \at(x[k], Pre); */
+        /*@ assert w_row: \forall integer j, k; 0 <= j < out && lin_row_start(j, in) <= k < lin_row_start(j, in) + in ==>
+              \at(w[k], LoopCurrent) == \at(w[k], Pre); */
+        /*@ assert dot_frame: \forall integer q, j; q == r && 0 <= j < out ==>
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), LoopCurrent) ==
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), Pre); */
+        /*@ assert dot_pre: \forall integer q, j; q == r && 0 <= j < out ==>
+              \at(lin_dot(x + lin_row_start(q, in), w + lin_row_start(j, in), in), Pre) ==
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), Pre); */
+        /*@ assert bias_pre: \forall integer j; 0 <= j < out ==> \at(lin_bias(b, j), LoopCurrent) == lin_bias{Pre}(b, j); */
+        //@ assert row_new: lin_row_y{Pre, Here}(y, x, w, b, r, in, out);
+        /*@ assert idx_old: \forall integer q, j; 0 <= q < r && 0 <= j < out ==>
+              0 <= lin_row_start(q, out) + j < lin_row_start(r, out); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              lin_row_y{Pre, LoopCurrent}(y, x, w, b, q, in, out) && lin_row_y{Pre, Here}(y, x, w, b, q, in, out); */
+#endif
     }
 }
 
 void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                          const float *w, int rows, int in, int out)
 {
-    /* db has accumulated dy's rows 0 .. r-1 (over dy at entry).  dx's rows and dW are not stated
-       across the rows (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
+    /* db has accumulated dy's rows 0 .. r-1 (over dy at entry); in the rows run, dx's rows 0 .. r-1
+       have accumulated dy's rows times W (specs/linear_rows.h).  dW is not stated across the rows
+       (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
     /*@ loop invariant r_range: 0 <= r <= rows;
         loop invariant dy_same: \forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre);
         loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
           db[j] == \at(db[j], Pre) + lin_csum{Pre}(dy, j, out, r));
+        LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==> lin_row_dx{Pre, Here}(dx, dy, w, q, in, out);)
+        LN_ROWS_CLAUSE(loop invariant dx_todo: \forall integer k; lin_row_start(r, in) <= k < rows * in ==>
+          dx[k] == \at(dx[k], Pre);)
         loop assigns r, dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_lin_row(r, rows, in);
         //@ ghost lemma_lin_row(r, rows, out);
         //@ assert row_at: r * out == lin_row_start(r, out);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_lin_rows_before(r, in);
+        //@ ghost lemma_lin_col(out, in);
+        //@ assert row_at_in: r * in == lin_row_start(r, in) && (r + 1) * in == lin_row_start(r, in) + in;
+#endif
         linear_row_backward_f32(dx + r * in, dw, db, dy + r * out, x + r * in, w, in, out);
+#ifdef RESNORM_WP_ROWS
+        /* The call wrote row r of dx (and dW, db) only; W and dy are as before it. */
+        /*@ assert frame_w: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], LoopCurrent); */
+        /*@ assert frame_dx: \forall integer k; 0 <= k < rows * in && (k < lin_row_start(r, in) || lin_row_start(r, in) + in <= k) ==>
+              dx[k] == \at(dx[k], LoopCurrent); */
+        /* Row r: the call's dx_acc (over the call's memory), carried to the entry's by the lemmas of
+           specs/linear_rows.h (dy's row r and W unchanged); q is bound (r cannot appear under
+           \at(..., Pre)). */
+        /*@ assert row_call: \forall integer q, k; q == r && 0 <= k < in ==>
+              dx[lin_row_start(q, in) + k] == \at(dx[lin_row_start(q, in) + k], LoopCurrent) +
+                \at(lin_sdot(dy + lin_row_start(q, out), w, k, in, out), LoopCurrent); */
+        /*@ assert dx_old: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(dx[lin_row_start(q, in) + k], LoopCurrent) == \at(dx[lin_row_start(q, in) + k], Pre); */
+        /*@ assert w_cols: \forall integer k, j; 0 <= k < in && 0 <= j < out ==>
+              \at(w[lin_col_idx(j, in, k)], LoopCurrent) == \at(w[lin_col_idx(j, in, k)], Pre); */
+        /*@ assert dy_row: \forall integer q, i; q == r && lin_row_start(q, out) <= i < lin_row_start(q, out) + out ==>
+              \at(dy[i], LoopCurrent) == \at(dy[i], Pre); */
+        /*@ assert sd_call: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(lin_sdot(dy + lin_row_start(q, out), w, k, in, out), LoopCurrent) ==
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), LoopCurrent); */
+        /*@ assert sd_frame: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), LoopCurrent) ==
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), Pre); */
+        /*@ assert sd_pre: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(lin_sdot(dy + lin_row_start(q, out), w, k, in, out), Pre) ==
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), Pre); */
+        //@ assert row_new: lin_row_dx{Pre, Here}(dx, dy, w, r, in, out);
+        /*@ assert idx_old: \forall integer q, k; 0 <= q < r && 0 <= k < in ==>
+              0 <= lin_row_start(q, in) + k < lin_row_start(r, in); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              lin_row_dx{Pre, LoopCurrent}(dx, dy, w, q, in, out) && lin_row_dx{Pre, Here}(dx, dy, w, q, in, out); */
+#endif
     }
 }
 
@@ -699,10 +830,32 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
     /* dx[k] += sum_j dy[j] W[j, k]: column k of W against dy */
     /*@ loop invariant k_range: 0 <= k <= in;
         loop invariant dw_same: \forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre);
+        LN_ROWS_CLAUSE(loop invariant dy_same: \forall integer j; 0 <= j < out ==> dy[j] == \at(dy[j], Pre);)
+        LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer kk; 0 <= kk < k ==>
+          dx[kk] == \at(dx[kk], Pre) + lin_sdot{Pre}(dy, w, kk, in, out);)
+        LN_ROWS_CLAUSE(loop invariant dx_todo: \forall integer kk; k <= kk < in ==> dx[kk] == \at(dx[kk], Pre);)
         loop assigns k, dx[0 .. in - 1];
         loop variant in - k; */
-    for (int k = 0; k < in; k++)
+    for (int k = 0; k < in; k++) {
         dx[k] = linear_sdot_f64(dx[k], dy, w, k, in, out);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_lin_col(out, in);
+        /* dx[k] (rows run, specs/linear_rows.h dx_acc): the call's sdot_def is over the memory of the
+           call (LoopCurrent, where dx[0 .. k-1] were already written); carried to the entry's by the
+           lemmas of specs/linear_rows.h (dy and W unchanged).  kk is bound: k, a C local, cannot
+           appear under \at(..., Pre). */
+        /*@ assert w_col: \forall integer kk, j; kk == k && 0 <= j < out ==>
+              \at(w[lin_col_idx(j, in, kk)], LoopCurrent) == \at(w[lin_col_idx(j, in, kk)], Pre); */
+        /*@ assert sdot_call: \forall integer kk; kk == k ==>
+              \at(lin_sdot(dy, w, kk, in, out), LoopCurrent) == \at(lin_sdot_at(dy, w, kk, in, out), LoopCurrent); */
+        /*@ assert sdot_frame: \forall integer kk; kk == k ==>
+              \at(lin_sdot_at(dy, w, kk, in, out), LoopCurrent) == \at(lin_sdot_at(dy, w, kk, in, out), Pre); */
+        /*@ assert sdot_pre: \forall integer kk; kk == k ==>
+              \at(lin_sdot(dy, w, kk, in, out), Pre) == \at(lin_sdot_at(dy, w, kk, in, out), Pre); */
+        /*@ assert dx_k: \forall integer kk; kk == k ==> dx[kk] == \at(dx[kk], Pre) + lin_sdot{Pre}(dy, w, kk, in, out); */
+#endif
+    }
     /* dW[j, k] += dy[j] x[k], one row of dW per j (linear_acc_row_f64's contract) */
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
@@ -733,31 +886,116 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
 void linear_forward_f64(double *y, const double *x, const double *w, const double *b, int rows, int in,
                         int out)
 {
+    /* Rows 0 .. r-1 are done (the rows run only: LN_ROWS_CLAUSE and #ifdef RESNORM_WP_ROWS;
+       specs/linear_rows.h): row q of y is row q of x (as at entry) times Wᵀ plus b. */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant x_same: \forall integer k; 0 <= k < rows * in ==> x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant w_same: \forall integer k; 0 <= k < in * out ==> w[k] == \at(w[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant b_same: b != \null ==> \forall integer k; 0 <= k < out ==> b[k] == \at(b[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant y_done: \forall integer q; 0 <= q < r ==> lin_row_y{Pre, Here}(y, x, w, b, q, in, out);)
         loop assigns r, y[0 .. rows * out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_lin_row(r, rows, in);
         //@ ghost lemma_lin_row(r, rows, out);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_lin_rows_before(r, out);
+        //@ ghost lemma_lin_rows_before(out, in);
+        //@ assert row_at: r * in == lin_row_start(r, in) && r * out == lin_row_start(r, out);
+#endif
         linear_row_forward_f64(y + r * out, x + r * in, w, b, in, out);
+#ifdef RESNORM_WP_ROWS
+        /* The call wrote row r of y only. */
+        /*@ assert frame_x: \forall integer k; 0 <= k < rows * in ==> x[k] == \at(x[k], LoopCurrent); */
+        /*@ assert frame_w: \forall integer k; 0 <= k < in * out ==> w[k] == \at(w[k], LoopCurrent); */
+        /*@ assert frame_b: b != \null ==> \forall integer k; 0 <= k < out ==> b[k] == \at(b[k], LoopCurrent); */
+        /*@ assert frame_y: \forall integer k; 0 <= k < lin_row_start(r, out) ==> y[k] == \at(y[k], LoopCurrent); */
+        /* Row r: the call's y_def is over the call's memory (LoopCurrent); carried to the entry's by
+           the lemmas of specs/linear_rows.h (x's row r and W unchanged: x_same, w_same). q is bound:
+           r, a C local, cannot appear under \at(..., Pre). */
+        /*@ assert row_call: \forall integer q, j; q == r && 0 <= j < out ==>
+              y[lin_row_start(q, out) + j] ==
+                \at(lin_bias(b, j) + lin_dot(x + lin_row_start(q, in), w + lin_row_start(j, in), in), LoopCurrent); */
+        /*@ assert dot_call: \forall integer q, j; q == r && 0 <= j < out ==>
+              \at(lin_dot(x + lin_row_start(q, in), w + lin_row_start(j, in), in), LoopCurrent) ==
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), LoopCurrent); */
+        /*@ assert x_row: \forall integer q, k; q == r && lin_row_start(q, in) <= k < lin_row_start(q, in) + in ==>
+              \at(x[k], LoopCurrent) == \at(x[k], Pre); */
+        /*@ assert w_row: \forall integer j, k; 0 <= j < out && lin_row_start(j, in) <= k < lin_row_start(j, in) + in ==>
+              \at(w[k], LoopCurrent) == \at(w[k], Pre); */
+        /*@ assert dot_frame: \forall integer q, j; q == r && 0 <= j < out ==>
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), LoopCurrent) ==
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), Pre); */
+        /*@ assert dot_pre: \forall integer q, j; q == r && 0 <= j < out ==>
+              \at(lin_dot(x + lin_row_start(q, in), w + lin_row_start(j, in), in), Pre) ==
+              \at(lin_dot_at(x, lin_row_start(q, in), w, lin_row_start(j, in), in), Pre); */
+        /*@ assert bias_pre: \forall integer j; 0 <= j < out ==> \at(lin_bias(b, j), LoopCurrent) == lin_bias{Pre}(b, j); */
+        //@ assert row_new: lin_row_y{Pre, Here}(y, x, w, b, r, in, out);
+        /*@ assert idx_old: \forall integer q, j; 0 <= q < r && 0 <= j < out ==>
+              0 <= lin_row_start(q, out) + j < lin_row_start(r, out); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              lin_row_y{Pre, LoopCurrent}(y, x, w, b, q, in, out) && lin_row_y{Pre, Here}(y, x, w, b, q, in, out); */
+#endif
     }
 }
 
 void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                          const double *w, int rows, int in, int out)
 {
-    /* db has accumulated dy's rows 0 .. r-1 (over dy at entry).  dx's rows and dW are not stated
-       across the rows (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
+    /* db has accumulated dy's rows 0 .. r-1 (over dy at entry); in the rows run, dx's rows 0 .. r-1
+       have accumulated dy's rows times W (specs/linear_rows.h).  dW is not stated across the rows
+       (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
     /*@ loop invariant r_range: 0 <= r <= rows;
         loop invariant dy_same: \forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre);
         loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
           db[j] == \at(db[j], Pre) + lin_csum{Pre}(dy, j, out, r));
+        LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==> lin_row_dx{Pre, Here}(dx, dy, w, q, in, out);)
+        LN_ROWS_CLAUSE(loop invariant dx_todo: \forall integer k; lin_row_start(r, in) <= k < rows * in ==>
+          dx[k] == \at(dx[k], Pre);)
         loop assigns r, dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_lin_row(r, rows, in);
         //@ ghost lemma_lin_row(r, rows, out);
         //@ assert row_at: r * out == lin_row_start(r, out);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_lin_rows_before(r, in);
+        //@ ghost lemma_lin_col(out, in);
+        //@ assert row_at_in: r * in == lin_row_start(r, in) && (r + 1) * in == lin_row_start(r, in) + in;
+#endif
         linear_row_backward_f64(dx + r * in, dw, db, dy + r * out, x + r * in, w, in, out);
+#ifdef RESNORM_WP_ROWS
+        /* The call wrote row r of dx (and dW, db) only; W and dy are as before it. */
+        /*@ assert frame_w: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], LoopCurrent); */
+        /*@ assert frame_dx: \forall integer k; 0 <= k < rows * in && (k < lin_row_start(r, in) || lin_row_start(r, in) + in <= k) ==>
+              dx[k] == \at(dx[k], LoopCurrent); */
+        /* Row r: the call's dx_acc (over the call's memory), carried to the entry's by the lemmas of
+           specs/linear_rows.h (dy's row r and W unchanged); q is bound (r cannot appear under
+           \at(..., Pre)). */
+        /*@ assert row_call: \forall integer q, k; q == r && 0 <= k < in ==>
+              dx[lin_row_start(q, in) + k] == \at(dx[lin_row_start(q, in) + k], LoopCurrent) +
+                \at(lin_sdot(dy + lin_row_start(q, out), w, k, in, out), LoopCurrent); */
+        /*@ assert dx_old: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(dx[lin_row_start(q, in) + k], LoopCurrent) == \at(dx[lin_row_start(q, in) + k], Pre); */
+        /*@ assert w_cols: \forall integer k, j; 0 <= k < in && 0 <= j < out ==>
+              \at(w[lin_col_idx(j, in, k)], LoopCurrent) == \at(w[lin_col_idx(j, in, k)], Pre); */
+        /*@ assert dy_row: \forall integer q, i; q == r && lin_row_start(q, out) <= i < lin_row_start(q, out) + out ==>
+              \at(dy[i], LoopCurrent) == \at(dy[i], Pre); */
+        /*@ assert sd_call: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(lin_sdot(dy + lin_row_start(q, out), w, k, in, out), LoopCurrent) ==
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), LoopCurrent); */
+        /*@ assert sd_frame: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), LoopCurrent) ==
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), Pre); */
+        /*@ assert sd_pre: \forall integer q, k; q == r && 0 <= k < in ==>
+              \at(lin_sdot(dy + lin_row_start(q, out), w, k, in, out), Pre) ==
+              \at(lin_sdot_off(dy, lin_row_start(q, out), w, k, in, out), Pre); */
+        //@ assert row_new: lin_row_dx{Pre, Here}(dx, dy, w, r, in, out);
+        /*@ assert idx_old: \forall integer q, k; 0 <= q < r && 0 <= k < in ==>
+              0 <= lin_row_start(q, in) + k < lin_row_start(r, in); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              lin_row_dx{Pre, LoopCurrent}(dx, dy, w, q, in, out) && lin_row_dx{Pre, Here}(dx, dy, w, q, in, out); */
+#endif
     }
 }

@@ -24,9 +24,12 @@
  * dW[j·in + k] (dw_acc), over the inputs at entry; the backward driver states db over the rows
  * (db_sum: db[j] += sum_r dy[r, j], lin_csum).  The dot is carried from the memory of each call to
  * the memory at entry by a ghost loop (an induction over the dot's length; proofs/README-sublayers.md,
- * "Rows composed (issue 8)").  Not stated: the row backward's dx[k] (the same induction for lin_sdot
- * was proved in a filtered run and not in the full one), the drivers' rows of y and dx (with the row's
- * pointer shifted by r·in or r·out, not proved by cvc5 or z3 here) and dW summed over the rows.  Everything is proved free of runtime errors (RTE, index arithmetic included), assigning
+ * "Rows composed (issue 8)").  In a run of their own, with specs/linear_rows.h (Frama-C merges its
+ * clauses into these contracts there; induction lemmas proved by WP's induction tactic from committed
+ * scripts): the forward drivers' rows of y (y_rows: y[r·out + j] == b[j] + lin_dot(x + r·in,
+ * W[j, :], in)), the row backward's dx (dx_acc: dx[k] == \old(dx[k]) + lin_sdot(dy, W, k, in, out))
+ * and the backward driver's rows of dx (dx_rows), over the inputs at entry.  Not stated: dW summed
+ * over the rows.  Everything is proved free of runtime errors (RTE, index arithmetic included), assigning
  * only its outputs, and terminating.  The rounding: specs/error-analysis-linear.md.
  * Float model (issue 13): the dot helpers' dot_err / sdot_err (and dot_fin / sdot_fin, the result is
  * finite) are proved in WP's IEEE float model on ref/linear.c itself (-DRESNORM_WP_FLOAT,
