@@ -3,18 +3,38 @@
 # ref/skip_rmsnorm.c, from the contracts of their callees (specs/residual.h, specs/layernorm.h,
 # specs/rmsnorm.h; those are proved by `make prove`, `make prove-residual`, `make prove-rmsnorm`).
 # Exits non-zero on any unproved goal, failed smoke test, or unsound ACSL literal / admit / axiom;
-# writes proofs/results/skip.json and prints a per-kernel table.  No EVA here: the skip kernels do no
-# float arithmetic of their own except the dbias column sums (see proofs/README-skip.md).
-# Steps and environment: proofs/lib.sh.
+# writes proofs/results/skip.json and prints a per-kernel table.  EVA (proofs/eva_skip.c): no
+# NaN/Inf/overflow through the skip kernels and every callee they run (residual add, bias add, the
+# LayerNorm / RMSNorm rows x n drivers, the dbias column sums), f32 and f64, n <= 64 (see
+# proofs/README-skip.md).  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-skip build/proofs/skip
 
-proof_soundness_greps specs/skip_layernorm.h specs/skip_rmsnorm.h ref/skip_layernorm.c ref/skip_rmsnorm.c
+proof_soundness_greps specs/skip_layernorm.h specs/skip_rmsnorm.h ref/skip_layernorm.c ref/skip_rmsnorm.c proofs/eva_skip.c
+# EVA on the skip kernels with the bodies of their callees, reading the annotations with -DRESNORM_EVA
+# (real- and float-model statements are \true for it: specs/fperr.h), at -eva-precision 3 (at the
+# default precision EVA loses sum's range inside the first residual add), n <= 64 (EVA unrolls every
+# loop; the row kernels alone are checked to n = 4096 by prove-layernorm and prove-rmsnorm).
+EVA_NMAX=64
+EVA_EXTRA_OPTS="-eva-precision 3" EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start \
+  ref/skip_layernorm.c ref/skip_rmsnorm.c ref/layernorm.c ref/rmsnorm.c ref/residual.c proofs/eva_skip.c
 # Only ref/skip_*.c are parsed: the callees (residual_forward_*, layernorm_*, rmsnorm_*) have no body
 # here, so WP uses their contracts (from specs/*.h) and proves nothing about them; the skip kernels
 # are the only functions with a body.  No -wp-fct: with it WP would skip the ACSL lemmas of the two
 # files (index facts of the rows x n layout), which must be proved too.  The smoke tests
 # `<callee>_wp_smoke_dead_call_sN` check that each call of a skip kernel is reachable.
 proof_wp_real proofs/session_skip ref/skip_layernorm.c ref/skip_rmsnorm.c
+proof_eva_wait
+# EVA may leave unknown only these properties of the callees, each proved by WP (prove-layernorm,
+# prove-rmsnorm, prove-residual, and this target for the skip kernels' own calls and loops), and none
+# of them a statement about float operations: integer facts (row offsets, loop ranges; row_end is the
+# ghost lemmas lemma_row_offset's and rms_lemma_row_offset's), a pointer fact
+# (the residual add's in-place rule alias_x: y == x or separated, with r*n an interval for EVA), and
+# RMSNorm's backward frame facts (dgamma[k] still its value at entry).  Narrowing by them cannot
+# hide a NaN.  Anything else unknown fails the target (proofs/README-skip.md, "EVA").
+proof_eva_no_unknown "assertion 'row_mono'" "lemma_row_offset: postcondition 'row_end'" \
+  "function lemma_rows_before: postcondition 'rows_before'" "loop invariant 'i_range'" \
+  "loop invariant 'row_in'" "precondition 'alias_x'" "loop invariant 'dgamma_todo'" \
+  "assertion 'frame_acc'"
 proof_summary proofs/results/skip.json proofs/summary_skip.awk
-proof_finish "all goals proved"
+proof_finish "all goals proved, 0 EVA alarms"

@@ -11,8 +11,9 @@ function json_head() {
   return "  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real, ref/skip_*.c only), cvc5 1.0.3, z3 4.8.12\",\n"
 }
 function json_tail() {
-  return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n  \"smoke_tests_passed\": %d,\n  \"smoke_tests_total\": %d\n", tp, tt, sp, stt)
+  return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n  \"smoke_tests_passed\": %d,\n  \"smoke_tests_total\": %d,\n", tp, tt, sp, stt) \
+    sprintf("  \"eva\": {\"harness\": \"proofs/eva_skip.c\", \"n_max\": %d, \"alarms_f32\": %d, \"alarms_f64\": %d,\n          \"ranges\": \"1 <= rows <= 2, 1 <= n <= %d; |x|, |skip|, |bias| <= 3.0e3; |gamma|, |beta|, |dy| <= 1.0e4; eps in [1.0e-12, 1]; with and without bias; RMSNorm offset 0 and 1\",\n          \"options\": \"-eva-precision 3; the skip kernels and the bodies of every callee\"},\n  \"seconds\": %d\n", evanmax, eva32, eva64, evanmax, secs)
 }
 function total_line() {
-  return sprintf("TOTAL WP goals: %d/%d   smoke tests: %d/%d   (%d s)", tp, tt, sp, stt, secs)
+  return sprintf("TOTAL WP goals: %d/%d   smoke tests: %d/%d   EVA alarms (n <= %d): f32 %d, f64 %d   (%d s)", tp, tt, sp, stt, evanmax, eva32, eva64, secs)
 }

@@ -26,6 +26,8 @@
 
 #include <limits.h>
 
+#include "fperr.h" /* LN_EXACT: sum_def is exact over the reals only, so EVA (-DRESNORM_EVA) does not read it */
+
 /*@ requires rows_nonneg: rows >= 0;
     requires n_pos: n >= 1;
     requires size_fits: rows * n <= INT_MAX;
@@ -54,7 +56,7 @@
     assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1], sum[0 .. rows * n - 1];
     behavior no_bias:
       assumes bias == \null;
-      ensures sum_def: \forall integer k; 0 <= k < rows * n ==> sum[k] == \old(x[k]) + \old(skip[k]);
+      ensures sum_def: LN_EXACT(\forall integer k; 0 <= k < rows * n ==> sum[k] == \old(x[k]) + \old(skip[k]));
     behavior with_bias:
       assumes bias != \null;
       requires valid_bias: \valid_read(bias + (0 .. n - 1));
@@ -94,7 +96,7 @@ void skip_layernorm_forward_f32(float *y, float *mean, float *rstd, float *sum, 
     assigns y[0 .. rows * n - 1], mean[0 .. rows - 1], rstd[0 .. rows - 1], sum[0 .. rows * n - 1];
     behavior no_bias:
       assumes bias == \null;
-      ensures sum_def: \forall integer k; 0 <= k < rows * n ==> sum[k] == \old(x[k]) + \old(skip[k]);
+      ensures sum_def: LN_EXACT(\forall integer k; 0 <= k < rows * n ==> sum[k] == \old(x[k]) + \old(skip[k]));
     behavior with_bias:
       assumes bias != \null;
       requires valid_bias: \valid_read(bias + (0 .. n - 1));
