@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make prove-linear`: WP (real model) on the linear kernels (ref/linear.c: the dot helpers, the row
 # kernels' y, dx, dW and db, the backward driver's db over the rows and (rows run) the forward drivers'
-# rows of y, the row backward's dx and the backward driver's rows of dx functionally, everything for
+# rows of y, the row backward's dx and the backward driver's rows of dx and dW over the rows
+# functionally, everything for
 # RTE, assigns and termination), EVA on the float kernels over the ranges of specs/linear.h, and WP in the IEEE float
 # model on ref/linear.c itself (Gappa + SMT: the dot products' error bound, proofs/linear_float.sh).
 # Exits non-zero on any unproved goal, failed smoke test, EVA alarm, or unsound ACSL literal; writes
@@ -18,7 +19,7 @@ proof_wp_real proofs/session_linear ref/linear.c
 # The float model on ref/linear.c itself (linear_dot_f32/f64, linear_sdot_f32/f64): the helpers'
 # rounding facts by Gappa, the loops by SMT (proofs/README-sublayers.md, "Float model").
 lin_float_run proofs/session_linear_float
-# The drivers' rows (y_rows, dx_rows) and the row backward's dx (dx_acc), specs/linear_rows.h: real
+# The drivers' rows (y_rows, dx_rows, dw_sum) and the row backward's dx (dx_acc, dw_mul), specs/linear_rows.h: real
 # model, -DRESNORM_WP_ROWS, from the row kernels' y_def and the dot helpers' sdot_def and the lemmas
 # LIN_ROWS_LEMMAS (the *_shift, *_eq and *_frame ones by induction
 # scripts, proofs/session_linear_rows/script/; proofs/README-sublayers.md "Rows composed").

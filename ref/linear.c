@@ -411,6 +411,16 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     }
     //@ ghost lemma_lin_rows_before(out, in);
     //@ assert dw_end: lin_row_start(out, in) == in * out;
+#ifdef RESNORM_WP_ROWS
+    /* dw_mul (rows run, specs/linear_rows.h): dw_acc with the product through lin_mul_v, without the
+       predicate, and dW's index as lin_col_idx(j, in, k): the form the backward driver composes over
+       the rows (with j·in + k the solvers find no trigger for k, which only occurs under the +). */
+    /*@ assert dw_mul_rs: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+          dw[lin_row_start(j, in) + k] == \at(dw[lin_row_start(j, in) + k], Pre) + lin_mul_v(\at(dy[j], Pre), \at(x[k], Pre)); */
+    /*@ assert dw_idx: \forall integer j, k; 0 <= j < out && 0 <= k < in ==> lin_col_idx(j, in, k) == lin_row_start(j, in) + k; */
+    /*@ assert dw_mul: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+          dw[lin_col_idx(j, in, k)] == \at(dw[lin_col_idx(j, in, k)], Pre) + lin_mul_v(\at(dy[j], Pre), \at(x[k], Pre)); */
+#endif
     /* db[j] += dy[j] */
     if (db)
         linear_acc_bias_f32(db, dy, out);
@@ -476,8 +486,8 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
                          const float *w, int rows, int in, int out)
 {
     /* db has accumulated dy's rows 0 .. r-1 (over dy at entry); in the rows run, dx's rows 0 .. r-1
-       have accumulated dy's rows times W (specs/linear_rows.h).  dW is not stated across the rows
-       (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
+       have accumulated dy's rows times W, and every dW[j, k] the terms dy[q, j]·x[q, k] of rows
+       0 .. r-1 (specs/linear_rows.h). */
     /*@ loop invariant r_range: 0 <= r <= rows;
         loop invariant dy_same: \forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre);
         loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
@@ -486,6 +496,8 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
         LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==> lin_row_dx{Pre, Here}(dx, dy, w, q, in, out);)
         LN_ROWS_CLAUSE(loop invariant dx_todo: \forall integer k; lin_row_start(r, in) <= k < rows * in ==>
           dx[k] == \at(dx[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant x_same: \forall integer k; 0 <= k < rows * in ==> x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dw_sum: lin_dw_rows{Pre, Here}(dw, dy, x, r, in, out);)
         loop assigns r, dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
@@ -529,6 +541,24 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
               0 <= lin_row_start(q, in) + k < lin_row_start(r, in); */
         /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
               lin_row_dx{Pre, LoopCurrent}(dx, dy, w, q, in, out) && lin_row_dx{Pre, Here}(dx, dy, w, q, in, out); */
+        /* dW: the call's dw_acc added dy[r, j]·x[r, k] to every dW[j, k] (over the call's memory, where
+           dy's and x's row r are as at entry): lin_dw_sum's step from r to r + 1, the product through
+           lin_mul_v and dW's index as lin_col_idx (specs/linear_rows.h, dw_mul). */
+        /*@ assert dw_call: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+              dw[lin_col_idx(j, in, k)] == \at(dw[lin_col_idx(j, in, k)], LoopCurrent) +
+                lin_mul_v(\at((dy + r * out)[j], LoopCurrent), \at((x + r * in)[k], LoopCurrent)); */
+        /*@ assert dw_reads: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              \at((dy + q * out)[j], LoopCurrent) == \at(dy[lin_row_start(q, out) + j], Pre) &&
+              \at((x + q * in)[k], LoopCurrent) == \at(x[lin_row_start(q, in) + k], Pre); */
+        /*@ assert dw_step: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              dw[lin_col_idx(j, in, k)] == \at(dw[lin_col_idx(j, in, k)], LoopCurrent) +
+                lin_mul_v(\at(dy[lin_row_start(q, out) + j], Pre), \at(x[lin_row_start(q, in) + k], Pre)); */
+        /*@ assert dw_unfold: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              lin_dw_sum{Pre}(dy, x, j, k, in, out, q + 1) == lin_dw_sum{Pre}(dy, x, j, k, in, out, q) +
+                lin_mul_v(\at(dy[lin_row_start(q, out) + j], Pre), \at(x[lin_row_start(q, in) + k], Pre)); */
+        /*@ assert dw_next: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              dw[lin_col_idx(j, in, k)] ==
+                \at(dw[lin_col_idx(j, in, k)], Pre) + lin_dw_sum{Pre}(dy, x, j, k, in, out, q + 1); */
 #endif
     }
 }
@@ -878,6 +908,16 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
     }
     //@ ghost lemma_lin_rows_before(out, in);
     //@ assert dw_end: lin_row_start(out, in) == in * out;
+#ifdef RESNORM_WP_ROWS
+    /* dw_mul (rows run, specs/linear_rows.h): dw_acc with the product through lin_mul_v, without the
+       predicate, and dW's index as lin_col_idx(j, in, k): the form the backward driver composes over
+       the rows (with j·in + k the solvers find no trigger for k, which only occurs under the +). */
+    /*@ assert dw_mul_rs: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+          dw[lin_row_start(j, in) + k] == \at(dw[lin_row_start(j, in) + k], Pre) + lin_mul_v(\at(dy[j], Pre), \at(x[k], Pre)); */
+    /*@ assert dw_idx: \forall integer j, k; 0 <= j < out && 0 <= k < in ==> lin_col_idx(j, in, k) == lin_row_start(j, in) + k; */
+    /*@ assert dw_mul: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+          dw[lin_col_idx(j, in, k)] == \at(dw[lin_col_idx(j, in, k)], Pre) + lin_mul_v(\at(dy[j], Pre), \at(x[k], Pre)); */
+#endif
     /* db[j] += dy[j] */
     if (db)
         linear_acc_bias_f64(db, dy, out);
@@ -943,8 +983,8 @@ void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, c
                          const double *w, int rows, int in, int out)
 {
     /* db has accumulated dy's rows 0 .. r-1 (over dy at entry); in the rows run, dx's rows 0 .. r-1
-       have accumulated dy's rows times W (specs/linear_rows.h).  dW is not stated across the rows
-       (proofs/README-sublayers.md, "Rows composed (issue 8)"). */
+       have accumulated dy's rows times W, and every dW[j, k] the terms dy[q, j]·x[q, k] of rows
+       0 .. r-1 (specs/linear_rows.h). */
     /*@ loop invariant r_range: 0 <= r <= rows;
         loop invariant dy_same: \forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre);
         loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
@@ -953,6 +993,8 @@ void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, c
         LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==> lin_row_dx{Pre, Here}(dx, dy, w, q, in, out);)
         LN_ROWS_CLAUSE(loop invariant dx_todo: \forall integer k; lin_row_start(r, in) <= k < rows * in ==>
           dx[k] == \at(dx[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant x_same: \forall integer k; 0 <= k < rows * in ==> x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dw_sum: lin_dw_rows{Pre, Here}(dw, dy, x, r, in, out);)
         loop assigns r, dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
@@ -996,6 +1038,24 @@ void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, c
               0 <= lin_row_start(q, in) + k < lin_row_start(r, in); */
         /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
               lin_row_dx{Pre, LoopCurrent}(dx, dy, w, q, in, out) && lin_row_dx{Pre, Here}(dx, dy, w, q, in, out); */
+        /* dW: the call's dw_acc added dy[r, j]·x[r, k] to every dW[j, k] (over the call's memory, where
+           dy's and x's row r are as at entry): lin_dw_sum's step from r to r + 1, the product through
+           lin_mul_v and dW's index as lin_col_idx (specs/linear_rows.h, dw_mul). */
+        /*@ assert dw_call: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+              dw[lin_col_idx(j, in, k)] == \at(dw[lin_col_idx(j, in, k)], LoopCurrent) +
+                lin_mul_v(\at((dy + r * out)[j], LoopCurrent), \at((x + r * in)[k], LoopCurrent)); */
+        /*@ assert dw_reads: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              \at((dy + q * out)[j], LoopCurrent) == \at(dy[lin_row_start(q, out) + j], Pre) &&
+              \at((x + q * in)[k], LoopCurrent) == \at(x[lin_row_start(q, in) + k], Pre); */
+        /*@ assert dw_step: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              dw[lin_col_idx(j, in, k)] == \at(dw[lin_col_idx(j, in, k)], LoopCurrent) +
+                lin_mul_v(\at(dy[lin_row_start(q, out) + j], Pre), \at(x[lin_row_start(q, in) + k], Pre)); */
+        /*@ assert dw_unfold: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              lin_dw_sum{Pre}(dy, x, j, k, in, out, q + 1) == lin_dw_sum{Pre}(dy, x, j, k, in, out, q) +
+                lin_mul_v(\at(dy[lin_row_start(q, out) + j], Pre), \at(x[lin_row_start(q, in) + k], Pre)); */
+        /*@ assert dw_next: \forall integer q, j, k; q == r && 0 <= j < out && 0 <= k < in ==>
+              dw[lin_col_idx(j, in, k)] ==
+                \at(dw[lin_col_idx(j, in, k)], Pre) + lin_dw_sum{Pre}(dy, x, j, k, in, out, q + 1); */
 #endif
     }
 }

@@ -1,4 +1,4 @@
-/* Rows composed for the linear layer's forward drivers (issue 8): what the rows run proves
+/* Rows composed for the linear layer's drivers (issue 8): what the rows run proves
  * (-DRESNORM_WP_ROWS, proofs/linear.sh, session proofs/session_linear_rows; proofs/README-sublayers.md
  * "Rows composed: the forward drivers").  Included by ref/linear.c in that run only, so the contracts
  * that attention, ffn and the block are proved against (specs/linear.h) are unchanged; Frama-C merges
@@ -6,6 +6,9 @@
  *
  *   y_rows: every row r of y is row r of x times Wᵀ plus b, over the inputs at entry:
  *     y[r·out + j] == b[j] + sum_k x[r·in + k]·W[j·in + k]   (lin_bias + lin_dot, as the row kernel's y_def)
+ *   dx_acc (row backward), dx_rows (backward driver): every row of dx has accumulated dy's row times W;
+ *   dw_mul (row backward), dw_sum (backward driver): every dW[j, k] has accumulated
+ *     sum_r dy[r·out + j]·x[r·in + k]   (lin_dw_sum, left to right over the rows)
  *
  * The row kernel states its y_def over the memory of its call; the driver needs it over the memory at
  * entry.  Equating the recursive lin_dot over two memory states is an induction, proved by WP's
@@ -150,6 +153,28 @@
       \at(dx[lin_row_start(q, in) + k], L2) ==
         \at(dx[lin_row_start(q, in) + k], L1) + lin_sdot{L1}(dy + lin_row_start(q, out), w, k, in, out);
 
+  // dW[j, k] over the rows (the backward driver's dw_sum): sum_{q<r} dy[q·out + j]·x[q·in + k], left
+  // to right, each product through lin_mul_v (the row kernel's dw_acc adds it as lin_acc_prod; the
+  // driver carries the product to the reads at entry, which the solvers do in a symbol, not in a
+  // bare product).  Its step is one unfolding over one memory state (the driver reads dy and x at
+  // entry: dy_same, x_same), so no frame lemma and no induction are needed (as lin_csum for db).
+  logic real lin_dw_sum{L}(float *dy, float *x, integer j, integer k, integer in, integer out, integer r) =
+    r <= 0 ? 0.0 : lin_dw_sum(dy, x, j, k, in, out, r - 1) +
+                   lin_mul_v(dy[lin_row_start(r - 1, out) + j], x[lin_row_start(r - 1, in) + k]);
+  logic real lin_dw_sum{L}(double *dy, double *x, integer j, integer k, integer in, integer out, integer r) =
+    r <= 0 ? 0.0 : lin_dw_sum(dy, x, j, k, in, out, r - 1) +
+                   lin_mul_v(dy[lin_row_start(r - 1, out) + j], x[lin_row_start(r - 1, in) + k]);
+
+  // Every dW[j, k] (at L2) has accumulated rows 0 .. r-1 of dyᵀ·x (dy, x and the old dW at L1).
+  predicate lin_dw_rows{L1, L2}(float *dw, float *dy, float *x, integer r, integer in, integer out) =
+    \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+      \at(dw[lin_col_idx(j, in, k)], L2) ==
+        \at(dw[lin_col_idx(j, in, k)], L1) + lin_dw_sum{L1}(dy, x, j, k, in, out, r);
+  predicate lin_dw_rows{L1, L2}(double *dw, double *dy, double *x, integer r, integer in, integer out) =
+    \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+      \at(dw[lin_col_idx(j, in, k)], L2) ==
+        \at(dw[lin_col_idx(j, in, k)], L1) + lin_dw_sum{L1}(dy, x, j, k, in, out, r);
+
   // Row q of y (at L2) is row q of x times Wᵀ plus b (at L1).
   predicate lin_row_y{L1, L2}(float *y, float *x, float *w, float *b, integer q, integer in, integer out) =
     \forall integer j; 0 <= j < out ==>
@@ -161,17 +186,23 @@
         lin_bias{L1}(b, j) + lin_dot{L1}(x + lin_row_start(q, in), w + lin_row_start(j, in), in);
 */
 
-/*@ ensures dx_acc: \forall integer k; 0 <= k < in ==> dx[k] == \old(dx[k]) + lin_sdot{Pre}(dy, w, k, in, out); */
+/*@ ensures dx_acc: \forall integer k; 0 <= k < in ==> dx[k] == \old(dx[k]) + lin_sdot{Pre}(dy, w, k, in, out);
+    ensures dw_mul: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+      dw[lin_col_idx(j, in, k)] == \old(dw[lin_col_idx(j, in, k)]) + lin_mul_v(\old(dy[j]), \old(x[k])); */
 void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                              const float *w, int in, int out);
-/*@ ensures dx_acc: \forall integer k; 0 <= k < in ==> dx[k] == \old(dx[k]) + lin_sdot{Pre}(dy, w, k, in, out); */
+/*@ ensures dx_acc: \forall integer k; 0 <= k < in ==> dx[k] == \old(dx[k]) + lin_sdot{Pre}(dy, w, k, in, out);
+    ensures dw_mul: \forall integer j, k; 0 <= j < out && 0 <= k < in ==>
+      dw[lin_col_idx(j, in, k)] == \old(dw[lin_col_idx(j, in, k)]) + lin_mul_v(\old(dy[j]), \old(x[k])); */
 void linear_row_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                              const double *w, int in, int out);
 
-/*@ ensures dx_rows: \forall integer r; 0 <= r < rows ==> lin_row_dx{Pre, Post}(dx, dy, w, r, in, out); */
+/*@ ensures dx_rows: \forall integer r; 0 <= r < rows ==> lin_row_dx{Pre, Post}(dx, dy, w, r, in, out);
+    ensures dw_sum: lin_dw_rows{Pre, Post}(dw, dy, x, rows, in, out); */
 void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                          const float *w, int rows, int in, int out);
-/*@ ensures dx_rows: \forall integer r; 0 <= r < rows ==> lin_row_dx{Pre, Post}(dx, dy, w, r, in, out); */
+/*@ ensures dx_rows: \forall integer r; 0 <= r < rows ==> lin_row_dx{Pre, Post}(dx, dy, w, r, in, out);
+    ensures dw_sum: lin_dw_rows{Pre, Post}(dw, dy, x, rows, in, out); */
 void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                          const double *w, int rows, int in, int out);
 
