@@ -11,9 +11,11 @@ ln_float_run() {
     "$LN_FLOAT_LEMMAS"
 }
 
-# The rows run of LayerNorm's forward drivers (proof_wp_rows in proofs/lib.sh: y_rows from the row
-# kernel's y_stats).  ln_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
-LN_ROWS_FCT=layernorm_forward_f32,layernorm_forward_f64,lemma_rows_before
+# The rows run of LayerNorm's drivers (proof_wp_rows in proofs/lib.sh: the forward drivers' y_rows and
+# stats_rows from the row kernel's y_stats, mean_def, rstd_def; the backward drivers' dgb_sum, dgamma
+# and dbeta over the rows, from dgamma_acc, dbeta_acc: specs/layernorm_rows.h).  ln_rows_run SESSION:
+# log $OUT/rows.log, exit code in rows_rc.
+LN_ROWS_FCT=layernorm_forward_f32,layernorm_forward_f64,layernorm_backward_f32,layernorm_backward_f64,lemma_rows_before
 # The rows run's lemmas (specs/layernorm_model.h, rows composed: mean and rstd), proved in a pass of
 # their own: the *_shift and *_frame ones by induction scripts (proofs/session_rows/script/).
 LN_ROWS_LEMMAS=ln_sum_shift_step_f32,ln_sum_shift_step_f64,ln_sum_shift_f32,ln_sum_shift_f64,ln_sum_at_step_f32,ln_sum_at_step_f64,ln_sum_at_frame_f32,ln_sum_at_frame_f64,ln_ssd_unfold_f32,ln_ssd_unfold_f64,ln_ssd_shift_step_f32,ln_ssd_shift_step_f64,ln_ssd_shift_f32,ln_ssd_shift_f64,ln_ssd_at_step_f32,ln_ssd_at_step_f64,ln_ssd_at_frame_f32,ln_ssd_at_frame_f64

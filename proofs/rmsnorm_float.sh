@@ -22,9 +22,10 @@ res_float_run() {
     "$RES_FLOAT_LEMMAS"
 }
 
-# The rows run of RMSNorm's forward drivers (proof_wp_rows in proofs/lib.sh: y_rows from the row
-# kernel's y_stats).  rms_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
-RMS_ROWS_FCT=rmsnorm_forward_f32,rmsnorm_forward_f64,rms_lemma_rows_before
+# The rows run of RMSNorm's drivers (proof_wp_rows in proofs/lib.sh: the forward drivers' y_rows and
+# rstd_rows from the row kernel's y_stats, rstd_def; the backward drivers' dgamma_sum from dgamma_acc,
+# specs/rmsnorm_rows.h).  rms_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
+RMS_ROWS_FCT=rmsnorm_forward_f32,rmsnorm_forward_f64,rmsnorm_backward_f32,rmsnorm_backward_f64,rms_lemma_rows_before
 # The rows run's lemmas (specs/rmsnorm_model.h, rows composed: rstd), proved in a pass of their own.
 RMS_ROWS_LEMMAS=rms_sumsq_unfold_f32,rms_sumsq_unfold_f64,rms_sumsq_shift_step_f32,rms_sumsq_shift_step_f64,rms_sumsq_shift_f32,rms_sumsq_shift_f64,rms_sumsq_at_step_f32,rms_sumsq_at_step_f64,rms_sumsq_at_frame_f32,rms_sumsq_at_frame_f64
 rms_rows_run() { proof_wp_rows ref/rmsnorm.c "$RMS_ROWS_FCT" "$1" "$RMS_ROWS_LEMMAS"; }

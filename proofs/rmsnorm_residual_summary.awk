@@ -20,7 +20,7 @@ function kernel(g,   fl) {
   if (family == "rmsnorm" && FILENAME ~ /\/rows_lemmas\.log$/)   # the rows run's lemmas (proof_wp_rows)
     return "rows_composed_lemmas"
   if (family == "rmsnorm" && FILENAME ~ /\/rows\.log$/)   # the rows run (rms_rows_run)
-    return (g ~ /f64/ ? "rows_composed_forward_f64" : "rows_composed_forward_f32")
+    return "rows_composed_" (g ~ /backward/ ? "backward_" : "forward_") (g ~ /f64/ ? "f64" : "f32")
   if (family == "rmsnorm") {
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f32/ || g ~ /^sqrtf_/) return "rmsnorm_row_forward_f32"
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f64/ || g ~ /^sqrt_/) return "rmsnorm_row_forward_f64"

@@ -5,6 +5,9 @@
 #include <math.h>
 
 #include "layernorm.h"
+#ifdef RESNORM_WP_ROWS
+#include "layernorm_rows.h" /* the rows run: the backward drivers' dgb_sum (dgamma, dbeta over the rows) */
+#endif
 
 /* Ghost lemma functions (proof only, erased by the compiler): non-linear facts the provers need at
    one point, proved once here with no other context, and called where they are used. */
@@ -470,13 +473,49 @@ void layernorm_backward_f32(float *dx, float *dgamma, float *dbeta, const float 
                             const float *gamma, const float *mean, const float *rstd, int rows,
                             int n)
 {
+    /* Rows run (specs/layernorm_rows.h): dgamma and dbeta have accumulated rows 0 .. r-1, over the
+       inputs at entry, which the calls do not write (dx's rows are not stated here). */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant in_same: \forall integer k; 0 <= k < rows * n ==>
+          dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant stats_same: \forall integer q; 0 <= q < rows ==>
+          mean[q] == \at(mean[q], Pre) && rstd[q] == \at(rstd[q], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dgb_done: ln_dgb_rows{Pre, Here}(dgamma, dbeta, dy, x, mean, rstd, r, n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_row_offset(r, rows, n);
         layernorm_row_backward_f32(dx + r * n, dgamma, dbeta, dy + r * n, x + r * n, gamma,
                                    mean[r], rstd[r], n);
+#ifdef RESNORM_WP_ROWS
+        /* The call's dgamma_acc, dbeta_acc (over the call's memory, where dy's and x's row r and the
+           statistics are as at entry) are the step of ln_dg_sum / ln_db_sum from r to r + 1; q is
+           bound (r, a C local, cannot appear under \at(..., Pre)). */
+        /*@ assert dg_call: \forall integer i; 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                ln_mul_v(\at((dy + r * n)[i], LoopCurrent), \at(ln_xhat(x + r * n, mean[r], rstd[r], i), LoopCurrent)) &&
+              dbeta[i] == \at(dbeta[i], LoopCurrent) + \at((dy + r * n)[i], LoopCurrent); */
+        /*@ assert dg_reads: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at((dy + q * n)[i], LoopCurrent) == \at(dy[ln_col_idx(q, n, i)], Pre) &&
+              \at((x + q * n)[i], LoopCurrent) == \at(x[ln_col_idx(q, n, i)], Pre) &&
+              \at(mean[q], LoopCurrent) == \at(mean[q], Pre) && \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /*@ assert dg_xhat: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(ln_xhat(x + q * n, mean[q], rstd[q], i), LoopCurrent) ==
+                ln_xhat_v(\at(x[ln_col_idx(q, n, i)], Pre), \at(mean[q], Pre), \at(rstd[q], Pre)); */
+        /*@ assert dg_step: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                ln_mul_v(\at(dy[ln_col_idx(q, n, i)], Pre),
+                         ln_xhat_v(\at(x[ln_col_idx(q, n, i)], Pre), \at(mean[q], Pre), \at(rstd[q], Pre))) &&
+              dbeta[i] == \at(dbeta[i], LoopCurrent) + \at(dy[ln_col_idx(q, n, i)], Pre); */
+        /*@ assert dg_unfold: \forall integer q, i; q == r && 0 <= i < n ==>
+              ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q + 1) == ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q) +
+                ln_mul_v(\at(dy[ln_col_idx(q, n, i)], Pre),
+                         ln_xhat_v(\at(x[ln_col_idx(q, n, i)], Pre), \at(mean[q], Pre), \at(rstd[q], Pre))) &&
+              ln_db_sum{Pre}(dy, i, n, q + 1) == ln_db_sum{Pre}(dy, i, n, q) + \at(dy[ln_col_idx(q, n, i)], Pre); */
+        /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], Pre) + ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q + 1) &&
+              dbeta[i] == \at(dbeta[i], Pre) + ln_db_sum{Pre}(dy, i, n, q + 1); */
+#endif
     }
 }
 
@@ -718,12 +757,48 @@ void layernorm_backward_f64(double *dx, double *dgamma, double *dbeta, const dou
                             const double *x, const double *gamma, const double *mean,
                             const double *rstd, int rows, int n)
 {
+    /* Rows run (specs/layernorm_rows.h): dgamma and dbeta have accumulated rows 0 .. r-1, over the
+       inputs at entry, which the calls do not write (dx's rows are not stated here). */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant in_same: \forall integer k; 0 <= k < rows * n ==>
+          dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant stats_same: \forall integer q; 0 <= q < rows ==>
+          mean[q] == \at(mean[q], Pre) && rstd[q] == \at(rstd[q], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dgb_done: ln_dgb_rows{Pre, Here}(dgamma, dbeta, dy, x, mean, rstd, r, n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_row_offset(r, rows, n);
         layernorm_row_backward_f64(dx + r * n, dgamma, dbeta, dy + r * n, x + r * n, gamma,
                                    mean[r], rstd[r], n);
+#ifdef RESNORM_WP_ROWS
+        /* The call's dgamma_acc, dbeta_acc (over the call's memory, where dy's and x's row r and the
+           statistics are as at entry) are the step of ln_dg_sum / ln_db_sum from r to r + 1; q is
+           bound (r, a C local, cannot appear under \at(..., Pre)). */
+        /*@ assert dg_call: \forall integer i; 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                ln_mul_v(\at((dy + r * n)[i], LoopCurrent), \at(ln_xhat(x + r * n, mean[r], rstd[r], i), LoopCurrent)) &&
+              dbeta[i] == \at(dbeta[i], LoopCurrent) + \at((dy + r * n)[i], LoopCurrent); */
+        /*@ assert dg_reads: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at((dy + q * n)[i], LoopCurrent) == \at(dy[ln_col_idx(q, n, i)], Pre) &&
+              \at((x + q * n)[i], LoopCurrent) == \at(x[ln_col_idx(q, n, i)], Pre) &&
+              \at(mean[q], LoopCurrent) == \at(mean[q], Pre) && \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /*@ assert dg_xhat: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(ln_xhat(x + q * n, mean[q], rstd[q], i), LoopCurrent) ==
+                ln_xhat_v(\at(x[ln_col_idx(q, n, i)], Pre), \at(mean[q], Pre), \at(rstd[q], Pre)); */
+        /*@ assert dg_step: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                ln_mul_v(\at(dy[ln_col_idx(q, n, i)], Pre),
+                         ln_xhat_v(\at(x[ln_col_idx(q, n, i)], Pre), \at(mean[q], Pre), \at(rstd[q], Pre))) &&
+              dbeta[i] == \at(dbeta[i], LoopCurrent) + \at(dy[ln_col_idx(q, n, i)], Pre); */
+        /*@ assert dg_unfold: \forall integer q, i; q == r && 0 <= i < n ==>
+              ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q + 1) == ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q) +
+                ln_mul_v(\at(dy[ln_col_idx(q, n, i)], Pre),
+                         ln_xhat_v(\at(x[ln_col_idx(q, n, i)], Pre), \at(mean[q], Pre), \at(rstd[q], Pre))) &&
+              ln_db_sum{Pre}(dy, i, n, q + 1) == ln_db_sum{Pre}(dy, i, n, q) + \at(dy[ln_col_idx(q, n, i)], Pre); */
+        /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], Pre) + ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q + 1) &&
+              dbeta[i] == \at(dbeta[i], Pre) + ln_db_sum{Pre}(dy, i, n, q + 1); */
+#endif
     }
 }

@@ -5,6 +5,9 @@
 #include <math.h>
 
 #include "rmsnorm.h"
+#ifdef RESNORM_WP_ROWS
+#include "rmsnorm_rows.h" /* the rows run: the backward drivers' dgamma_sum (dgamma over the rows) */
+#endif
 
 /* Ghost lemma functions (proof only, erased by the compiler): non-linear facts the provers need at
    one point, proved once here with no other context, and called where they are used. */
@@ -356,13 +359,42 @@ void rmsnorm_forward_f32(float *y, float *rstd, const float *x, const float *gam
 void rmsnorm_backward_f32(float *dx, float *dgamma, const float *dy, const float *x,
                           const float *gamma, const float *rstd, int rows, int n, int offset)
 {
+    /* Rows run (specs/rmsnorm_rows.h): dgamma has accumulated rows 0 .. r-1, over the inputs at
+       entry, which the calls do not write (dx's rows are not stated here). */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant in_same: \forall integer k; 0 <= k < rows * n ==>
+          dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant rstd_same: \forall integer q; 0 <= q < rows ==> rstd[q] == \at(rstd[q], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dg_done: rms_dg_rows{Pre, Here}(dgamma, dy, x, rstd, r, n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost rms_lemma_row_offset(r, rows, n);
         rmsnorm_row_backward_f32(dx + r * n, dgamma, dy + r * n, x + r * n, gamma, rstd[r], n,
                                  offset);
+#ifdef RESNORM_WP_ROWS
+        /* The call's dgamma_acc (over the call's memory, where dy's and x's row r and rstd are as at
+           entry) is the step of rms_dg_sum from r to r + 1; q is bound (r, a C local, cannot appear
+           under \at(..., Pre)). */
+        /*@ assert dg_call: \forall integer i; 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                rms_mul_v(\at((dy + r * n)[i], LoopCurrent), \at(rms_xhat(x + r * n, rstd[r], i), LoopCurrent)); */
+        /*@ assert dg_reads: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at((dy + q * n)[i], LoopCurrent) == \at(dy[rms_col_idx(q, n, i)], Pre) &&
+              \at((x + q * n)[i], LoopCurrent) == \at(x[rms_col_idx(q, n, i)], Pre) &&
+              \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /*@ assert dg_xhat: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(rms_xhat(x + q * n, rstd[q], i), LoopCurrent) ==
+                rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre)); */
+        /*@ assert dg_step: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                rms_mul_v(\at(dy[rms_col_idx(q, n, i)], Pre), rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre))); */
+        /*@ assert dg_unfold: \forall integer q, i; q == r && 0 <= i < n ==>
+              rms_dg_sum{Pre}(dy, x, rstd, i, n, q + 1) == rms_dg_sum{Pre}(dy, x, rstd, i, n, q) +
+                rms_mul_v(\at(dy[rms_col_idx(q, n, i)], Pre), rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre))); */
+        /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], Pre) + rms_dg_sum{Pre}(dy, x, rstd, i, n, q + 1); */
+#endif
     }
 }
 
@@ -675,12 +707,41 @@ void rmsnorm_forward_f64(double *y, double *rstd, const double *x, const double 
 void rmsnorm_backward_f64(double *dx, double *dgamma, const double *dy, const double *x,
                           const double *gamma, const double *rstd, int rows, int n, int offset)
 {
+    /* Rows run (specs/rmsnorm_rows.h): dgamma has accumulated rows 0 .. r-1, over the inputs at
+       entry, which the calls do not write (dx's rows are not stated here). */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant in_same: \forall integer k; 0 <= k < rows * n ==>
+          dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant rstd_same: \forall integer q; 0 <= q < rows ==> rstd[q] == \at(rstd[q], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dg_done: rms_dg_rows{Pre, Here}(dgamma, dy, x, rstd, r, n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost rms_lemma_row_offset(r, rows, n);
         rmsnorm_row_backward_f64(dx + r * n, dgamma, dy + r * n, x + r * n, gamma, rstd[r], n,
                                  offset);
+#ifdef RESNORM_WP_ROWS
+        /* The call's dgamma_acc (over the call's memory, where dy's and x's row r and rstd are as at
+           entry) is the step of rms_dg_sum from r to r + 1; q is bound (r, a C local, cannot appear
+           under \at(..., Pre)). */
+        /*@ assert dg_call: \forall integer i; 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                rms_mul_v(\at((dy + r * n)[i], LoopCurrent), \at(rms_xhat(x + r * n, rstd[r], i), LoopCurrent)); */
+        /*@ assert dg_reads: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at((dy + q * n)[i], LoopCurrent) == \at(dy[rms_col_idx(q, n, i)], Pre) &&
+              \at((x + q * n)[i], LoopCurrent) == \at(x[rms_col_idx(q, n, i)], Pre) &&
+              \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /*@ assert dg_xhat: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(rms_xhat(x + q * n, rstd[q], i), LoopCurrent) ==
+                rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre)); */
+        /*@ assert dg_step: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], LoopCurrent) +
+                rms_mul_v(\at(dy[rms_col_idx(q, n, i)], Pre), rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre))); */
+        /*@ assert dg_unfold: \forall integer q, i; q == r && 0 <= i < n ==>
+              rms_dg_sum{Pre}(dy, x, rstd, i, n, q + 1) == rms_dg_sum{Pre}(dy, x, rstd, i, n, q) +
+                rms_mul_v(\at(dy[rms_col_idx(q, n, i)], Pre), rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre))); */
+        /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
+              dgamma[i] == \at(dgamma[i], Pre) + rms_dg_sum{Pre}(dy, x, rstd, i, n, q + 1); */
+#endif
     }
 }
