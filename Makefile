@@ -245,7 +245,7 @@ include proofs/ffn.mk proofs/block.mk proofs/stack.mk
 # smoke_select; proofs/README.md);
 # `make prove WP_SMOKE=full` runs the full set everywhere.
 PROVE_KERNELS := prove-block prove-attention prove-layernorm prove-rmsnorm prove-linear prove-stack \
-                 prove-softmax prove-skip prove-residual prove-ffn prove-dropout prove-fast
+                 prove-softmax prove-skip prove-residual prove-ffn prove-dropout prove-fast prove-selftest
 prove: $(PROVE_KERNELS) prove-mutants-fast
 	@echo "make prove: every proof target passed"
 
@@ -255,6 +255,12 @@ prove: $(PROVE_KERNELS) prove-mutants-fast
 # the time, else in make prove", and `make prove` runs them.
 prove-kernels: $(PROVE_KERNELS)
 	@echo "make prove-kernels: every proof of the kernels passed (the mutants: make prove)"
+
+# proofs/lib.sh's EVA gatekeeping (what EVA may leave unknown, the alarm and precondition counts)
+# on synthetic logs with known verdicts (< 1 s; proofs/selftest.sh).
+.PHONY: prove-selftest
+prove-selftest:
+	proofs/selftest.sh
 
 # ---- benchmark: timing lives here, never in tests ----
 # bench_fastpath.py: PyTorch float64 beside resnorm eval / check (LayerNorm, RMSNorm; 1 and 2 threads).
