@@ -1,6 +1,6 @@
 # RMSNorm's and the residual add's part of the proof summary (proofs/wp_summary.awk; used by
 # proofs/rmsnorm.sh and proofs/residual.sh).  Variable: family (rmsnorm|residual).
-function kernel(g,   fl) {
+function kernel(g,   fl, r) {
   fl = (FILENAME ~ /\/float_[a-z]*\.log$/)   # the float-model run on the kernels (proofs/rmsnorm_float.sh)
   sub(/^typed_(real_|fperr_)?/, "", g)
   if (fl && family == "rmsnorm") {
@@ -17,10 +17,7 @@ function kernel(g,   fl) {
     if (g ~ /^residual_backward_f64/) return "float_model_backward_f64"
     return "float_model_other"
   }
-  if (family == "rmsnorm" && FILENAME ~ /\/rows_lemmas\.log$/)   # the rows run's lemmas (proof_wp_rows)
-    return "rows_composed_lemmas"
-  if (family == "rmsnorm" && FILENAME ~ /\/rows\.log$/)   # the rows run (rms_rows_run)
-    return "rows_composed_" (g ~ /backward/ ? "backward_" : "forward_") (g ~ /f64/ ? "f64" : "f32")
+  if (family == "rmsnorm" && (r = rows_run_kernel(g)) != "") return r   # the rows run (rms_rows_run) and its lemmas
   if (family == "rmsnorm") {
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f32/ || g ~ /^sqrtf_/) return "rmsnorm_row_forward_f32"
     if (g ~ /^(rmsnorm_row_forward|rms_y|rms_w|lemma_sq_nonneg|rms_sq|rms_add|rms_div|rms_row_sumsq|rms_row_rstd)_f64/ || g ~ /^sqrt_/) return "rmsnorm_row_forward_f64"

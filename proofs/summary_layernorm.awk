@@ -1,14 +1,12 @@
 # LayerNorm's part of the proof summary (proofs/wp_summary.awk; used by proofs/prove.sh).
-function kernel(g,   fl) {
+function kernel(g,   fl, r) {
   fl = (FILENAME ~ /\/float_[a-z]*\.log$/)   # the float-model run on ref/layernorm.c (proof_wp_float's logs)
   sub(/^typed_(real_|fperr_)?/, "", g)
   if (fl) return "float_model_row_forward_f32"
   # In the real model a float overflow/NaN goal reads "Prove: true" (floats are reals): closed by Qed,
   # it says nothing about floats, so it is not counted with the kernel (issue 13): its own row.
   if (FILENAME ~ /\/wp\.log$/ && g ~ /_rte_is_nan_or_infinite/) return "zz_real_model_float_rte_trivially_true"
-  if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"   # the rows run's lemmas (proof_wp_rows)
-  if (FILENAME ~ /\/rows\.log$/)   # the rows run (ln_rows_run): the forward and the backward drivers
-    return "rows_composed_" (g ~ /backward/ ? "backward_" : "forward_") (g ~ /f64/ ? "f64" : "f32")
+  if ((r = rows_run_kernel(g)) != "") return r   # the rows run (ln_rows_run) and its lemmas
   if (g ~ /^lemma_(err_sum|err_mean|per_|f32_is_f32|f64_is_f64)/) return "float_error_lemmas"
   if (g ~ /^(ln_add|ln_sqdev|ln_row_mean|ln_row_rstd)_f32/) return "layernorm_row_forward_f32"
   if (g ~ /^(ln_add|ln_sqdev|ln_row_mean|ln_row_rstd)_f64/) return "layernorm_row_forward_f64"

@@ -1,14 +1,12 @@
 # The linear kernels' part of the proof summary (proofs/wp_summary.awk; used by proofs/linear.sh).
 # Goals of the float-model run (build/proofs/linear/float_*.log, proofs/linear_float.sh) are counted
 # apart, as float_model_* rows; those of the rows run (rows.log, rows_lemmas.log) as rows_composed_*.
-function kernel(g,   fl) {
+function kernel(g,   fl, r) {
   fl = (FILENAME ~ /\/float_[a-z]*\.log$/)
   sub(/^typed_(real_|fperr_)?/, "", g)
-  if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"   # the rows run (proofs/linear.sh)
-  if (FILENAME ~ /\/rows\.log$/) {
-    if (g ~ /^lemma_lin/) return "rows_composed_index_lemmas"
-    return "rows_composed_" (g ~ /backward/ ? "backward_" : "forward_") (g ~ /f64/ ? "f64" : "f32")
-  }
+  # the rows run (proofs/linear.sh): its ghost index lemmas apart, then its drivers and lemma pass
+  if (FILENAME ~ /\/rows\.log$/ && g ~ /^lemma_lin/) return "rows_composed_index_lemmas"
+  if ((r = rows_run_kernel(g)) != "") return r
   if (fl) {
     if (g ~ /^lemma_lin_f(32|64)_is_f/) return "float_model_lemmas"
     if (g ~ /^(linear_dot|lin_mul|lin_add|lemma_lin_dot_hints)_f32/) return "float_model_dot_f32"

@@ -3,6 +3,14 @@
 # proofs/lib.sh).  Variables: json (the results file), secs, eva32, eva64, evanmax, smoke_set (which
 # smoke tests ran: proofs/lib.sh, smoke_select), and the family's.
 # Exit 1 if any goal or smoke test is not proved, or if no goal was found at all.
+# The row of a goal of a rows run (proof_wp_rows in proofs/lib.sh: rows.log, rows_lemmas.log), for the
+# families that have one: its lemma pass, else the forward or backward drivers per dtype; "" for a
+# goal of another log.  g: the goal's name.
+function rows_run_kernel(g) {
+  if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"
+  if (FILENAME !~ /\/rows\.log$/) return ""
+  return "rows_composed_" (g ~ /backward/ ? "backward_" : "forward_") (g ~ /f64/ ? "f64" : "f32")
+}
 /^\[wp\] \[[^]]*\] (Goal|Smoke-test) / {
   st = $0; sub(/^\[wp\] \[/, "", st); sub(/\] (Goal|Smoke-test) .*/, "", st)
   line = $0; sub(/^\[wp\] \[[^]]*\] /, "", line)
