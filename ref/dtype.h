@@ -42,6 +42,24 @@ static inline double rn_ulp_finite(double v, int p, int emin)
     memcpy(&q, &r, sizeof q);
     return q;
 }
+/* 1 / rn_ulp_finite(v, p, emin) when it is a double (the spacing 2^k with k >= -1023), else 0:
+   e * rn_inv_ulp_finite(...) is then e / rn_ulp_finite(...) to the bit (both are the one
+   rounding of the same real e * 2^-k), without a division. */
+static inline double rn_inv_ulp_finite(double v, int p, int emin)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    if (v == 0.0 || e < emin)
+        e = emin;
+    int k = e - p + 1;
+    if (k < -1023)
+        return 0.0;
+    uint64_t r = (uint64_t)(1023 - k) << 52;
+    double q;
+    memcpy(&q, &r, sizeof q);
+    return q;
+}
 /* True if v is a value of format d (NaN and +-Inf included). */
 int rn_representable(double v, rn_dtype d);
 /* True if every value of format d is a value of format c (c == d, c == f64, f16 or bf16 in f32):

@@ -21,7 +21,9 @@
 #include <omp.h>
 #endif
 
+#include <float.h>
 #include <mpfr.h>
+#include <stdint.h>
 
 #include "fast_dd.h"
 #include "norm_fast.h"
@@ -155,6 +157,59 @@ static inline __attribute__((always_inline)) int ln_row_moments(const double *x,
     return 1;
 }
 
+/* ---- A row's moments remembered between the twin and the bound (issue 12) ----
+   `check` computes on each block of rows the twin's outputs (ln_forward_core) and then the bound's
+   statistics (layernorm_row_bound_stats_fast), both from ln_row_moments of the same rows.
+   Between rn_fast_memo_begin() and rn_fast_memo_end() (the caller does not change the rows in
+   between), this thread remembers the moments of each row it sums, by the row's address and
+   length, and the bound takes them from there instead of summing again.  The moments are a
+   function of the row's values alone: the same bits either way.  Direct-mapped by the row's
+   index in memory; a collision costs a recompute, nothing else. */
+enum { MEMO_SLOTS = 512 };
+typedef struct {
+    const double *x;
+    size_t n;
+    ln_stats st;
+    fd_num V;
+} memo_slot;
+static _Thread_local memo_slot memo[MEMO_SLOTS];
+static _Thread_local int memo_on;
+
+void rn_fast_memo_begin(void)
+{
+    for (int k = 0; k < MEMO_SLOTS; k++)
+        memo[k].x = NULL;
+    memo_on = 1;
+}
+
+void rn_fast_memo_end(void) { memo_on = 0; }
+
+static memo_slot *memo_slot_of(const double *x, size_t n)
+{
+    return &memo[((uintptr_t)x / sizeof *x / n) % MEMO_SLOTS];
+}
+
+static void memo_put(const double *x, size_t n, const ln_stats *st, const fd_num *V)
+{
+    if (memo_on) {
+        memo_slot *m = memo_slot_of(x, n);
+        m->x = x, m->n = n, m->st = *st, m->V = *V;
+    }
+}
+
+/* ln_row_moments of (x, n) with no skip inputs, from the memo when it has them. */
+static int ln_row_moments_memo(const double *x, size_t n, ln_stats *st, fd_num *V)
+{
+    if (memo_on && n) {
+        const memo_slot *m = memo_slot_of(x, n);
+        if (m->x == x && m->n == n) {
+            *st = m->st, *V = m->V;
+            return 1;
+        }
+    }
+    return ln_row_moments(x, NULL, NULL, n, st, V);
+}
+
 /* The statistics of §5.1-5.5: the moments and rstd.  0: fall back. */
 static inline __attribute__((always_inline)) int ln_row_stats(const double *x, const double *xt,
                                                               const double *xe, size_t n,
@@ -163,6 +218,8 @@ static inline __attribute__((always_inline)) int ln_row_stats(const double *x, c
     fd_num V;
     if (!(eps >= 0 && eps < INFINITY) || !ln_row_moments(x, xt, xe, n, st, &V))
         return 0;
+    if (!xt)
+        memo_put(x, n, st, &V);
     /* [§5.5] rstd = 1 / sqrt(var + eps) = 1 / sqrt((n var + n eps) / n) */
     if (!fd_rstd(V, (double)n, eps, &st->R))
         return 0; /* var + eps not safely away from 0 (or out of range): the twin decides */
@@ -259,6 +316,40 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
  * path's (round-up of an upper end).  0: something is not certified (or not finite): the caller
  * runs its MPFR path on the row.
  */
+/* fd_certify(dh, dl, ec, RN_F64, .)'s cheap test (fd_quick_accept's binary64 case and its
+   err < Inf guard), without a branch or an integer exponent, so that it vectorizes: 1.0 when it
+   accepts (the certified value is then RN(dh + dl) = dh), else 0.0.  With (h, l) =
+   TwoSum(dh, dl): fd_ilogb(h) in (-1022 + 53, 1022) is 2^-968 <= |h| < 2^1022 (false for 0,
+   subnormals, Inf and NaN); p = 2^ilogb(h) is h's exponent bits alone, q = 2^(e - 52) = p 2^-52
+   (exact), and a zero significand field is |h| == p. */
+static inline __attribute__((always_inline)) double bound_quick_f64(double dh, double dl,
+                                                                    double ec)
+{
+    double h, l;
+    fd_two_sum(dh, dl, &h, &l);
+    double p = fd_from_bits(fd_bits(h) & 0x7ff0000000000000ull), q = p * 0x1p-52;
+    double hg = fabs(h) == p ? 0.25 * q : 0.5 * q;
+    int ok = (ec < INFINITY) & (fabs(h) >= 0x1p-968) & (fabs(h) < 0x1p1022) &
+             (fabs(l) <= DBL_MAX) & (fabs(h - h) + fabs(l) + ec < hg * (1.0 - 0x1p-40));
+    return ok ? 1.0 : 0.0;
+}
+
+/* One element's terms of the bound's sums, into one lane: |x| by Sum2 (s, c, A) and |d| =
+   |dh + dl| (dh's sign, normalised; within Ed, |.| being 1-Lipschitz) by fd_acc_add (Ds, Dc, DA,
+   DE, Dm: an fd_acc's fields). */
+static inline __attribute__((always_inline)) void
+bound_sums_step(double xv, double dh, double dl, double Ed, double *s, double *c, double *A,
+                double *Ds, double *Dc, double *DA, double *DE, double *Dm)
+{
+    fd_acc q = {*Ds, *Dc, *DA, *DE, *Dm};
+    fd_acc_add(&q, (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
+    *Ds = q.s, *Dc = q.c, *DA = q.A, *DE = q.E, *Dm = q.m;
+    double e;
+    fd_two_sum(*s, fabs(xv), s, &e);
+    *c += e;
+    *A += fabs(e);
+}
+
 FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *absmean_up,
                                              double *devmean_up, double *d, size_t *undecided,
                                              size_t *nund, const double *x, size_t n)
@@ -266,20 +357,22 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
     *nund = 0;
     ln_stats st;
     fd_num V;
-    if (!ln_row_moments(x, NULL, NULL, n, &st, &V))
+    if (!ln_row_moments_memo(x, n, &st, &V))
         return 0;
     const double nn = (double)n, mh = st.mh, th = st.th, tl = st.tl;
     const double mag_m = fabs(st.mu.h) + fabs(st.mu.l) + st.mu.e; /* >= |mu| */
     if (!fd_certify_f64_slack(st.mu, mag_m, mean))
         return 0;
     /* |x| summed by Sum2 (as T in §5.2: (4n + 2) u TA), |d| by fd_acc; dmax >= max |d_i|.  In
-       blocks of DB elements: d_i = dh + dl within Ed first (branch-free, vectorized), then the
-       certification and the sums, element i into lane i mod L of each sum (one chain is
-       latency-bound), the lanes merged at the end as in §5.2 ("Lanes"). */
+       blocks of DB elements: d_i = dh + dl within Ed, its certification's cheap test
+       (bound_quick_f64) and dmax first (branch-free, vectorized), then the certifications the
+       cheap test left and the sums, element i into lane i mod L of each sum (one chain is
+       latency-bound; the lanes' operations side by side, so that they vectorize too), the lanes
+       merged at the end as in §5.2 ("Lanes"). */
     enum { DB = 256, L = 4 };
     double as[L] = {0}, ac[L] = {0}, aA[L] = {0}, dmax = 0.0;
-    fd_acc D[L] = {{0}};
-    double dh_b[DB], dl_b[DB], ed_b[DB];
+    double Ds[L] = {0}, Dc[L] = {0}, DA[L] = {0}, DE[L] = {0}, Dn[L] = {0}; /* fd_acc lanes */
+    double dh_b[DB], dl_b[DB], ed_b[DB], ec_b[DB], ok_b[DB];
     for (size_t i0 = 0; i0 < n; i0 += DB) {
         size_t m = n - i0 < DB ? n - i0 : DB;
         const double *xb = x + i0;
@@ -290,21 +383,35 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
             ed_b[j] = fd_up(st.dle + 2.0 * U * (fabs(bp1) + fabs(bp)) + ETA);
             fd_two_sum(a, bp, &dh_b[j], &dl_b[j]);
         }
+#pragma omp simd reduction(max : dmax)
         for (size_t j = 0; j < m; j++) {
-            double dh = dh_b[j], dl = dl_b[j], Ed = ed_b[j], e;
-            double mag_d = fabs(dh) + fabs(dl) + Ed;
-            if (!fd_certify(dh, dl, fd_up(Ed + FD_MPFR_SLACK * (mag_m + mag_d)), RN_F64,
-                            &d[i0 + j]))
-                undecided[(*nund)++] = i0 + j; /* the sums below need only the enclosure */
+            double mag_d = fabs(dh_b[j]) + fabs(dl_b[j]) + ed_b[j];
+            double ec = fd_up(ed_b[j] + FD_MPFR_SLACK * (mag_m + mag_d));
             dmax = dmax > mag_d ? dmax : mag_d; /* no NaN: the row and the enclosure are finite */
-            /* |d_i| = |dh + dl| has dh's sign (normalised), within Ed (|.| is 1-Lipschitz) */
-            int k = (int)(j % L); /* DB is a multiple of L: lane (i0 + j) mod L */
-            fd_acc_add(&D[k], (fd_num){fabs(dh), dh < 0.0 ? -dl : dl, Ed});
-            fd_two_sum(as[k], fabs(xb[j]), &as[k], &e);
-            ac[k] += e;
-            aA[k] += fabs(e);
+            ec_b[j] = ec;
+            ok_b[j] = bound_quick_f64(dh_b[j], dl_b[j], ec);
+        }
+        for (size_t j = 0; j < m; j++) {
+            if (ok_b[j] != 0.0)
+                d[i0 + j] = dh_b[j];
+            else if (!(ec_b[j] < INFINITY) ||
+                     !fd_certify_ends(dh_b[j], dl_b[j], ec_b[j], RN_F64, &d[i0 + j]))
+                undecided[(*nund)++] = i0 + j; /* the sums below need only the enclosure */
+        }
+        size_t j = 0;
+        for (; j + L <= m; j += L)
+            for (int k = 0; k < L; k++)
+                bound_sums_step(xb[j + k], dh_b[j + k], dl_b[j + k], ed_b[j + k], &as[k], &ac[k],
+                                &aA[k], &Ds[k], &Dc[k], &DA[k], &DE[k], &Dn[k]);
+        for (; j < m; j++) { /* the last block's tail: lane j mod L, as i0 is a multiple of L */
+            int k = (int)(j % L);
+            bound_sums_step(xb[j], dh_b[j], dl_b[j], ed_b[j], &as[k], &ac[k], &aA[k], &Ds[k],
+                            &Dc[k], &DA[k], &DE[k], &Dn[k]);
         }
     }
+    fd_acc D[L];
+    for (int k = 0; k < L; k++)
+        D[k] = (fd_acc){Ds[k], Dc[k], DA[k], DE[k], Dn[k]};
     for (int k = 1; k < L; k++) {
         fd_acc_merge(&D[0], &D[k]);
         sum2_merge(&as[0], &ac[0], &aA[0], as[k], ac[k], aA[k]);

@@ -6,6 +6,7 @@
  * roundings than the two-pass kernel.  Every floor is a bound on the systematic part [§3]. */
 #include "stat_tier.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -195,21 +196,21 @@ typedef struct rowstat_s {
 } rowstat;
 
 /* LSD radix passes, 11 bits a digit, over the order-preserving unsigned keys k[0..n) whose digit
-   histograms cnt[pass] are taken: a scatter pass for each digit that is not the same in every key,
-   between k and t (n keys) alternately.  Returns where the sorted keys are.  One definition per
-   key width (binary64 and binary32 images). */
+   histograms cnt[pass] (counters of type C) are taken: a scatter pass for each digit that is not
+   the same in every key, between k and t (n keys) alternately.  Returns where the sorted keys
+   are.  One definition per key width (binary64 and binary32 images). */
 #define RADIX_DIGITS 2048
-#define DEFINE_RADIX_PASSES(NAME, T)                                                            \
-    static T *NAME(T *k, T *t, size_t n, int passes, size_t (*cnt)[RADIX_DIGITS])               \
+#define DEFINE_RADIX_PASSES(NAME, T, C)                                                         \
+    static T *NAME(T *k, T *t, size_t n, int passes, C (*cnt)[RADIX_DIGITS])                    \
     {                                                                                           \
         for (int ps = 0; ps < passes && n; ps++) {                                              \
             int shift = 11 * ps;                                                                \
-            size_t *c = cnt[ps];                                                                \
+            C *c = cnt[ps];                                                                     \
             if (c[(k[0] >> shift) & (RADIX_DIGITS - 1)] == n)                                   \
                 continue; /* one digit everywhere: the pass would not move anything */          \
-            size_t pos = 0;                                                                     \
+            C pos = 0;                                                                          \
             for (int d = 0; d < RADIX_DIGITS; d++) {                                            \
-                size_t m = c[d];                                                                \
+                C m = c[d];                                                                     \
                 c[d] = pos;                                                                     \
                 pos += m;                                                                       \
             }                                                                                   \
@@ -220,24 +221,26 @@ typedef struct rowstat_s {
         }                                                                                       \
         return k;                                                                               \
     }
-DEFINE_RADIX_PASSES(radix_passes64, uint64_t)
-DEFINE_RADIX_PASSES(radix_passes32, uint32_t)
+DEFINE_RADIX_PASSES(radix_passes64, uint64_t, size_t)
+DEFINE_RADIX_PASSES(radix_passes32, uint32_t, uint32_t)
 
-/* sort_doubles for rows of binary32 values: the same order of the same values (the float's bits
-   map to keys as the double's do, and the conversion is exact), three passes (11, 11, 10 bits)
-   over 4-byte keys instead of up to six over 8-byte ones.  tmp: n doubles, room for the 2n keys.
-   0: not every value is a finite binary32 value (then nothing was changed). */
-static int sort_floats(double *a, double *tmp, size_t n)
+/* The sorted values of src[0..n) into dst for rows of binary32 values: the same order of the same
+   values as sort_doubles (the float's bits map to keys as the double's do, and the conversions
+   are exact), three passes (11, 11, 10 bits) over 4-byte keys with 4-byte counters (n < 2^32)
+   instead of up to six over 8-byte ones.  tmp: n doubles, room for the 2n keys.  0: some value is
+   not a finite binary32 value, or n is too large (then dst is unchanged). */
+static int sort_floats(const double *src, double *dst, double *tmp, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!rn_is_f32_value(a[i]) || !isfinite(a[i]))
-            return 0;
+    if (n > UINT32_MAX)
+        return 0;
     enum { PASSES = 3 };
     uint32_t *k = (uint32_t *)tmp;
-    static _Thread_local size_t cnt[PASSES][RADIX_DIGITS];
+    static _Thread_local uint32_t cnt[PASSES][RADIX_DIGITS];
     memset(cnt, 0, sizeof cnt);
+    int all = 1; /* every element a finite binary32 value (a NaN fails the comparison) */
     for (size_t i = 0; i < n; i++) {
-        float f = (float)a[i];
+        float f = (float)src[i];
+        all &= ((double)f == src[i]) & (fabsf(f) <= FLT_MAX);
         uint32_t b;
         memcpy(&b, &f, sizeof b);
         b ^= (b >> 31) ? ~0u : 0x80000000u; /* negative: flip all; else the sign */
@@ -245,13 +248,16 @@ static int sort_floats(double *a, double *tmp, size_t n)
         for (int ps = 0; ps < PASSES; ps++)
             cnt[ps][(b >> (11 * ps)) & (RADIX_DIGITS - 1)]++;
     }
+    if (!all)
+        return 0;
     k = radix_passes32(k, k + n, n, PASSES, cnt);
+#pragma omp simd
     for (size_t i = 0; i < n; i++) {
         uint32_t b = k[i];
         b ^= (b >> 31) ? 0x80000000u : ~0u;
         float f;
         memcpy(&f, &b, sizeof f);
-        a[i] = (double)f;
+        dst[i] = (double)f;
     }
     return 1;
 }
@@ -259,12 +265,10 @@ static int sort_floats(double *a, double *tmp, size_t n)
 /* Sorts a[0..n) ascending (any order among equal values: -0 and +0 compare equal and sum alike)
    by LSD radix on the order-preserving unsigned image of the bits: the digits' histograms in one
    read, then radix_passes64 between a and tmp (binary64 images of f32 data have 29 zero low
-   bits: two passes skipped; rows of binary32 values go to sort_floats); tmp: n doubles.  No NaN
+   bits: two passes skipped; rows of binary32 values have sort_floats); tmp: n doubles.  No NaN
    (the rows are finite). */
 static void sort_doubles(double *a, double *tmp, size_t n)
 {
-    if (sort_floats(a, tmp, n))
-        return;
     enum { PASSES = 6 };
     uint64_t *k = (uint64_t *)a, *t = (uint64_t *)tmp; /* the same storage, read as bits */
     static _Thread_local size_t cnt[PASSES][RADIX_DIGITS];
@@ -290,6 +294,31 @@ static void sort_doubles(double *a, double *tmp, size_t n)
     }
 }
 
+/* 1/j in binary64 for 0 < j < REC_N (rec[0] unused), computed once per thread: welford_coeff's
+   divisions, read instead of repeated on every row. */
+enum { REC_N = 8192 };
+static const double *reciprocals(void)
+{
+    static _Thread_local double rec[REC_N];
+    static _Thread_local int ready;
+    if (!ready) {
+        for (int j = 1; j < REC_N; j++)
+            rec[j] = 1 / (double)j;
+        ready = 1;
+    }
+    return rec;
+}
+
+/* a_j^2 of welford_coeff: j = dj, inv = 1/j, lo and hi the sums of the j smallest and largest. */
+static inline double welford_term(double dj, double inv, double lo, double hi, double m,
+                                  double rng)
+{
+    double bot = lo * inv, tp = hi * inv;
+    double T = max_d(tp - m, m - bot), Mabs = max_d(fabs(tp), fabs(bot));
+    double a = 2 * dj * T * (Mabs + 2 * rng * inv);
+    return a * a;
+}
+
 /* The Welford / merged-moments proxy of the variance [§3.1]: a rounding of the running mean after j
    elements, of size u*|M_j|, changes the final M2 by 2*j*(m - M_j) to first order.  For any order
    of the elements, M_j lies between the means of the j smallest and the j largest elements (from
@@ -298,8 +327,10 @@ static void sort_doubles(double *a, double *tmp, size_t n)
 static double welford_coeff(const double *x, size_t n, double m, double rng, double *buf)
 {
     double *top = buf + n; /* top[j]: the sum of the j largest; buf[j - 1]: of the j smallest */
-    memcpy(buf, x, n * sizeof *buf);
-    sort_doubles(buf, top, n);
+    if (!sort_floats(x, buf, top, n)) {
+        memcpy(buf, x, n * sizeof *buf);
+        sort_doubles(buf, top, n);
+    }
     top[0] = 0;
     for (size_t j = 1; j < n; j++)
         top[j] = top[j - 1] + buf[n - j];
@@ -308,18 +339,20 @@ static double welford_coeff(const double *x, size_t n, double m, double rng, dou
     /* The statistics only scale a proxy (§2): binary64 sums (relative error <= n*2^-53), and the
        terms summed in lanes (omp simd), are as good as exact for it. */
     double acc = 0;
+    const double *rec = reciprocals();
     /* j = j0 + k with an int k: its conversion to double has vector instructions, a size_t's
-       does not */
+       does not.  1/j from the table below REC_N (the same double as the division), divided
+       above. */
     for (size_t j0 = 1; j0 < n; j0 += 1u << 20) {
         int K = (int)(n - j0 < 1u << 20 ? n - j0 : 1u << 20);
-        const double *lo = buf + j0 - 1, *hi = top + j0, base = (double)j0;
+        int Kt = j0 < REC_N ? (int)(REC_N - j0 < (size_t)K ? REC_N - j0 : (size_t)K) : 0;
+        const double *lo = buf + j0 - 1, *hi = top + j0, *rj = rec + j0, base = (double)j0;
 #pragma omp simd reduction(+ : acc)
-        for (int k = 0; k < K; k++) {
-            double dj = base + (double)k, inv = 1 / dj, bot = lo[k] * inv, tp = hi[k] * inv;
-            double T = max_d(tp - m, m - bot), Mabs = max_d(fabs(tp), fabs(bot));
-            double a = 2 * dj * T * (Mabs + 2 * rng * inv);
-            acc += a * a;
-        }
+        for (int k = 0; k < Kt; k++)
+            acc += welford_term(base + (double)k, rj[k], lo[k], hi[k], m, rng);
+#pragma omp simd reduction(+ : acc)
+        for (int k = Kt; k < K; k++)
+            acc += welford_term(base + (double)k, 1 / (base + (double)k), lo[k], hi[k], m, rng);
     }
     return sqrt(acc) / (double)n;
 }
