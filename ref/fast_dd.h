@@ -16,6 +16,7 @@
 #ifndef RESNORM_FAST_DD_H
 #define RESNORM_FAST_DD_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -215,6 +216,29 @@ static inline __attribute__((always_inline)) int fd_quick_accept(double hi, doub
         return 1;
     }
     return 0;
+}
+
+/* fd_certify(hi, lo, err, RN_F64, res)'s err < Inf guard and cheap test (fd_quick_accept's
+   binary64 case, the same operations), without a branch or an integer exponent, so that a loop
+   over it vectorizes: 1.0 when it accepts (then *res = RN(hi + lo), the certified value), else
+   0.0 (*res unchanged: the caller runs fd_certify, which decides).  With (h, l) = TwoSum(hi, lo):
+   fd_ilogb(h) in (-1022 + 53, 1022) is 2^-968 <= |h| < 2^1022 (false for 0, subnormals, Inf,
+   NaN); p = 2^ilogb(h) is h's exponent bits alone, q = p 2^-52 (exact); the half-gap hg is q/4
+   when h's significand field is zero (|h| == p), else q/2 (|h| > p), and "t < hg (1 - 2^-40)" is
+   written as "t below the q/4 threshold, or |h| > p and t below the q/2 one" (the same products;
+   the first implies the second): a select between the two halves kept GCC from vectorizing. */
+static inline __attribute__((always_inline)) double fd_quick_accept_f64(double hi, double lo,
+                                                                        double err, double *res)
+{
+    double h, l;
+    fd_two_sum(hi, lo, &h, &l);
+    double p = fd_from_bits(fd_bits(h) & 0x7ff0000000000000ull), q = p * 0x1p-52;
+    double t = fabs(h - h) + fabs(l) + err;
+    int ok = (err < INFINITY) & (fabs(h) >= 0x1p-968) & (fabs(h) < 0x1p1022) &
+             (fabs(l) <= DBL_MAX) &
+             ((t < 0.25 * q * (1.0 - 0x1p-40)) | ((fabs(h) > p) & (t < 0.5 * q * (1.0 - 0x1p-40))));
+    *res = ok ? h : *res;
+    return ok ? 1.0 : 0.0;
 }
 
 /* The exact comparison of the two ends of [hi + lo - err, hi + lo + err] (err finite >= 0) [§4.2]:

@@ -277,9 +277,18 @@ ln_forward_core(double *y, double *mean, double *rstd, const double *x, const do
                         2.0 * U * (fabs(f1) + fabs(m2b) + fabs(y2b)) + fabs(p2b) * fabs(R.l) + 2.0 * ETA;
             yb[j] = y1, lo_b[j] = y2b, err_b[j] = fd_up(Ey);
         }
-        for (size_t j = 0; j < m; j++)
-            if (!fd_certify(yb[j], lo_b[j], err_b[j], out, &yb[j]))
-                return 0;
+        if (out == RN_F64) { /* fd_certify's cheap test vectorized first (`check`'s twin) */
+            double ok_b[YB];
+            for (size_t j = 0; j < m; j++)
+                ok_b[j] = fd_quick_accept_f64(yb[j], lo_b[j], err_b[j], &yb[j]);
+            for (size_t j = 0; j < m; j++)
+                if (ok_b[j] == 0.0 && !fd_certify(yb[j], lo_b[j], err_b[j], out, &yb[j]))
+                    return 0;
+        } else {
+            for (size_t j = 0; j < m; j++)
+                if (!fd_certify(yb[j], lo_b[j], err_b[j], out, &yb[j]))
+                    return 0;
+        }
     }
     return 1;
 }
@@ -316,24 +325,6 @@ size_t layernorm_forward_fast(double *y, double *mean, double *rstd, const doubl
  * path's (round-up of an upper end).  0: something is not certified (or not finite): the caller
  * runs its MPFR path on the row.
  */
-/* fd_certify(dh, dl, ec, RN_F64, .)'s cheap test (fd_quick_accept's binary64 case and its
-   err < Inf guard), without a branch or an integer exponent, so that it vectorizes: 1.0 when it
-   accepts (the certified value is then RN(dh + dl) = dh), else 0.0.  With (h, l) =
-   TwoSum(dh, dl): fd_ilogb(h) in (-1022 + 53, 1022) is 2^-968 <= |h| < 2^1022 (false for 0,
-   subnormals, Inf and NaN); p = 2^ilogb(h) is h's exponent bits alone, q = 2^(e - 52) = p 2^-52
-   (exact), and a zero significand field is |h| == p. */
-static inline __attribute__((always_inline)) double bound_quick_f64(double dh, double dl,
-                                                                    double ec)
-{
-    double h, l;
-    fd_two_sum(dh, dl, &h, &l);
-    double p = fd_from_bits(fd_bits(h) & 0x7ff0000000000000ull), q = p * 0x1p-52;
-    double hg = fabs(h) == p ? 0.25 * q : 0.5 * q;
-    int ok = (ec < INFINITY) & (fabs(h) >= 0x1p-968) & (fabs(h) < 0x1p1022) &
-             (fabs(l) <= DBL_MAX) & (fabs(h - h) + fabs(l) + ec < hg * (1.0 - 0x1p-40));
-    return ok ? 1.0 : 0.0;
-}
-
 /* One element's terms of the bound's sums, into one lane: |x| by Sum2 (s, c, A) and |d| =
    |dh + dl| (dh's sign, normalised; within Ed, |.| being 1-Lipschitz) by fd_acc_add (Ds, Dc, DA,
    DE, Dm: an fd_acc's fields). */
@@ -389,7 +380,8 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
             double ec = fd_up(ed_b[j] + FD_MPFR_SLACK * (mag_m + mag_d));
             dmax = dmax > mag_d ? dmax : mag_d; /* no NaN: the row and the enclosure are finite */
             ec_b[j] = ec;
-            ok_b[j] = bound_quick_f64(dh_b[j], dl_b[j], ec);
+            double r = 0.0;
+            ok_b[j] = fd_quick_accept_f64(dh_b[j], dl_b[j], ec, &r); /* then r == dh */
         }
         for (size_t j = 0; j < m; j++) {
             if (ok_b[j] != 0.0)
