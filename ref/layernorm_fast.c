@@ -197,8 +197,10 @@ static void memo_put(const double *x, size_t n, const ln_stats *st, const fd_num
     }
 }
 
-/* ln_row_moments of (x, n) with no skip inputs, from the memo when it has them. */
-static int ln_row_moments_memo(const double *x, size_t n, ln_stats *st, fd_num *V)
+/* ln_row_moments of (x, n) with no skip inputs, from the memo when it has them (inlined: each
+   FD_CLONES clone of the caller gets its own copy of the sums, with its fma). */
+static inline __attribute__((always_inline)) int ln_row_moments_memo(const double *x, size_t n,
+                                                                     ln_stats *st, fd_num *V)
 {
     if (memo_on && n) {
         const memo_slot *m = memo_slot_of(x, n);
