@@ -80,6 +80,14 @@ int cli_attr_index(const cli_op *op, const char *name)
     return -1;
 }
 
+int cli_input_index(const cli_op *op, const char *name)
+{
+    for (int k = 0; k < op->ninputs; k++)
+        if (!strcmp(op->inputs[k], name))
+            return k;
+    return -1;
+}
+
 const char *cli_attr_text(const cli_job *job, int a)
 {
     return job->attr_text[a] ? job->attr_text[a] : job->op->attrs[a].def;

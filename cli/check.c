@@ -845,7 +845,9 @@ static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, 
     for (int k = 0; k < job->op->noutputs; k++)
         want[k] = b->want[k].data;
     out->what = "certified twin";
-    rn_fast_memo_begin(); /* the twin's row moments, reused by the bound (ref/norm_fast.h) */
+    int kx = cli_input_index(job->op, "x"); /* the twin's row moments, reused by the bound */
+    if (kx >= 0)
+        rn_fast_memo_begin(sub.in[kx].data, sub.in[kx].count);
     out->status = job->op->twin(&sub, RN_F64, want);
     for (int t = 0; t < RN_NDTYPES && out->status == RN_TWIN_OK; t++) {
         if (!b->need[t])

@@ -189,6 +189,8 @@ struct cli_job {
 
 /* Index of attribute `name` of job's op, or -1. */
 int cli_attr_index(const cli_op *op, const char *name);
+/* The index of input `name` in op->inputs, or -1. */
+int cli_input_index(const cli_op *op, const char *name);
 /* The attribute's text: as given, or its default (NULL if it has none). */
 const char *cli_attr_text(const cli_job *job, int a);
 /* eps as real runtimes use it: its text rounded once to the format eps_dtype names -- f32, f64, or

@@ -160,11 +160,13 @@ static inline __attribute__((always_inline)) int ln_row_moments(const double *x,
 /* ---- A row's moments remembered between the twin and the bound (issue 12) ----
    `check` computes on each block of rows the twin's outputs (ln_forward_core) and then the bound's
    statistics (layernorm_row_bound_stats_fast), both from ln_row_moments of the same rows.
-   Between rn_fast_memo_begin() and rn_fast_memo_end() (the caller does not change the rows in
-   between), this thread remembers the moments of each row it sums, by the row's address and
-   length, and the bound takes them from there instead of summing again.  The moments are a
-   function of the row's values alone: the same bits either way.  Direct-mapped by the row's
-   index in memory; a collision costs a recompute, nothing else. */
+   Between rn_fast_memo_begin(x, count) and rn_fast_memo_end() (the caller does not change
+   x[0..count) in between), this thread remembers the moments of each row within x[0..count) it
+   sums, by the row's address and length, and the bound takes them from there instead of summing
+   again.  Rows elsewhere (a callee's scratch copy, whose address a later scratch may reuse with
+   other values) are neither remembered nor looked up.  The moments are a function of the row's
+   values alone: the same bits either way.  Direct-mapped by the row's index in memory; a
+   collision costs a recompute, nothing else. */
 enum { MEMO_SLOTS = 512 };
 typedef struct {
     const double *x;
@@ -174,15 +176,24 @@ typedef struct {
 } memo_slot;
 static _Thread_local memo_slot memo[MEMO_SLOTS];
 static _Thread_local int memo_on;
+static _Thread_local const double *memo_lo, *memo_hi; /* the caller's x[0..count) */
 
-void rn_fast_memo_begin(void)
+void rn_fast_memo_begin(const double *x, size_t count)
 {
     for (int k = 0; k < MEMO_SLOTS; k++)
         memo[k].x = NULL;
-    memo_on = 1;
+    memo_lo = x, memo_hi = x ? x + count : NULL;
+    memo_on = x != NULL;
 }
 
 void rn_fast_memo_end(void) { memo_on = 0; }
+
+/* Row (x, n) lies in the caller's x[0..count) (compared as addresses: the memo's range). */
+static int memo_covers(const double *x, size_t n)
+{
+    uintptr_t a = (uintptr_t)x, lo = (uintptr_t)memo_lo, hi = (uintptr_t)memo_hi;
+    return memo_on && n && a >= lo && a <= hi && n <= (hi - a) / sizeof *x;
+}
 
 static memo_slot *memo_slot_of(const double *x, size_t n)
 {
@@ -191,7 +202,7 @@ static memo_slot *memo_slot_of(const double *x, size_t n)
 
 static void memo_put(const double *x, size_t n, const ln_stats *st, const fd_num *V)
 {
-    if (memo_on) {
+    if (memo_covers(x, n)) {
         memo_slot *m = memo_slot_of(x, n);
         m->x = x, m->n = n, m->st = *st, m->V = *V;
     }
@@ -202,7 +213,7 @@ static void memo_put(const double *x, size_t n, const ln_stats *st, const fd_num
 static inline __attribute__((always_inline)) int ln_row_moments_memo(const double *x, size_t n,
                                                                      ln_stats *st, fd_num *V)
 {
-    if (memo_on && n) {
+    if (memo_covers(x, n)) {
         const memo_slot *m = memo_slot_of(x, n);
         if (m->x == x && m->n == n) {
             *st = m->st, *V = m->V;

@@ -38,11 +38,12 @@ int rn_threads(void);
 #define RN_PAR_MIN_WORK ((size_t)1 << 16)
 int rn_threads_for(size_t work);
 
-/* Between these two calls this thread remembers the LayerNorm moments of the rows it sums, so
-   that the bound's statistics (layernorm_row_bound_stats_fast) of a row the twin just computed
-   reuse them: `check` brackets a block's twin and bound with them.  The caller must not change
-   those rows in between.  The results are the same bits with or without. */
-void rn_fast_memo_begin(void);
+/* Between these two calls this thread remembers the LayerNorm moments of the rows within
+   x[0..count) that it sums, so that the bound's statistics (layernorm_row_bound_stats_fast) of a
+   row the twin just computed reuse them: `check` brackets a block's twin and bound with them
+   (x: the block's input x; NULL: nothing remembered).  The caller must not change x[0..count) in
+   between.  The results are the same bits with or without. */
+void rn_fast_memo_begin(const double *x, size_t count);
 void rn_fast_memo_end(void);
 
 /* LayerNorm forward, one row of n: y [n], *mean, *rstd. */

@@ -452,3 +452,45 @@ Test(fast_dd, rn_round_matches_mpfr)
                       rn_dtype_name((rn_dtype)d), v, got, want);
         }
 }
+
+/* The moments memo `check` opens around a block's twin and bound (rn_fast_memo_begin): inside the
+   range it was given, the bound's statistics after the twin equal those without the memo; a row
+   outside it (a scratch buffer whose values change between the twin and the bound, as a callee's
+   reused allocation would) is never served from the memo.  The reference is the same function
+   with the memo off. */
+Test(fastpath, moments_memo_range)
+{
+    enum { R = 3, N = 1000 };
+    static double x[R * N], scratch[N], y[N], g[N], b[N], dev[N];
+    static size_t und[N];
+    fd_rng r = {91};
+    for (size_t i = 0; i < (size_t)R * N; i++)
+        x[i] = (float)(fd_unif(&r) * 8 - 3);
+    for (size_t i = 0; i < N; i++)
+        g[i] = 1, b[i] = 0;
+    double ref[R + 1][4], got[4], mean, rstd;
+    size_t k;
+    for (size_t row = 0; row < R; row++)
+        cr_assert(layernorm_row_bound_stats_fast(&ref[row][0], &ref[row][1], &ref[row][2],
+                                                 &ref[row][3], dev, und, &k, x + row * N, N));
+    for (size_t i = 0; i < N; i++)
+        scratch[i] = x[2 * N + i] + 1000; /* another row's values, far from the others' */
+    cr_assert(layernorm_row_bound_stats_fast(&ref[R][0], &ref[R][1], &ref[R][2], &ref[R][3], dev,
+                                             und, &k, scratch, N));
+    rn_fast_memo_begin(x, (size_t)R * N);
+    for (size_t row = 0; row < R; row++) /* the twin's rows: remembered */
+        cr_assert(layernorm_row_forward_fast(y, &mean, &rstd, x + row * N, g, b, N, 1e-5, RN_F64));
+    memcpy(scratch, x, sizeof scratch); /* the scratch holds row 0, and the twin sums it there */
+    cr_assert(layernorm_row_forward_fast(y, &mean, &rstd, scratch, g, b, N, 1e-5, RN_F64));
+    for (size_t i = 0; i < N; i++)
+        scratch[i] = x[2 * N + i] + 1000; /* then other values at the same address */
+    for (size_t row = 0; row <= R; row++) {
+        const double *xr = row < R ? x + row * N : scratch;
+        cr_assert(layernorm_row_bound_stats_fast(&got[0], &got[1], &got[2], &got[3], dev, und, &k,
+                                                 xr, N));
+        for (int j = 0; j < 4; j++)
+            cr_assert(memcmp(&got[j], &ref[row][j], sizeof got[j]) == 0,
+                      "row %zu statistic %d: %a, without the memo %a", row, j, got[j], ref[row][j]);
+    }
+    rn_fast_memo_end();
+}
