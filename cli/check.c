@@ -57,9 +57,9 @@ void cli_check_help(void)
         "moments (default: two-pass, Welford/Chan merges as PyTorch), runtimes (also one-pass\n"
         "E[x^2]-E[x]^2 as ONNX Runtime), two-pass (tightest).\n"
         "Tolerance: specs/error-analysis.md.\n"
-        "layernorm and rmsnorm are checked a block of rows at a time, x and the actuals read\n"
-        "from their files as they go: memory is one block per thread, not the tensor; the\n"
-        "report is the same (RESNORM_CHECK_ROWS=0: the whole tensor at once).\n"
+        "layernorm, rmsnorm and the skip ops are checked a block of rows at a time, x (skip)\n"
+        "and the actuals read from their files as they go: memory is one block per thread, not\n"
+        "the tensor; the report is the same (RESNORM_CHECK_ROWS=0: the whole tensor at once).\n"
         "\n"
         "ops, inputs and outputs:\n");
     /* Columns as wide as the longest op name and input list (plus two blanks), so that no two
@@ -655,9 +655,10 @@ static void free_flushed(const cli_job *job, cli_job *fj)
 
 /* ---- The check by blocks of rows ----
    For an op whose rows are independent (cli_splits_by_rows) and whose statistical tier takes rows
-   block by block (cli_stat_rows_supported: LayerNorm and RMSNorm forward), the twin, the bound,
-   the comparison and the tier run on one block of rows at a time, each block on one thread from
-   start to end (one parallel region for the whole check, its blocks shared out dynamically).
+   block by block (cli_stat_rows_supported: LayerNorm, RMSNorm and the skip ops forward), the
+   twin, the bound, the comparison and the tier run on one block of rows at a time, each block on
+   one thread from start to end (one parallel region for the whole check, its blocks shared out
+   dynamically).
    `resnorm check` (cli_load_check) also reads x and the actual outputs a block at a time from
    their files: memory is one block per thread (ROWS_BLOCK_ELEMS values of each array), not the
    tensor, and each block's values are compared and tested while they are in the cache.  The

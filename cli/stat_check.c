@@ -49,6 +49,26 @@ static const double *input(const cli_job *job, const char *name)
     return NULL;
 }
 
+/* The skip ops normalize x + skip (+ bias): the tier's x is that sum, exact enough in long double
+   and rounded to f64 once, and mag = |x| + |skip| + |bias| bounds its rounding, for the count
+   elements of a rows x n block (bias: n values, or NULL).  0, or -1 out of memory. */
+static int skip_sum(const double *x, const double *skip, const double *bias, size_t n,
+                    size_t count, double **sum, double **mag)
+{
+    *sum = malloc((count + 1) * sizeof **sum), *mag = malloc((count + 1) * sizeof **mag);
+    if (!*sum || !*mag) {
+        free(*sum), free(*mag);
+        *sum = *mag = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        double bi = bias ? bias[i % n] : 0;
+        (*sum)[i] = (double)((long double)x[i] + skip[i] + bi);
+        (*mag)[i] = fabs(x[i]) + fabs(skip[i]) + fabs(bi);
+    }
+    return 0;
+}
+
 static double half_min_subnormal(rn_dtype d)
 {
     switch (d) {
@@ -71,8 +91,8 @@ static int tests_for(const cli_job *job, const st_problem *p, const double *mag,
         return st_elementwise(p, got, want, count, NULL, 1, t);
     if (!strcmp(op, "residual_backward"))
         return st_elementwise(p, got, want, count, NULL, 0, t);
-    if (!strcmp(out, "sum"))
-        return mag ? st_elementwise(p, got, want, count, mag, 2, t) : 0;
+    if (!strcmp(out, "sum")) /* row by row, as the check by blocks of rows pools it */
+        return mag && count == p->rows * p->n ? st_elementwise_rows(p, got, want, mag, 2, t) : 0;
     if (!bwd && !strcmp(out, "y"))
         return ln ? st_layernorm_y(p, got, want, t) : rms ? st_rmsnorm_y(p, got, want, t) : 0;
     if (!bwd && !strcmp(out, "rstd"))
@@ -146,18 +166,9 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
     p.x = input(job, "x");
     const double *skip = input(job, "skip"), *bias = input(job, "bias");
     double *sum = NULL, *mag = NULL;
-    if (p.x && skip) { /* the skip ops normalize x + skip (+ bias): exact enough in long double */
-        size_t N = p.rows * p.n;
-        sum = malloc((N + 1) * sizeof *sum), mag = malloc((N + 1) * sizeof *mag);
-        if (!sum || !mag) {
-            free(sum), free(mag);
+    if (p.x && skip) { /* the skip ops normalize x + skip (+ bias) */
+        if (skip_sum(p.x, skip, bias, p.n, p.rows * p.n, &sum, &mag))
             return;
-        }
-        for (size_t i = 0; i < N; i++) {
-            double bi = bias ? bias[i % p.n] : 0;
-            sum[i] = (double)((long double)p.x[i] + skip[i] + bi);
-            mag[i] = fabs(p.x[i]) + fabs(skip[i]) + fabs(bi);
-        }
         p.x = sum, p.sum_rounded = 1, p.xmag = mag;
     }
     p.cache = p.x ? st_rows_new(p.rows) : NULL; /* shared by the outputs' tests (NULL: none) */
@@ -198,6 +209,11 @@ struct cli_stat_rows {
 static int fwd_kind(const cli_job *job, const char *out)
 {
     const char *op = job->op->name;
+    int skip = !strncmp(op, "skip_", 5);
+    if (skip && !strcmp(out, "sum"))
+        return ST_SUM;
+    if (skip)
+        op += 5; /* the norm of the sum */
     if (!strcmp(op, "layernorm"))
         return !strcmp(out, "y") ? ST_LN_Y : !strcmp(out, "mean") ? ST_LN_MEAN
                                            : !strcmp(out, "rstd") ? ST_LN_RSTD : -1;
@@ -208,8 +224,13 @@ static int fwd_kind(const cli_job *job, const char *out)
 
 int cli_stat_rows_supported(const cli_job *job)
 {
-    return !strcmp(job->op->name, "layernorm") || !strcmp(job->op->name, "rmsnorm");
+    static const char *const ops[] = {"layernorm", "rmsnorm", "skip_layernorm", "skip_rmsnorm"};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+        if (!strcmp(job->op->name, ops[k]))
+            return 1;
+    return 0;
 }
+
 
 
 cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r)
@@ -240,14 +261,23 @@ int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *
     p.x = input(sub, "x");
     p.cache = cache;
     st_rows_clear(cache);
-    for (int m = 0; s->active && m < sub->nactual; m++) {
+    const double *skip = input(sub, "skip");
+    double *sum = NULL, *mag = NULL;
+    if (s->active && p.x && skip) {
+        if (skip_sum(p.x, skip, input(sub, "bias"), p.n, p.rows * p.n, &sum, &mag))
+            return -1;
+        p.x = sum, p.sum_rounded = 1, p.xmag = mag;
+    }
+    int rc = 0;
+    for (int m = 0; s->active && m < sub->nactual && !rc; m++) {
         if (!s->f[m])
             continue;
         problem_output(&p, r, output_dtype(sub, r, m));
         if (!st_fwd_rows(s->f[m], &p, r0, got[m], want[sub->act_index[m]]))
-            return -1;
+            rc = -1;
     }
-    return 0;
+    free(sum), free(mag);
+    return rc;
 }
 
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r)

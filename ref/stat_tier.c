@@ -98,6 +98,39 @@ static void acc_finish(const acc_t *a, const char *direction, double u, st_test 
               t->energy > t->energy_limit;
 }
 
+/* b (the groups after a's, in order) added to a as acc_group would have met them one by one: the
+   sums in two parts (the sums' association differs from one pass; the statistics only scale
+   proxies), the largest z-score and the first group that has it exactly. */
+static void acc_merge(acc_t *a, const acc_t *b)
+{
+    if (!b->groups)
+        return;
+    a->S += b->S, a->W += b->W, a->Wphi += b->Wphi, a->W2P2 += b->W2P2, a->Wref += b->Wref;
+    if (a->groups == 0 || b->zrow > a->zrow) {
+        a->zrow = b->zrow;
+        a->worst = b->worst;
+    }
+    a->energy += b->energy;
+    a->groups += b->groups;
+}
+
+static double want_noise(const st_problem *p, double w);
+
+/* One row of an output computed element by element (st_elementwise's groups, [§3.4]) pooled into
+   *a (zeroed here): element j is group base + j. */
+static void elem_row(const st_problem *p, const double *got, const double *want,
+                     const double *mag, double ops, size_t base, acc_t *a)
+{
+    memset(a, 0, sizeof *a);
+    for (size_t j = 0; j < p->n; j++) {
+        if (!isfinite(got[j]) || !isfinite(want[j]))
+            continue;
+        double w = want[j], mg = mag ? mag[j] : fabs(w);
+        double b = SAFETY * ops * p->u * mg + want_noise(p, w) + 2 * p->eta;
+        acc_group(a, w * (got[j] - w), w * w, fabs(w) * b, 0, 1, base + j);
+    }
+}
+
 /* ---------------------------------------------------------------- rows */
 
 static double gamma_k(double k, double u) { return k * u < 0.5 ? k * u / (1 - k * u) : INFINITY; }
@@ -792,6 +825,7 @@ struct st_fwd {
     unsigned char *done; /* the row's group was formed (res holds it) */
     uint64_t *hash;      /* row_hash of the row's x: identical rows are pooled once */
     double *res;         /* FWD_RES per row */
+    acc_t *part;         /* ST_SUM: each row's elements pooled (elem_row), merged at the end */
 };
 
 st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows_total)
@@ -803,7 +837,9 @@ st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows_total)
     f->fin = calloc(rows_total + 1, 1), f->done = calloc(rows_total + 1, 1);
     f->hash = malloc((rows_total + 1) * sizeof *f->hash);
     f->res = malloc((FWD_RES * rows_total + 1) * sizeof *f->res);
-    if (!f->fin || !f->done || !f->hash || !f->res) {
+    if (kind == ST_SUM)
+        f->part = malloc((rows_total + 1) * sizeof *f->part);
+    if (!f->fin || !f->done || !f->hash || !f->res || (kind == ST_SUM && !f->part)) {
         st_fwd_free(f);
         return NULL;
     }
@@ -814,7 +850,7 @@ void st_fwd_free(st_fwd *f)
 {
     if (!f)
         return;
-    free(f->fin), free(f->done), free(f->hash), free(f->res);
+    free(f->fin), free(f->done), free(f->hash), free(f->res), free(f->part);
     free(f);
 }
 
@@ -853,6 +889,14 @@ static int fwd_row(const st_fwd *F, const st_problem *p, size_t r, const double 
 int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, const double *want)
 {
     size_t R = p->rows, n = p->n;
+    if (F->kind == ST_SUM) {
+        if (r0 > F->rows || R > F->rows - r0)
+            return 0;
+        for (size_t r = 0; r < R; r++)
+            elem_row(p, got + r * n, want + r * n, p->xmag ? p->xmag + r * n : NULL, 2,
+                     (r0 + r) * n, &F->part[r0 + r]);
+        return 1;
+    }
     int per_row = F->kind != ST_LN_Y && F->kind != ST_RMS_Y;
     size_t w = per_row ? 1 : n; /* the output's elements per row */
     if (r0 > F->rows || R > F->rows - r0)
@@ -879,6 +923,12 @@ int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, co
 int st_fwd_finish(const st_fwd *F, double u, st_test *t)
 {
     acc_t a = {0};
+    if (F->kind == ST_SUM) {
+        for (size_t g = 0; g < F->rows; g++)
+            acc_merge(&a, &F->part[g]);
+        acc_finish(&a, "scale", u, &t[0]);
+        return 1;
+    }
     seen_t seen;
     if (seen_init(&seen, F->rows))
         return 0;
@@ -1236,6 +1286,19 @@ int st_elementwise(const st_problem *p, const double *got, const double *want, s
         double w = want[i], mg = mag ? mag[i] : fabs(w);
         double b = SAFETY * ops * p->u * mg + want_noise(p, w) + 2 * p->eta;
         acc_group(&a, w * (got[i] - w), w * w, fabs(w) * b, 0, 1, i);
+    }
+    acc_finish(&a, "scale", p->u, &t[0]);
+    return 1;
+}
+
+int st_elementwise_rows(const st_problem *p, const double *got, const double *want,
+                        const double *mag, double ops, st_test *t)
+{
+    acc_t a = {0}, r;
+    for (size_t g = 0; g < p->rows; g++) {
+        elem_row(p, got + g * p->n, want + g * p->n, mag ? mag + g * p->n : NULL, ops, g * p->n,
+                 &r);
+        acc_merge(&a, &r);
     }
     acc_finish(&a, "scale", p->u, &t[0]);
     return 1;

@@ -4,7 +4,7 @@
  * than the tensor has, on LayerNorm and RMSNorm (with Gemma's offset) outputs that pass, that
  * carry mismatches, NaN and Inf, an exact 0 moved, a row scaled (the statistical tier flags), a
  * duplicated row (pooled once), a row of mean 1e4, an Inf in x, mean/rstd files of another dtype
- * than y, bf16 outputs and a 3-D x.  The exact values come from `resnorm eval` (the twin), never
+ * than y, bf16 outputs and a 3-D x; and on the skip ops' four (resp. three) outputs.  The exact values come from `resnorm eval` (the twin), never
  * from the path under test; RESNORM_TIMING's phase names show which path ran.  And the backward
  * bounds, computed on the threads in blocks of rows, give the same report on 1, 2 and 3 threads. */
 #define CLI_HARNESS_PREFIX "/tmp/resnorm_test_check_rows."
@@ -163,6 +163,56 @@ Test(check_rows, rmsnorm_with_and_without_offset)
             int rc = same_report(args);
             cr_assert_eq(rc, how == 0 ? 0 : 1, "offset %d, scenario %d: exit %d\n%s", offset, how,
                          rc, out_text);
+        }
+    }
+}
+
+/* skip_layernorm and skip_rmsnorm (the tier's x is the exact sum x + skip + bias, its sum output
+   tested element by element, row by row): skip.npy, ROWS x N, and bias.npy, N, from the same
+   generator; every output given, passing, with mismatches / NaN / Inf, and systematically scaled
+   (y and sum; the scale is below sum's rigorous bound, so only the tier can see it). */
+static void write_skip_inputs(void)
+{
+    static double k[20 * 4096], c[4096];
+    for (size_t i = 0; i < ROWS * N; i++)
+        k[i] = (float)(2 * uniform() - 1);
+    for (size_t i = 0; i < N; i++)
+        c[i] = (float)(0.1 * (uniform() - 0.5));
+    size_t s2[2] = {ROWS, N};
+    put_npy("skip.npy", RN_F32, 2, s2, k);
+    put_npy("bias.npy", RN_F32, 1, s2 + 1, c);
+}
+
+Test(check_rows, skip_ops)
+{
+    ROWS = 20, N = 512;
+    scale = 0x1p-25; /* rounds some sums up a step: within their rounding, which the tier sees */
+    write_inputs(2, 0);
+    write_skip_inputs();
+    for (int rms = 0; rms < 2; rms++) {
+        const char *op = rms ? "skip_rmsnorm" : "skip_layernorm";
+        char ins[1024];
+        snprintf(ins, sizeof ins, "--in x=%s --in skip=%s --in bias=%s --in gamma=%s%s%s",
+                 P("x.npy"), P("skip.npy"), P("bias.npy"), P("g.npy"), rms ? "" : " --in beta=",
+                 rms ? "" : P("b.npy"));
+        cr_assert_eq(run("eval %s %s --dtype f64 --out %s", op, ins, P("e")), 0, "%s", err_text);
+        for (int how = 0; how < 3; how++) {
+            write_actual("e/y.npy", "y.npy", RN_F32, how);
+            write_actual("e/sum.npy", "sum.npy", RN_F32, how);
+            write_actual("e/rstd.npy", "rstd.npy", RN_F32, how == 2 ? 0 : how);
+            if (!rms)
+                write_actual("e/mean.npy", "mean.npy", RN_F32, how == 2 ? 0 : how);
+            for (int json = 0; json < 2; json++) {
+                char args[4096];
+                snprintf(args, sizeof args,
+                         "%s %s --actual y=%s --actual sum=%s --actual rstd=%s%s%s --threads 2%s",
+                         op, ins, P("y.npy"), P("sum.npy"), P("rstd.npy"),
+                         rms ? "" : " --actual mean=", rms ? "" : P("mean.npy"),
+                         json ? " --json" : "");
+                int rc = same_report(args);
+                cr_assert_eq(rc, how == 0 ? 0 : how == 1 ? 1 : 4, "%s scenario %d: exit %d\n%s",
+                             op, how, rc, out_text);
+            }
         }
     }
 }
