@@ -308,6 +308,15 @@ static void summarize_elements(const double *got, const double *want, const doub
     }
 }
 
+/* The index of the first element of a equal to v (v is one of them). */
+static size_t first_of(const double *a, double v)
+{
+    size_t j = 0;
+    while (a[j] != v)
+        j++;
+    return j;
+}
+
 /* Elements [lo, hi) (at most SUM_CHUNK) into s and *max_err as summarize_elements would, in the
    common case where every element is finite with a finite bound, within it, and its want's ulp
    has an exact reciprocal: their errors, ulps and ratios first (branch-free, so that the loop
@@ -357,16 +366,11 @@ static int summarize_chunk(const double *got, const double *want, const double *
         return 0;
     /* no NaN among them: the maxima are the elements' own values */
     if (lo == 0 || mr > s->max_ratio) {
-        size_t j = 0;
-        while (ratio_b[j] != mr)
-            j++;
         s->max_ratio = mr;
-        s->max_ratio_i = lo + j;
+        s->max_ratio_i = lo + first_of(ratio_b, mr);
     }
     if (lo == 0 || mu > s->max_ulps) {
-        size_t j = 0;
-        while (ulps_b[j] != mu)
-            j++;
+        size_t j = first_of(ulps_b, mu);
         s->max_ulps = mu;
         s->max_ulps_i = lo + j;
         s->max_ulps_want = w[j];

@@ -28,15 +28,19 @@ int rn_dtype_emin(rn_dtype d);
 /* rn_ulp for a finite v, with d's precision p and emin given (inline, for the loops over every
    compared element).  The IEEE exponent of v from its bits (a subnormal double reads -1023, below
    every emin), at least emin (the subnormal spacing for |v| < 2^emin and v == 0); the spacing
-   2^k, k = e - p + 1 >= -1074, built from its bits. */
-static inline double rn_ulp_finite(double v, int p, int emin)
+   2^k, k = e - p + 1 >= -1074 (rn_ulp_exponent), built from its bits. */
+static inline int rn_ulp_exponent(double v, int p, int emin)
 {
     uint64_t b;
     memcpy(&b, &v, sizeof b);
     int e = (int)((b >> 52) & 0x7ff) - 1023;
     if (v == 0.0 || e < emin)
         e = emin;
-    int k = e - p + 1;
+    return e - p + 1;
+}
+static inline double rn_ulp_finite(double v, int p, int emin)
+{
+    int k = rn_ulp_exponent(v, p, emin);
     uint64_t r = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
     double q;
     memcpy(&q, &r, sizeof q);
@@ -47,12 +51,7 @@ static inline double rn_ulp_finite(double v, int p, int emin)
    rounding of the same real e * 2^-k), without a division. */
 static inline double rn_inv_ulp_finite(double v, int p, int emin)
 {
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    int e = (int)((b >> 52) & 0x7ff) - 1023;
-    if (v == 0.0 || e < emin)
-        e = emin;
-    int k = e - p + 1;
+    int k = rn_ulp_exponent(v, p, emin);
     if (k < -1023)
         return 0.0;
     uint64_t r = (uint64_t)(1023 - k) << 52;
