@@ -5,7 +5,9 @@ For LayerNorm and RMSNorm at 1024 x 768 and 4096 x 4096 (f32 inputs, outputs rou
   torch f64 forward, torch f64 forward + backward (autograd),
   resnorm eval (forward, and the backward op with dy),
   resnorm check of PyTorch float32's outputs (forward), and its input rate in MB/s (x's bytes / time),
-  and the peak resident megabytes of the eval (forward) and check processes.
+  and the peak resident megabytes of the eval (forward) and check processes;
+then issue 12's two targets on the two-thread rows (check >= 200 MB/s of x, eval forward within
+5x of PyTorch float64's forward), each marked met or NOT met.
 The resnorm times are whole processes (start-up, .npy reading and writing included).  Each cell
 is the wall time and, in parentheses, the CPU time of all threads (a fairer measure when the
 machine is loaded).  Timing only:
@@ -219,15 +221,30 @@ def main():
     skip_ops = [o for o in SKIP_OPS if o in ops]
     with tempfile.TemporaryDirectory() as d:
         if norm_ops:
-            norm_table(norm_ops, sizes, d)
+            targets(norm_table(norm_ops, sizes, d))
         if skip_ops:
             skip_table(skip_ops, sizes, d)
     print("load average at end:   %.2f %.2f %.2f" % os.getloadavg())
 
 
+def targets(results):
+    """Issue 12's two targets, from the first table's two-thread rows: `check` reads >= 200 MB/s
+    of x, and `eval` (forward) within 5x of PyTorch float64's forward (wall)."""
+    rows = [z for z in results if z[2] == 2]
+    if not rows:
+        return
+    print("issue 12 targets (two threads): check >= 200 MB/s of x; eval fwd <= 5x torch f64 fwd")
+    for op, shape, th, rate, fx in rows:
+        print("  %-9s %-10s check %7.1f MB/s (%s)   eval fwd %6.1fx torch (%s)" % (
+            op, shape, rate, "met" if rate >= 200 else "NOT met", fx,
+            "met" if fx <= 5 else "NOT met"))
+
+
 def norm_table(ops, sizes, d):
-    """The LayerNorm / RMSNorm rows (the first table; its format is unchanged)."""
+    """The LayerNorm / RMSNorm rows (the first table; its format is unchanged); returns
+    (op, shape, threads, check MB/s, eval fwd / torch fwd) for each row."""
     header(9)
+    results = []
     for rows, n, x, g, b, dy in inputs(sizes):
         for nm, a in (("x", x), ("g", g), ("b", b), ("dy", dy)):
             np.save(os.path.join(d, nm + ".npy"), a)
@@ -261,6 +278,8 @@ def norm_table(ops, sizes, d):
                     cell(tc), rate, x.nbytes / 1e6 / tc[1], ratio(te, tf), ratio(tb, tfb),
                     mb(te), mb(tc)))
                 sys.stdout.flush()
+                results.append((op, "%dx%d" % (rows, n), th, rate, te[0] / tf[0]))
+    return results
 
 
 if __name__ == "__main__":
