@@ -116,13 +116,12 @@ static void acc_merge(acc_t *a, const acc_t *b)
 
 static double want_noise(const st_problem *p, double w);
 
-/* One row of an output computed element by element (st_elementwise's groups, [§3.4]) pooled into
-   *a (zeroed here): element j is group base + j. */
-static void elem_row(const st_problem *p, const double *got, const double *want,
-                     const double *mag, double ops, size_t base, acc_t *a)
+/* Elements [0, count) of an output computed element by element (st_elementwise's groups, [§3.4])
+   added to *a in order: element j is group base + j, `ops` roundings of at most u*mag[j] each. */
+static void elem_acc(const st_problem *p, const double *got, const double *want,
+                     const double *mag, double ops, size_t count, size_t base, acc_t *a)
 {
-    memset(a, 0, sizeof *a);
-    for (size_t j = 0; j < p->n; j++) {
+    for (size_t j = 0; j < count; j++) {
         if (!isfinite(got[j]) || !isfinite(want[j]))
             continue;
         double w = want[j], mg = mag ? mag[j] : fabs(w);
@@ -825,7 +824,7 @@ struct st_fwd {
     unsigned char *done; /* the row's group was formed (res holds it) */
     uint64_t *hash;      /* row_hash of the row's x: identical rows are pooled once */
     double *res;         /* FWD_RES per row */
-    acc_t *part;         /* ST_SUM: each row's elements pooled (elem_row), merged at the end */
+    acc_t *part;         /* ST_SUM: each row's elements pooled (elem_acc), merged at the end */
 };
 
 st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows_total)
@@ -892,9 +891,12 @@ int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, co
     if (F->kind == ST_SUM) {
         if (r0 > F->rows || R > F->rows - r0)
             return 0;
-        for (size_t r = 0; r < R; r++)
-            elem_row(p, got + r * n, want + r * n, p->xmag ? p->xmag + r * n : NULL, 2,
-                     (r0 + r) * n, &F->part[r0 + r]);
+        for (size_t r = 0; r < R; r++) { /* the skip sum: two roundings of at most u*xmag */
+            acc_t *a = &F->part[r0 + r];
+            *a = (acc_t){0};
+            elem_acc(p, got + r * n, want + r * n, p->xmag ? p->xmag + r * n : NULL, 2, n,
+                     (r0 + r) * n, a);
+        }
         return 1;
     }
     int per_row = F->kind != ST_LN_Y && F->kind != ST_RMS_Y;
@@ -957,6 +959,11 @@ static int forward_whole(const st_problem *p, st_fwd_kind kind, const double *go
 int st_layernorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
 {
     return forward_whole(p, ST_LN_Y, got, want, t);
+}
+
+int st_skip_sum(const st_problem *p, const double *got, const double *want, st_test *t)
+{
+    return forward_whole(p, ST_SUM, got, want, t);
 }
 
 int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
@@ -1280,26 +1287,7 @@ int st_elementwise(const st_problem *p, const double *got, const double *want, s
                    const double *mag, double ops, st_test *t)
 {
     acc_t a = {0};
-    for (size_t i = 0; i < count; i++) {
-        if (!isfinite(got[i]) || !isfinite(want[i]))
-            continue;
-        double w = want[i], mg = mag ? mag[i] : fabs(w);
-        double b = SAFETY * ops * p->u * mg + want_noise(p, w) + 2 * p->eta;
-        acc_group(&a, w * (got[i] - w), w * w, fabs(w) * b, 0, 1, i);
-    }
-    acc_finish(&a, "scale", p->u, &t[0]);
-    return 1;
-}
-
-int st_elementwise_rows(const st_problem *p, const double *got, const double *want,
-                        const double *mag, double ops, st_test *t)
-{
-    acc_t a = {0}, r;
-    for (size_t g = 0; g < p->rows; g++) {
-        elem_row(p, got + g * p->n, want + g * p->n, mag ? mag + g * p->n : NULL, ops, g * p->n,
-                 &r);
-        acc_merge(&a, &r);
-    }
+    elem_acc(p, got, want, mag, ops, count, 0, &a);
     acc_finish(&a, "scale", p->u, &t[0]);
     return 1;
 }

@@ -90,8 +90,8 @@ int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *g
    st_rows_clear before the next block), r0 its first row, got/want the block's values of
    the output (rows x n for y, rows for mean and rstd); st_fwd_finish pools the rows in row order
    into t[0].  The tests are those of st_layernorm_y, _mean, _rstd, st_rmsnorm_y, _rstd, bit for
-   bit, whatever the blocks (those functions are this, on one block); ST_SUM, the skip ops' sum,
-   is st_elementwise_rows(p, got, want, p->xmag, 2, t).  0 on failure (memory). */
+   bit, whatever the blocks (those functions are this, on one block); ST_SUM is st_skip_sum.  0
+   on failure (memory). */
 typedef enum { ST_LN_Y, ST_LN_MEAN, ST_LN_RSTD, ST_RMS_Y, ST_RMS_RSTD, ST_SUM } st_fwd_kind;
 typedef struct st_fwd st_fwd;
 st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows);
@@ -110,10 +110,9 @@ int st_rmsnorm_dgamma(const st_problem *p, const double *got, const double *want
    |x| + |skip| + |bias|, which bounds every partial sum in any order). */
 int st_elementwise(const st_problem *p, const double *got, const double *want, size_t count,
                    const double *mag, double ops, st_test *t);
-/* The same test of a rows x n output (mag: rows x n, or NULL), each row's elements pooled first and
-   the rows then merged in row order, so that a problem given block by block (st_fwd, ST_SUM)
-   gets the same bits: the skip ops' sum. */
-int st_elementwise_rows(const st_problem *p, const double *got, const double *want,
-                        const double *mag, double ops, st_test *t);
+/* The skip ops' sum (rows x n): st_elementwise's test with ops = 2 and mag = p->xmag, each row's
+   elements pooled first and the rows then merged in row order, so that a problem given block by
+   block (st_fwd, ST_SUM) gets the same bits. */
+int st_skip_sum(const st_problem *p, const double *got, const double *want, st_test *t);
 
 #endif
