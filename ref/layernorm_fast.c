@@ -369,7 +369,7 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
         return 0;
     /* |x| summed by Sum2 (as T in §5.2: (4n + 2) u TA), |d| by fd_acc; dmax >= max |d_i|.  In
        blocks of DB elements: d_i = dh + dl within Ed, its certification's cheap test
-       (bound_quick_f64) and dmax first (branch-free, vectorized), then the certifications the
+       (fd_quick_accept_f64) and dmax first (branch-free, vectorized), then the certifications the
        cheap test left and the sums, element i into lane i mod L of each sum (one chain is
        latency-bound; the lanes' operations side by side, so that they vectorize too), the lanes
        merged at the end as in §5.2 ("Lanes"). */
@@ -399,8 +399,7 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
         for (size_t j = 0; j < m; j++) {
             if (ok_b[j] != 0.0)
                 d[i0 + j] = dh_b[j];
-            else if (!(ec_b[j] < INFINITY) ||
-                     !fd_certify_ends(dh_b[j], dl_b[j], ec_b[j], RN_F64, &d[i0 + j]))
+            else if (!fd_certify(dh_b[j], dl_b[j], ec_b[j], RN_F64, &d[i0 + j]))
                 undecided[(*nund)++] = i0 + j; /* the sums below need only the enclosure */
         }
         size_t j = 0;
