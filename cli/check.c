@@ -266,8 +266,7 @@ static void summarize_elements(const double *got, const double *want, const doub
         int unc = 0, ok;
         if (isfinite(g) && isfinite(w) && isfinite(b)) { /* element_ok's last case, inline */
             double e = fabs(g - w);
-            double iu = rn_inv_ulp_finite(w, P, EMIN);
-            ulps = iu != 0.0 ? e * iu : e / rn_ulp_finite(w, P, EMIN);
+            ulps = e / rn_ulp_finite(w, P, EMIN);
             ratio = e == 0 ? 0 : e / b;
             ok = e <= b;
         } else {
@@ -336,20 +335,8 @@ static int summarize_chunk(const double *got, const double *want, const double *
     double slow = 0, mr = 0, mu = 0, ma = 0, me = 0;
 #pragma omp simd reduction(+ : slow) reduction(max : mr, mu, ma, me)
     for (size_t j = 0; j < m; j++) {
-        double e = fabs(g[j] - w[j]), aw = fabs(w[j]);
-        /* rn_ulp_finite(w, P, EMIN): 2^max(ilogb w, EMIN) * 2^(1-P), exact; its reciprocal from
-           the bits (a normal power of two 2^k has 1/2^k's exponent field 2046 minus its own) */
-        uint64_t wb;
-        memcpy(&wb, &aw, sizeof wb);
-        double pw;
-        uint64_t pb = wb & 0x7ff0000000000000ull;
-        memcpy(&pw, &pb, sizeof pw);
-        double ulp = (pw > emin_p ? pw : emin_p) * step;
-        uint64_t ub;
-        memcpy(&ub, &ulp, sizeof ub);
-        uint64_t ib = 0x7fe0000000000000ull - ub;
-        double iu;
-        memcpy(&iu, &ib, sizeof iu);
+        double e = fabs(g[j] - w[j]), aw = fabs(w[j]), iu;
+        double ulp = rn_ulp_pow2(aw, emin_p, step, &iu); /* rn_ulp_finite(w, P, EMIN) */
         /* ratio: e / b, and +0 where e == 0 (as 0 / 1: a divisor chosen without a branch, which
            keeps the division in the vectorized loop) */
         double ulps = e * iu, ratio = e / (b[j] + (e == 0 ? 1.0 : 0.0));

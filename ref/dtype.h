@@ -28,36 +28,37 @@ int rn_dtype_emin(rn_dtype d);
 /* rn_ulp for a finite v, with d's precision p and emin given (inline, for the loops over every
    compared element).  The IEEE exponent of v from its bits (a subnormal double reads -1023, below
    every emin), at least emin (the subnormal spacing for |v| < 2^emin and v == 0); the spacing
-   2^k, k = e - p + 1 >= -1074 (rn_ulp_exponent), built from its bits. */
-static inline int rn_ulp_exponent(double v, int p, int emin)
+   2^k, k = e - p + 1 >= -1074, built from its bits. */
+static inline double rn_ulp_finite(double v, int p, int emin)
 {
     uint64_t b;
     memcpy(&b, &v, sizeof b);
     int e = (int)((b >> 52) & 0x7ff) - 1023;
     if (v == 0.0 || e < emin)
         e = emin;
-    return e - p + 1;
-}
-static inline double rn_ulp_finite(double v, int p, int emin)
-{
-    int k = rn_ulp_exponent(v, p, emin);
+    int k = e - p + 1;
     uint64_t r = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
     double q;
     memcpy(&q, &r, sizeof q);
     return q;
 }
-/* 1 / rn_ulp_finite(v, p, emin) when it is a double (the spacing 2^k with k >= -1023), else 0:
-   e * rn_inv_ulp_finite(...) is then e / rn_ulp_finite(...) to the bit (both are the one
-   rounding of the same real e * 2^-k), without a division. */
-static inline double rn_inv_ulp_finite(double v, int p, int emin)
+/* rn_ulp_finite(v, p, emin) for a = |v| finite, from double operations and bit masks alone, so
+   that a loop over it vectorizes (min_p = 2^emin, step = 2^(1-p)): 2^max(ilogb a, emin) * step,
+   exact.  *inv: its reciprocal, from the bits (the exponent field of 1/2^k is 2046 minus 2^k's),
+   valid when the spacing is a normal double (>= 2^-1022); e * *inv is then e / spacing to the
+   bit (both are the one rounding of the same real). */
+static inline double rn_ulp_pow2(double a, double min_p, double step, double *inv)
 {
-    int k = rn_ulp_exponent(v, p, emin);
-    if (k < -1023)
-        return 0.0;
-    uint64_t r = (uint64_t)(1023 - k) << 52;
-    double q;
-    memcpy(&q, &r, sizeof q);
-    return q;
+    uint64_t ab, pb, ub, ib;
+    memcpy(&ab, &a, sizeof ab);
+    pb = ab & 0x7ff0000000000000ull; /* 2^ilogb(a) for a normal a, 0 below */
+    double pw;
+    memcpy(&pw, &pb, sizeof pw);
+    double ulp = (pw > min_p ? pw : min_p) * step;
+    memcpy(&ub, &ulp, sizeof ub);
+    ib = 0x7fe0000000000000ull - ub;
+    memcpy(inv, &ib, sizeof ib);
+    return ulp;
 }
 /* True if v is a value of format d (NaN and +-Inf included). */
 int rn_representable(double v, rn_dtype d);
