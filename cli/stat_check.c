@@ -43,10 +43,8 @@ int cli_check_exit(const cli_check_result *r)
 /* Input `name` of the job, or NULL (absent, optional and not given, or empty). */
 static const double *input(const cli_job *job, const char *name)
 {
-    for (int k = 0; k < job->op->ninputs; k++)
-        if (!strcmp(job->op->inputs[k], name))
-            return job->in[k].count ? job->in[k].data : NULL;
-    return NULL;
+    int k = cli_input_index(job->op, name);
+    return k >= 0 && job->in[k].count ? job->in[k].data : NULL;
 }
 
 /* The skip ops normalize x + skip (+ bias): the tier's x is that sum, exact enough in long double
