@@ -634,48 +634,31 @@ static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, doubl
     return 1;
 }
 
-/* The rows in blocks of rn_bound_block_rows(rows) -- a partition that depends on rows only --,
-   shared out among the threads, each block summing its rows' column terms in row order into its
-   own slot; the slots are then added in block order: the bounds do not depend on the threads. */
-int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const double *dy,
-                             const double *x, const double *gamma, size_t rows, size_t n,
-                             double eps, rn_dtype compute, rn_dtype out)
+int layernorm_backward_bound_rows(double *bdx, double *cs, unsigned char *cf, const double *dy,
+                                  const double *x, const double *gamma, size_t rows, size_t n,
+                                  double eps, rn_dtype compute, rn_dtype out)
+{
+    size_t w = n ? n : 1;
+    stats_scratch sc;
+    if (alloc_scratch(n, &sc))
+        return RN_TWIN_NOMEM;
+    int ok = 1;
+    for (size_t r = 0; ok && r < rows; r++)
+        ok = backward_bound_row(bdx, cs, cs + w, cs + 2 * w, cf, cf + w, dy, x, gamma, r, n, eps,
+                                compute, out, &sc);
+    free_scratch(&sc);
+    return ok ? RN_TWIN_OK : RN_TWIN_NOMEM;
+}
+
+void layernorm_backward_bound_cols(double *bdgamma, double *bdbeta, double *cs, unsigned char *cf,
+                                   size_t nb, size_t rows, size_t n, rn_dtype compute,
+                                   rn_dtype out)
 {
     double u = rn_dtype_unit_roundoff(compute);
-    size_t B = rn_bound_block_rows(rows), nb = (rows + B - 1) / B, w = n ? n : 1;
-    /* Column sums for dgamma, dbeta [§5.3]: over rows of the per-row error and of the
-       magnitudes, and whether a non-finite value reached the column: dgamma_i needs every row of
-       x and dy_{r,i} finite, dbeta_i only dy_{r,i}.  Slot b: block b's (3 sums, 2 flags). */
-    double *cs = calloc((nb + 1) * 3 * w, sizeof *cs);
-    unsigned char *cf = calloc((nb + 1) * 2 * w, 1);
-    if (!cs || !cf) {
-        free(cs), free(cf);
-        return RN_TWIN_NOMEM;
-    }
-    int ok = 1;
-    long NB = (long)nb;
-#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(&& : ok)
-    {
-        stats_scratch sc;
-        ok = !alloc_scratch(n, &sc);
-#pragma omp for schedule(dynamic, 1)
-        for (long b = 0; b < NB; b++) {
-            double *c = cs + (size_t)(b + 1) * 3 * w;
-            unsigned char *f = cf + (size_t)(b + 1) * 2 * w;
-            size_t r1 = ((size_t)b + 1) * B < rows ? ((size_t)b + 1) * B : rows;
-            for (size_t r = (size_t)b * B; ok && r < r1; r++)
-                ok = backward_bound_row(bdx, c, c + w, c + 2 * w, f, f + w, dy, x, gamma, r, n,
-                                        eps, compute, out, &sc);
-        }
-        free_scratch(&sc); /* (a failed alloc_scratch leaves nothing to free) */
-    }
-    if (!ok) {
-        free(cs), free(cf);
-        return RN_TWIN_NOMEM;
-    }
+    size_t w = n ? n : 1;
     double *cg_err = cs, *cg_mag = cs + w, *cb_mag = cs + 2 * w;
     unsigned char *dg_bad = cf, *db_bad = cf + w;
-    rn_bound_slots_add(cs, 3 * w, cf, 2 * w, nb);
+    rn_bound_slots_add(cs, LN_BWD_BOUND_SUMS * w, cf, LN_BWD_BOUND_FLAGS * w, nb);
     /* The column sums are binary64 sums of `rows` non-negative terms (in blocks: any order of
        additions has the same bound): within gamma_rows(2^-53) relative, which the final
        EVAL_SLACK does not cover for rows in the thousands: round them up [§6]. */
@@ -688,6 +671,36 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
         bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, gm * (1.0 + 0x1p-50), compute, out);
         bdbeta[i] = db_bad[i] ? 0.0 : finish(g_rows * bm, bm, compute, out);
     }
+}
+
+/* The rows in blocks of rn_bound_block_rows(rows) -- a partition that depends on rows only --,
+   shared out among the threads, each block summing its rows' column terms in row order into its
+   own slot; the slots are then added in block order: the bounds do not depend on the threads. */
+int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const double *dy,
+                             const double *x, const double *gamma, size_t rows, size_t n,
+                             double eps, rn_dtype compute, rn_dtype out)
+{
+    size_t B = rn_bound_block_rows(rows), nb = (rows + B - 1) / B, w = n ? n : 1;
+    size_t ns = LN_BWD_BOUND_SUMS * w, nf = LN_BWD_BOUND_FLAGS * w;
+    /* Slot b + 1: block b's column sums and non-finite flags (slot 0: their total). */
+    double *cs = calloc((nb + 1) * ns, sizeof *cs);
+    unsigned char *cf = calloc((nb + 1) * nf, 1);
+    if (!cs || !cf) {
+        free(cs), free(cf);
+        return RN_TWIN_NOMEM;
+    }
+    int ok = 1;
+    long NB = (long)nb;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads_for(rows * n)) \
+    reduction(&& : ok)
+    for (long b = 0; b < NB; b++) {
+        size_t r0 = (size_t)b * B, nr = rows - r0 < B ? rows - r0 : B;
+        ok = layernorm_backward_bound_rows(bdx + r0 * n, cs + (size_t)(b + 1) * ns,
+                                           cf + (size_t)(b + 1) * nf, dy + r0 * n, x + r0 * n,
+                                           gamma, nr, n, eps, compute, out) == RN_TWIN_OK;
+    }
+    if (ok)
+        layernorm_backward_bound_cols(bdgamma, bdbeta, cs, cf, nb, rows, n, compute, out);
     free(cs), free(cf);
-    return RN_TWIN_OK;
+    return ok ? RN_TWIN_OK : RN_TWIN_NOMEM;
 }

@@ -29,4 +29,19 @@ int layernorm_backward_bound(double *bdx, double *bdgamma, double *bdbeta, const
                              const double *x, const double *gamma, size_t rows, size_t n,
                              double eps, rn_dtype compute, rn_dtype out);
 
+/* The backward bound a block of rows at a time (`check` by blocks of rows): the whole call above
+   is these two, on the partition of rn_bound_block_rows (ref/norm_fast.h).
+   _rows: the `rows` rows of one block (dy, x, bdx: the block's rows x n) in row order, their
+   column terms added into one slot (cs: LN_BWD_BOUND_SUMS x n sums, cf: LN_BWD_BOUND_FLAGS x n
+   non-finite flags, zeroed by the caller); 0 or RN_TWIN_NOMEM.
+   _cols: the slots 1..nb (of a problem of `rows` rows, slot b + 1 = block b) added in block order
+   into slot 0, and bdgamma, bdbeta (n) from the totals. */
+enum { LN_BWD_BOUND_SUMS = 3, LN_BWD_BOUND_FLAGS = 2 };
+int layernorm_backward_bound_rows(double *bdx, double *cs, unsigned char *cf, const double *dy,
+                                  const double *x, const double *gamma, size_t rows, size_t n,
+                                  double eps, rn_dtype compute, rn_dtype out);
+void layernorm_backward_bound_cols(double *bdgamma, double *bdbeta, double *cs, unsigned char *cf,
+                                   size_t nb, size_t rows, size_t n, rn_dtype compute,
+                                   rn_dtype out);
+
 #endif

@@ -324,8 +324,11 @@ static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, unsig
        §10.3), MPFR computes the rows it leaves. */
     double c_rn, C_up, G_up;
     if (!rn_fast_enabled() ||
-        !rmsnorm_row_bwd_bound_sums_fast(&c_rn, &C_up, &G_up, dyr, w, xr, n))
+        !rmsnorm_row_bwd_bound_sums_fast(&c_rn, &C_up, &G_up, dyr, w, xr, n)) {
+        if (!sc->t && alloc_scratch(n, &sc->t, &sc->p))
+            return 0;
         mpfr_row_sums(&c_rn, &C_up, &G_up, dyr, w, xr, n, sc->t, sc->p, sc->c, sc->C, sc->G);
+    }
     /* c may cancel: its binary64 evaluation (w = 1 + gamma rounded) is off by <= 2^-52 C. */
     double Cm = C_up * (1.0 + 0x1p-50);
     double cm = fabs(c_rn) + 0x1p-50 * Cm;
@@ -363,50 +366,36 @@ static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, unsig
     return 1;
 }
 
-/* The rows in blocks of 16 or more (at most 64 blocks: a partition that depends on rows only),
-   shared out among the threads, each block summing its rows' column terms in row order into its
-   own slot, the slots added in block order: the bounds do not depend on the threads. */
-int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const double *x,
-                           const double *gamma, size_t rows, size_t n, double eps, int offset,
-                           rn_dtype compute, rn_dtype out)
+int rmsnorm_backward_bound_rows(double *bdx, double *cs, unsigned char *cf, const double *dy,
+                                const double *x, const double *gamma, size_t rows, size_t n,
+                                double eps, int offset, rn_dtype compute, rn_dtype out)
 {
-    double u = rn_dtype_unit_roundoff(compute);
-    size_t N1 = n ? n : 1, B = rn_bound_block_rows(rows);
-    size_t nb = (rows + B - 1) / B;
-    /* Column sums for dgamma [R§5.3]; slot b: block b's (2 sums, a flag). */
-    double *cs = calloc((nb + 1) * 2 * N1, sizeof *cs), *w = malloc(N1 * sizeof *w);
-    unsigned char *cf = calloc((nb + 1) * N1, 1);
-    if (!cs || !cf || !w) {
-        free(cs), free(cf), free(w);
+    size_t N1 = n ? n : 1;
+    double *w = malloc(N1 * sizeof *w);
+    if (!w)
         return RN_TWIN_NOMEM;
-    }
     for (size_t i = 0; i < n; i++)
         w[i] = offset ? 1.0 + gamma[i] : gamma[i];
+    bwd_scratch sc; /* the MPFR rows' scratch (t, p): allocated by the first such row */
+    sc.t = NULL, sc.p = NULL;
+    mpfr_inits2(EXACT_PREC, sc.c, sc.C, sc.G, (mpfr_ptr)0);
     int ok = 1;
-    long NB = (long)nb;
-#pragma omp parallel num_threads(rn_threads_for(rows * n)) reduction(&& : ok)
-    {
-        bwd_scratch sc;
-        ok = !alloc_scratch(n, &sc.t, &sc.p);
-        mpfr_inits2(EXACT_PREC, sc.c, sc.C, sc.G, (mpfr_ptr)0);
-#pragma omp for schedule(dynamic, 1)
-        for (long b = 0; b < NB; b++) {
-            double *c = cs + (size_t)(b + 1) * 2 * N1;
-            size_t r1 = ((size_t)b + 1) * B < rows ? ((size_t)b + 1) * B : rows;
-            for (size_t r = (size_t)b * B; ok && r < r1; r++)
-                ok = backward_bound_row(bdx, c, c + N1, cf + (size_t)(b + 1) * N1, dy, x, w, r, n,
-                                        eps, compute, out, &sc);
-        }
-        mpfr_clears(sc.c, sc.C, sc.G, (mpfr_ptr)0);
-        free_scratch(n, sc.t, sc.p);
-    }
-    if (!ok) {
-        free(cs), free(cf), free(w);
-        return RN_TWIN_NOMEM;
-    }
+    for (size_t r = 0; ok && r < rows; r++)
+        ok = backward_bound_row(bdx, cs, cs + N1, cf, dy, x, w, r, n, eps, compute, out, &sc);
+    mpfr_clears(sc.c, sc.C, sc.G, (mpfr_ptr)0);
+    free_scratch(n, sc.t, sc.p);
+    free(w);
+    return ok ? RN_TWIN_OK : RN_TWIN_NOMEM;
+}
+
+void rmsnorm_backward_bound_cols(double *bdgamma, double *cs, unsigned char *cf, size_t nb,
+                                 size_t rows, size_t n, rn_dtype compute, rn_dtype out)
+{
+    double u = rn_dtype_unit_roundoff(compute);
+    size_t N1 = n ? n : 1;
     double *cg_err = cs, *cg_mag = cs + N1;
     unsigned char *dg_bad = cf;
-    rn_bound_slots_add(cs, 2 * N1, cf, N1, nb);
+    rn_bound_slots_add(cs, RMS_BWD_BOUND_SUMS * N1, cf, RMS_BWD_BOUND_FLAGS * N1, nb);
     /* binary64 sums of `rows` non-negative terms, in any order of additions: within
        gamma_rows(2^-53) relative, beyond EVAL_SLACK for rows in the thousands: round up [§6] */
     double upr = 1.0 + gamma_k((double)rows + 1, 0x1p-53);
@@ -416,6 +405,36 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
         double e_g = ge * (1.0 + g_rows) + g_rows * gm;
         bdgamma[i] = dg_bad[i] ? 0.0 : finish(e_g, gm * (1.0 + 0x1p-50), compute, out);
     }
-    free(cs), free(cf), free(w);
-    return RN_TWIN_OK;
+}
+
+/* The rows in blocks of 16 or more (at most 64 blocks: a partition that depends on rows only),
+   shared out among the threads, each block summing its rows' column terms in row order into its
+   own slot, the slots added in block order: the bounds do not depend on the threads. */
+int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const double *x,
+                           const double *gamma, size_t rows, size_t n, double eps, int offset,
+                           rn_dtype compute, rn_dtype out)
+{
+    size_t N1 = n ? n : 1, B = rn_bound_block_rows(rows), nb = (rows + B - 1) / B;
+    size_t ns = RMS_BWD_BOUND_SUMS * N1, nf = RMS_BWD_BOUND_FLAGS * N1;
+    /* Slot b + 1: block b's column sums and non-finite flags (slot 0: their total). */
+    double *cs = calloc((nb + 1) * ns, sizeof *cs);
+    unsigned char *cf = calloc((nb + 1) * nf, 1);
+    if (!cs || !cf) {
+        free(cs), free(cf);
+        return RN_TWIN_NOMEM;
+    }
+    int ok = 1;
+    long NB = (long)nb;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rn_threads_for(rows * n)) \
+    reduction(&& : ok)
+    for (long b = 0; b < NB; b++) {
+        size_t r0 = (size_t)b * B, nr = rows - r0 < B ? rows - r0 : B;
+        ok = rmsnorm_backward_bound_rows(bdx + r0 * n, cs + (size_t)(b + 1) * ns,
+                                         cf + (size_t)(b + 1) * nf, dy + r0 * n, x + r0 * n,
+                                         gamma, nr, n, eps, offset, compute, out) == RN_TWIN_OK;
+    }
+    if (ok)
+        rmsnorm_backward_bound_cols(bdgamma, cs, cf, nb, rows, n, compute, out);
+    free(cs), free(cf);
+    return ok ? RN_TWIN_OK : RN_TWIN_NOMEM;
 }

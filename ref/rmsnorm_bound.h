@@ -27,4 +27,14 @@ int rmsnorm_backward_bound(double *bdx, double *bdgamma, const double *dy, const
                            const double *gamma, size_t rows, size_t n, double eps, int offset,
                            rn_dtype compute, rn_dtype out);
 
+/* The backward bound a block of rows at a time, as layernorm_backward_bound_rows / _cols
+   (ref/layernorm_bound.h): one slot is RMS_BWD_BOUND_SUMS x n sums and RMS_BWD_BOUND_FLAGS x n
+   flags. */
+enum { RMS_BWD_BOUND_SUMS = 2, RMS_BWD_BOUND_FLAGS = 1 };
+int rmsnorm_backward_bound_rows(double *bdx, double *cs, unsigned char *cf, const double *dy,
+                                const double *x, const double *gamma, size_t rows, size_t n,
+                                double eps, int offset, rn_dtype compute, rn_dtype out);
+void rmsnorm_backward_bound_cols(double *bdgamma, double *cs, unsigned char *cf, size_t nb,
+                                 size_t rows, size_t n, rn_dtype compute, rn_dtype out);
+
 #endif
