@@ -573,53 +573,6 @@ void st_rows_free(st_rows *c)
     free(c);
 }
 
-/* With a cache: every row's hash, and the statistics of the first row of each distinct content
-   (the ones the tests pool), computed in parallel (rn_threads(); each row by one thread, so the
-   results do not depend on the thread count).  Without one: nothing (computed when asked). */
-static void prepare_rows(const st_problem *p, family f)
-{
-    st_rows *c = p->cache;
-    if (!c || c->rows != p->rows)
-        return;
-    long R = (long)p->rows;
-#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
-    for (long r = 0; r < R; r++)
-        hash_of(p, (size_t)r);
-    seen_t seen;
-    unsigned char *first = malloc((p->rows + 1) * sizeof *first);
-    if (!first || seen_init(&seen, p->rows)) {
-        free(first);
-        return;
-    }
-    for (size_t r = 0; r < p->rows; r++)
-        first[r] = !seen_check(&seen, c->hash[r]);
-    free(seen.slot);
-#pragma omp parallel num_threads(rn_threads_for(p->rows * p->n))
-    {
-        double *buf = malloc((2 * p->n + 1) * sizeof *buf);
-#pragma omp for schedule(dynamic, 4)
-        for (long r = 0; r < R; r++)
-            if (buf && first[r])
-                stat_of(p, f, (size_t)r, buf);
-        free(buf);
-    }
-    free(first);
-}
-
-/* The rows a test pools: in row order, those whose outputs are finite (row_ok) and whose x was not
-   seen before among them (identical rows give identical errors: only the first counts).  Serial
-   (the order decides which duplicate is kept); keep: rows flags. */
-static int pooled_rows(const st_problem *p, const unsigned char *row_ok, unsigned char *keep)
-{
-    seen_t seen;
-    if (seen_init(&seen, p->rows))
-        return -1;
-    for (size_t r = 0; r < p->rows; r++)
-        keep[r] = row_ok[r] && !seen_check(&seen, hash_of(p, r));
-    free(seen.slot);
-    return 0;
-}
-
 /* Weighted least squares of a row's errors on k <= 3 shared directions [§4]: the normal equations
    A c = y with A = sum w X X^T, y = sum w X e, w_i = (bmin / b_i)^2.  The own-noise proxy of
    coefficient j is bmin * sqrt((A^-1)_jj) (with w = bmin^2 / b^2 the covariance bound of the
@@ -794,28 +747,12 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     return 1;
 }
 
-/* The rows the pooled tests use (keep[r]): finite in both got and want, then pooled_rows' choice;
-   done is left zeroed for the caller's per-row results.  0 on failure. */
-static int select_rows(const st_problem *p, family f, const double *got, const double *want,
-                       unsigned char *done, unsigned char *keep)
-{
-    size_t n = p->n;
-    long NR = (long)p->rows;
-#pragma omp parallel for schedule(static) num_threads(rn_threads_for(p->rows * p->n))
-    for (long r = 0; r < NR; r++)
-        done[r] = (unsigned char)row_finite(got + (size_t)r * n, want + (size_t)r * n, n);
-    prepare_rows(p, f);
-    int ok = pooled_rows(p, done, keep) == 0;
-    memset(done, 0, p->rows + 1);
-    return ok;
-}
-
 /* ---- the forward outputs, rows given block by block (st_fwd, ref/stat_tier.h) ----
    Each row's result depends on that row alone (its x, got, want and the problem's constants), so
    it is computed as its block arrives, rows in parallel (each in its own slot); which rows are
    pooled -- finite ones, the first of each distinct x -- and the pooling itself need every row
    and run at the end, in row order: the same statistics whatever the blocks and the threads. */
-enum { FWD_RES = 5 }; /* per row: t, Q, proxy, floor, ref of its group (acc_group) */
+enum { FWD_RES = 10 }; /* per row: t, Q, proxy, floor, ref of each of its (up to 2) groups */
 
 struct st_fwd {
     st_fwd_kind kind;
@@ -855,8 +792,13 @@ void st_fwd_free(st_fwd *f)
 
 static family fwd_family(st_fwd_kind k)
 {
-    return k == ST_RMS_Y || k == ST_RMS_RSTD ? FAM_RMS : FAM_LN;
+    return k == ST_RMS_Y || k == ST_RMS_RSTD || k == ST_RMS_DX ? FAM_RMS : FAM_LN;
 }
+
+static int fwd_is_dx(st_fwd_kind k) { return k == ST_LN_DX || k == ST_RMS_DX; }
+
+static int backward_dx_row(const st_problem *p, family f, size_t r, const double *got,
+                           const double *want, double *buf, double *res);
 
 /* Row r of the block (global row g): y's group [§3.3, §4] (forward_y_row), or the per-row scalar
    rstd (direction: itself, "scale") or mean (direction 1, "bias").  1 if a group was formed. */
@@ -864,6 +806,14 @@ static int fwd_row(const st_fwd *F, const st_problem *p, size_t r, const double 
                    const double *want, double *buf, double *res)
 {
     family f = fwd_family(F->kind);
+    if (fwd_is_dx(F->kind)) { /* the groups along dx ("scale") and r*xhat ("hbar") */
+        double q[7];
+        if (!backward_dx_row(p, f, r, got, want, buf, q))
+            return 0;
+        res[0] = q[0], res[1] = 1, res[2] = q[1], res[3] = q[2], res[4] = 1;
+        res[5] = q[3], res[6] = 1, res[7] = q[4], res[8] = q[5], res[9] = q[6];
+        return 1;
+    }
     if (F->kind == ST_LN_Y || F->kind == ST_RMS_Y) {
         double y3[3]; /* the coefficient of the row's rstd error, its proxy and floor */
         if (!forward_y_row(p, f, r, got, want, buf, buf + 2 * p->n, y3))
@@ -899,7 +849,7 @@ int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, co
         }
         return 1;
     }
-    int per_row = F->kind != ST_LN_Y && F->kind != ST_RMS_Y;
+    int per_row = F->kind != ST_LN_Y && F->kind != ST_RMS_Y && !fwd_is_dx(F->kind);
     size_t w = per_row ? 1 : n; /* the output's elements per row */
     if (r0 > F->rows || R > F->rows - r0)
         return 0;
@@ -907,7 +857,7 @@ int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, co
     long NR = (long)R;
 #pragma omp parallel num_threads(rn_threads_for(R * n)) reduction(&& : ok)
     {
-        double *buf = malloc((3 * n + 1) * sizeof *buf);
+        double *buf = malloc((4 * n + 1) * sizeof *buf);
         ok = buf != NULL;
 #pragma omp for schedule(dynamic, 4)
         for (long k = 0; k < NR; k++) {
@@ -924,7 +874,7 @@ int st_fwd_rows(st_fwd *F, const st_problem *p, size_t r0, const double *got, co
 
 int st_fwd_finish(const st_fwd *F, double u, st_test *t)
 {
-    acc_t a = {0};
+    acc_t a = {0}, a2 = {0};
     if (F->kind == ST_SUM) {
         for (size_t g = 0; g < F->rows; g++)
             acc_merge(&a, &F->part[g]);
@@ -935,15 +885,20 @@ int st_fwd_finish(const st_fwd *F, double u, st_test *t)
     if (seen_init(&seen, F->rows))
         return 0;
     for (size_t g = 0; g < F->rows; g++) {
-        /* the first finite row of each distinct x (pooled_rows), whether or not it formed a group */
+        /* the first finite row of each distinct x, whether or not it formed a group */
         if (!F->fin[g] || seen_check(&seen, F->hash[g]) || !F->done[g])
             continue;
         const double *q = F->res + FWD_RES * g;
         acc_group(&a, q[0], q[1], q[2], q[3], q[4], g);
+        if (fwd_is_dx(F->kind))
+            acc_group(&a2, q[5], q[6], q[7], q[8], q[9], g);
     }
     free(seen.slot);
     acc_finish(&a, F->kind == ST_LN_MEAN ? "bias" : "scale", u, &t[0]);
-    return 1;
+    if (!fwd_is_dx(F->kind))
+        return 1;
+    acc_finish(&a2, "hbar", u, &t[1]);
+    return 2;
 }
 
 /* The whole problem as one block. */
@@ -951,9 +906,9 @@ static int forward_whole(const st_problem *p, st_fwd_kind kind, const double *go
                          const double *want, st_test *t)
 {
     st_fwd *F = st_fwd_new(kind, p->rows);
-    int ok = F && st_fwd_rows(F, p, 0, got, want) && st_fwd_finish(F, p->u, t);
+    int k = F && st_fwd_rows(F, p, 0, got, want) ? st_fwd_finish(F, p->u, t) : 0;
     st_fwd_free(F);
-    return ok;
+    return k;
 }
 
 int st_layernorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
@@ -1075,44 +1030,6 @@ static int backward_dx_row(const st_problem *p, family f, size_t r, const double
     return 1;
 }
 
-/* Rows in parallel, pooled in row order (as forward_y). */
-static int backward_dx(const st_problem *p, family f, const double *got, const double *want,
-                       st_test *t)
-{
-    acc_t a1 = {0}, a2 = {0};
-    size_t R = p->rows, n = p->n;
-    unsigned char *keep = malloc(R + 1), *done = calloc(R + 1, 1);
-    double *res = malloc((7 * R + 1) * sizeof *res);
-    int ok = keep && done && res;
-    long NR = (long)R;
-    ok = ok && select_rows(p, f, got, want, done, keep);
-    if (ok) {
-#pragma omp parallel num_threads(rn_threads_for(p->rows * p->n)) reduction(&& : ok)
-        {
-            double *buf = malloc((4 * n + 1) * sizeof *buf);
-            ok = buf != NULL;
-#pragma omp for schedule(dynamic, 4)
-            for (long r = 0; r < NR; r++)
-                if (buf && keep[r])
-                    done[r] = (unsigned char)backward_dx_row(p, f, (size_t)r, got, want, buf,
-                                                             res + 7 * r);
-            free(buf);
-        }
-    }
-    for (size_t r = 0; ok && r < R; r++)
-        if (done[r]) {
-            const double *q = res + 7 * r;
-            acc_group(&a1, q[0], 1, q[1], q[2], 1, r);
-            acc_group(&a2, q[3], 1, q[4], q[5], q[6], r);
-        }
-    free(keep), free(done), free(res);
-    if (!ok)
-        return 0;
-    acc_finish(&a1, "scale", p->u, &t[0]);
-    acc_finish(&a2, "hbar", p->u, &t[1]);
-    return 2;
-}
-
 /* dbias = sum_rows dx (the skip ops): one group, direction z = dbias.  Each row's shared errors
    enter every column through P_j = <z, D_j(row)>; distinct rows are independent, identical rows
    (same x) add their contributions before squaring; each column adds its rows' own noises and the
@@ -1183,103 +1100,162 @@ int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *g
 
 int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return backward_dx(p, FAM_LN, got, want, t);
+    return forward_whole(p, ST_LN_DX, got, want, t);
 }
 
 int st_rmsnorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return backward_dx(p, FAM_RMS, got, want, t);
+    return forward_whole(p, ST_RMS_DX, got, want, t);
 }
 
-/* dgamma_i = sum_rows dy*xhat: one group (the vector), direction z = dgamma.  The rows' shared
+/* ---- the column outputs, rows given block by block in row order (st_cols, ref/stat_tier.h) ----
+   dgamma_i = sum_rows dy*xhat: one group (the vector), direction z = dgamma.  The rows' shared
    errors (rho_r, e_r) enter every column: independent across distinct rows (identical rows are
-   merged, their contributions added before squaring). */
-static int backward_dgamma(const st_problem *p, family f, const double *got, const double *want,
-                           st_test *t)
+   merged, their contributions added before squaring).  dbeta_i = sum_rows dy: a column sum of
+   exact inputs; one group, direction dbeta.  Every sum runs over the rows in row order, whatever
+   the blocks: the same bits as one block. */
+struct st_cols {
+    st_col_kind kind;
+    size_t rows, n, next;  /* next: the first row of the next block */
+    const double *got, *want;
+    int ok;                /* every value finite and every row in the model's range so far */
+    double floor;
+    double *buf, *S1, *S2; /* dgamma: a row's scratch, the columns' sums of |q| and q^2 */
+    double *Pr, *Pm, *sr, *sm; /* dgamma, per distinct row (the first of its content) */
+    uint64_t *h;
+    long double *L1;       /* dbeta: the columns' sums of |dy| */
+};
+
+void st_cols_free(st_cols *c)
 {
-    size_t n = p->n, R = p->rows;
-    double u = p->u;
-    acc_t a = {0};
-    double *buf = malloc((2 * n + 1) * sizeof *buf), *S1 = calloc(n, sizeof *S1),
-           *S2 = calloc(n, sizeof *S2);
-    double *Pr = calloc(R + 1, sizeof *Pr), *Pm = calloc(R + 1, sizeof *Pm);
-    double *sr = calloc(R + 1, sizeof *sr), *sm = calloc(R + 1, sizeof *sm);
-    uint64_t *h = calloc(R + 1, sizeof *h);
-    int ok = buf && S1 && S2 && Pr && Pm && sr && sm && h && row_finite(got, want, n);
-    double floor = 0;
-    for (size_t r = 0; ok && r < R; r++) {
-        const double *x = p->x + r * n, *dy = p->dy + r * n;
-        rowstat s = stat_of(p, f, r, buf);
-        if (!s.ok) {
-            ok = 0;
+    if (!c)
+        return;
+    free(c->buf), free(c->S1), free(c->S2), free(c->Pr), free(c->Pm), free(c->sr), free(c->sm);
+    free(c->h), free(c->L1);
+    free(c);
+}
+
+st_cols *st_cols_new(st_col_kind kind, size_t rows, const double *got, const double *want,
+                     size_t n)
+{
+    st_cols *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->kind = kind, c->rows = rows, c->n = n, c->got = got, c->want = want;
+    c->ok = row_finite(got, want, n);
+    if (kind == ST_DBETA) {
+        if (!(c->L1 = calloc(n + 1, sizeof *c->L1))) {
+            st_cols_free(c);
+            return NULL;
+        }
+        return c;
+    }
+    c->buf = malloc((2 * n + 1) * sizeof *c->buf);
+    c->S1 = calloc(n + 1, sizeof *c->S1), c->S2 = calloc(n + 1, sizeof *c->S2);
+    c->Pr = calloc(rows + 1, sizeof *c->Pr), c->Pm = calloc(rows + 1, sizeof *c->Pm);
+    c->sr = calloc(rows + 1, sizeof *c->sr), c->sm = calloc(rows + 1, sizeof *c->sm);
+    c->h = calloc(rows + 1, sizeof *c->h);
+    if (!c->buf || !c->S1 || !c->S2 || !c->Pr || !c->Pm || !c->sr || !c->sm || !c->h) {
+        st_cols_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Row r of the block, row g of the problem: its terms of dgamma's group. */
+static void dgamma_row(st_cols *c, const st_problem *p, family f, size_t r, size_t g)
+{
+    size_t n = c->n;
+    const double *x = p->x + r * n, *dy = p->dy + r * n, *want = c->want;
+    rowstat s = stat_of(p, f, r, c->buf);
+    if (!s.ok) {
+        c->ok = 0;
+        return;
+    }
+    double pr = 0, pm = 0;
+    for (size_t i = 0; i < n; i++) {
+        double xh = (x[i] - s.m) * s.r, q = dy[i] * xh;
+        if (!isfinite(q))
+            c->ok = 0;
+        c->S1[i] += fabs(q), c->S2[i] += q * q;
+        pr += want[i] * q, pm += want[i] * dy[i];
+    }
+    /* merge identical rows: same x, same shared errors */
+    c->h[g] = hash_of(p, r);
+    size_t k = g;
+    for (size_t j = 0; j < g; j++)
+        if (c->h[j] == c->h[g]) {
+            k = j;
             break;
         }
-        double pr = 0, pm = 0;
-        for (size_t i = 0; i < n; i++) {
-            double xh = (x[i] - s.m) * s.r, q = dy[i] * xh;
-            if (!isfinite(q))
-                ok = 0;
-            S1[i] += fabs(q), S2[i] += q * q;
-            pr += want[i] * q, pm += want[i] * dy[i];
+    c->Pr[k] += pr, c->Pm[k] += pm * s.r;
+    c->sr[k] = s.sig_rho, c->sm[k] = s.sig_m;
+    c->floor += s.phi_rho * fabs(pr) + s.phi_m * s.r * fabs(pm);
+}
+
+int st_cols_rows(st_cols *c, const st_problem *p, size_t r0)
+{
+    if (r0 != c->next || p->rows > c->rows - r0)
+        return 0; /* blocks out of order */
+    c->next = r0 + p->rows;
+    for (size_t r = 0; c->ok && r < p->rows; r++) {
+        if (c->kind == ST_DBETA) {
+            for (size_t i = 0; i < c->n; i++)
+                c->L1[i] += fabs(p->dy[r * c->n + i]);
+            continue;
         }
-        /* merge identical rows: same x, same shared errors */
-        h[r] = hash_of(p, r);
-        size_t k = r;
-        for (size_t j = 0; j < r; j++)
-            if (h[j] == h[r]) {
-                k = j;
-                break;
-            }
-        Pr[k] += pr, Pm[k] += pm * s.r;
-        sr[k] = s.sig_rho, sm[k] = s.sig_m;
-        floor += s.phi_rho * fabs(pr) + s.phi_m * s.r * fabs(pm);
+        dgamma_row(c, p, c->kind == ST_RMS_DGAMMA ? FAM_RMS : FAM_LN, r, r0 + r);
     }
-    if (ok) {
-        double shared = 0, nz = 0, tt = 0, Q = 0;
-        for (size_t r = 0; r < R; r++) {
-            double c = sr[r] * fabs(Pr[r]) + sm[r] * fabs(Pm[r]);
-            shared += c * c;
-        }
-        for (size_t i = 0; i < n; i++) {
-            double b = SAFETY * u * (sqrt((double)R) * S1[i] + 3 * sqrt(S2[i])) +
-                       want_noise(p, want[i]) + 4 * p->eta * (double)R;
-            tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
-            nz += want[i] * want[i] * b * b;
-        }
-        acc_group(&a, tt, Q, sqrt(shared) + sqrt(nz), floor, 1, 0);
+    return 1;
+}
+
+int st_cols_finish(st_cols *c, const st_problem *p, st_test *t)
+{
+    acc_t a = {0};
+    size_t n = c->n, R = c->rows;
+    const double *got = c->got, *want = c->want;
+    double u = p->u, shared = 0, nz = 0, tt = 0, Q = 0;
+    for (size_t r = 0; c->ok && c->kind != ST_DBETA && r < R; r++) {
+        double s = c->sr[r] * fabs(c->Pr[r]) + c->sm[r] * fabs(c->Pm[r]);
+        shared += s * s;
     }
-    free(buf), free(S1), free(S2), free(Pr), free(Pm), free(sr), free(sm), free(h);
+    for (size_t i = 0; c->ok && i < n; i++) {
+        double b = c->kind == ST_DBETA
+                       ? SAFETY * u * sqrt((double)R) * (double)c->L1[i] + want_noise(p, want[i])
+                       : SAFETY * u * (sqrt((double)R) * c->S1[i] + 3 * sqrt(c->S2[i])) +
+                             want_noise(p, want[i]) + 4 * p->eta * (double)R;
+        tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
+        nz += want[i] * want[i] * b * b;
+    }
+    if (c->ok)
+        acc_group(&a, tt, Q, sqrt(shared) + sqrt(nz), c->floor, 1, 0);
     acc_finish(&a, "scale", u, &t[0]);
     return 1;
 }
 
+/* The whole problem as one block. */
+static int columns_whole(const st_problem *p, st_col_kind kind, const double *got,
+                         const double *want, st_test *t)
+{
+    st_cols *c = st_cols_new(kind, p->rows, got, want, p->n);
+    int k = c && st_cols_rows(c, p, 0) ? st_cols_finish(c, p, t) : 0;
+    st_cols_free(c);
+    return k;
+}
+
 int st_layernorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return backward_dgamma(p, FAM_LN, got, want, t);
+    return columns_whole(p, ST_LN_DGAMMA, got, want, t);
 }
 
 int st_rmsnorm_dgamma(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return backward_dgamma(p, FAM_RMS, got, want, t);
+    return columns_whole(p, ST_RMS_DGAMMA, got, want, t);
 }
 
-/* dbeta_i = sum_rows dy: a column sum of exact inputs; one group, direction dbeta. */
 int st_colsum_dy(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    acc_t a = {0};
-    double tt = 0, Q = 0, nz = 0;
-    int ok = row_finite(got, want, p->n);
-    for (size_t i = 0; ok && i < p->n; i++) {
-        long double s1 = 0;
-        for (size_t r = 0; r < p->rows; r++)
-            s1 += fabs(p->dy[r * p->n + i]);
-        double b = SAFETY * p->u * sqrt((double)p->rows) * (double)s1 + want_noise(p, want[i]);
-        tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i], nz += want[i] * want[i] * b * b;
-    }
-    if (ok)
-        acc_group(&a, tt, Q, sqrt(nz), 0, 1, 0);
-    acc_finish(&a, "scale", p->u, &t[0]);
-    return 1;
+    return columns_whole(p, ST_DBETA, got, want, t);
 }
 
 /* Elementwise outputs: each element is its own group (no shared error). */

@@ -83,21 +83,39 @@ int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double 
                        const double *want, st_test *t);
 int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
                      const double *want, st_test *t);
-/* The forward outputs' tests with the rows given block by block (streaming: memory for one block
+/* The per-row outputs' tests with the rows given block by block (streaming: memory for one block
    of the outputs, plus a few words per row).  st_fwd_new(kind, rows) for a problem of `rows` rows;
-   st_fwd_rows for each block in any order: p describes the block (x, xmag and rows of the block,
-   rows_total = the problem's rows, cache NULL or one for the block's rows, cleared with
+   st_fwd_rows for each block in any order: p describes the block (x, dy, xmag and rows of the
+   block, rows_total = the problem's rows, cache NULL or one for the block's rows, cleared with
    st_rows_clear before the next block), r0 its first row, got/want the block's values of
-   the output (rows x n for y, rows for mean and rstd); st_fwd_finish pools the rows in row order
-   into t[0].  The tests are those of st_layernorm_y, _mean, _rstd, st_rmsnorm_y, _rstd, bit for
-   bit, whatever the blocks (those functions are this, on one block); ST_SUM is st_skip_sum.  0
-   on failure (memory). */
-typedef enum { ST_LN_Y, ST_LN_MEAN, ST_LN_RSTD, ST_RMS_Y, ST_RMS_RSTD, ST_SUM } st_fwd_kind;
+   the output (rows x n for y and dx, rows for mean and rstd); st_fwd_finish pools the rows in row
+   order into t[0] (dx: t[0] "scale" and t[1] "hbar") and returns how many tests it filled.  The
+   tests are those of st_layernorm_y, _mean, _rstd, _dx, st_rmsnorm_y, _rstd, _dx, bit for bit,
+   whatever the blocks (those functions are this, on one block); ST_SUM is st_skip_sum.  0 on
+   failure (memory). */
+typedef enum {
+    ST_LN_Y, ST_LN_MEAN, ST_LN_RSTD, ST_RMS_Y, ST_RMS_RSTD, ST_SUM, ST_LN_DX, ST_RMS_DX
+} st_fwd_kind;
 typedef struct st_fwd st_fwd;
 st_fwd *st_fwd_new(st_fwd_kind kind, size_t rows);
 int st_fwd_rows(st_fwd *f, const st_problem *p, size_t r0, const double *got, const double *want);
 int st_fwd_finish(const st_fwd *f, double u, st_test *t);
 void st_fwd_free(st_fwd *f);
+
+/* The column outputs' tests (sums over rows: dgamma, dbeta) with the rows given block by block.
+   Their groups need the whole column's exact values (want, n), known only after every row, so
+   the rows come in a pass of their own: st_cols_new(kind, rows, got, want, n) once got and want
+   (n values each) are known; st_cols_rows for each block in row order (p as for st_fwd_rows; the
+   rows' sums are kept in row order, so the blocks must come in order); st_cols_finish into t[0].
+   st_layernorm_dgamma, st_rmsnorm_dgamma and st_colsum_dy are this on one block.  NULL / 0 on
+   failure (memory). */
+typedef enum { ST_LN_DGAMMA, ST_RMS_DGAMMA, ST_DBETA } st_col_kind;
+typedef struct st_cols st_cols;
+st_cols *st_cols_new(st_col_kind kind, size_t rows, const double *got, const double *want,
+                     size_t n);
+int st_cols_rows(st_cols *c, const st_problem *p, size_t r0);
+int st_cols_finish(st_cols *c, const st_problem *p, st_test *t);
+void st_cols_free(st_cols *c);
 
 /* RMSNorm forward: y, rstd; backward: dx, dgamma. */
 int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t);
