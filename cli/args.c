@@ -691,14 +691,38 @@ static int load(cli_job *job, int lazy_ok)
         else
             npy_close(&rd[k]);
     }
-    for (int m = 0; m < job->nactual && !rc; m++)
-        rc = load_actual(job, m, job->lazy);
+    for (int m = 0; m < job->nactual && !rc; m++) /* a sum over rows (dgamma): read whole */
+        rc = load_actual(job, m, job->lazy && !cli_column_output(job, job->act_index[m]));
     if (!rc)
         mark_unchecked(job);
     return rc;
 }
 
 int cli_load(cli_job *job) { return load(job, 0); }
+
+int cli_load_rest(cli_job *job)
+{
+    char err[512];
+    int rc = 0;
+    for (int k = 0; k < job->op->ninputs; k++)
+        if (job->lazy && job->in_rd[k].fd >= 0 && !rc)
+            rc = read_input_whole(job, k, &job->in_rd[k]);
+    for (int m = 0; m < job->nactual && !rc; m++) {
+        if (!job->lazy || job->act_rd[m].fd < 0)
+            continue;
+        rn_array *a = &job->act[m], h = *a; /* the header (rn_array_alloc clears *a first) */
+        if (rn_array_alloc(a, h.dtype, h.ndim, h.shape) != 0) {
+            cli_error(job->verb, "actual %s: %s: out of memory for %zu elements",
+                      job->op->outputs[job->act_index[m]], job->act_path[m], h.count);
+            rc = RN_EXIT_USAGE;
+        } else if (npy_read_range(&job->act_rd[m], 0, a->count, a->data, err, sizeof err) != 0) {
+            cli_error(job->verb, "actual %s: %s", job->op->outputs[job->act_index[m]], err);
+            rc = RN_EXIT_USAGE;
+        }
+        npy_close(&job->act_rd[m]);
+    }
+    return rc;
+}
 
 int cli_load_check(cli_job *job) { return load(job, 1); }
 

@@ -19,6 +19,10 @@
 
 #include <jansson.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "cli.h"
 #include "layernorm_bound.h"
 #include "norm_fast.h"
@@ -662,18 +666,31 @@ enum { ROWS_BLOCK_ELEMS = 1 << 15 };
 
 int cli_check_by_rows_op(const cli_job *job)
 {
-    return !job->allow_ftz && cli_stat_rows_supported(job) && !job->op->stat_bound;
+    return !job->allow_ftz && cli_stat_rows_supported(job) && !job->op->stat_bound &&
+           (!job->op->colsums || job->op->colsums->bound_rows);
 }
 
+int cli_column_output(const cli_job *job, int k)
+{
+    return job->op->colsums && job->op->colsums->col[k] >= 0;
+}
+
+/* The norms' backward (cli_colsums) go by the blocks of their bound's partition: each block's
+   column terms are summed in row order into its own slot, as the whole-tensor bound does, so the
+   bounds of dgamma and dbeta are the same bits (=K selects this path, not K). */
 size_t cli_check_by_rows(const cli_job *job)
 {
-    if (!cli_check_by_rows_op(job) || !job->rows || !cli_splits_by_rows(job))
+    if (!cli_check_by_rows_op(job) || job->rows < 2 ||
+        (!job->op->colsums && !cli_splits_by_rows(job)))
         return 0;
     const char *e = getenv("RESNORM_CHECK_ROWS");
-    if (e && *e) {
-        long k = strtol(e, NULL, 10);
-        return k > 0 ? (size_t)k : 0;
-    }
+    long k = e && *e ? strtol(e, NULL, 10) : -1;
+    if (k == 0)
+        return 0;
+    if (job->op->colsums)
+        return rn_bound_block_rows(job->rows);
+    if (k > 0)
+        return (size_t)k;
     size_t R = ROWS_BLOCK_ELEMS / (job->n ? job->n : 1);
     return R ? R : 1;
 }
@@ -689,7 +706,17 @@ typedef struct {
     rn_array in[CLI_MAX_IO], act[CLI_MAX_IO];
     int need[RN_NDTYPES];
     st_rows *cache;
+    unsigned char *row_ok; /* the norms' backward: the block's rows whose dx the fast path gave */
 } rows_bufs;
+
+/* The norms' backward (cli_colsums), shared by the blocks: the twin's column accumulators, and
+   per output dtype the bound's column slots (slot b + 1: block b; ns doubles and nf flags each). */
+typedef struct {
+    norm_cols *cols;
+    double *cs[RN_NDTYPES];
+    unsigned char *cf[RN_NDTYPES];
+    size_t ns, nf;
+} cols_state;
 
 static void rows_bufs_free(rows_bufs *b)
 {
@@ -701,11 +728,15 @@ static void rows_bufs_free(rows_bufs *b)
             rn_array_free(&b->bound[t][k]);
     }
     st_rows_free(b->cache);
+    free(b->row_ok);
 }
 
-/* Output k's values per row (rows x per_row: y n, mean and rstd 1), 0 if absent. */
+/* Output k's values per row (rows x per_row: y n, mean and rstd 1), 0 if absent or a sum over
+   rows (dgamma). */
 static size_t per_row_of(const cli_job *job, int k)
 {
+    if (cli_column_output(job, k))
+        return 0;
     int nd;
     size_t sh[RN_MAX_DIMS], count = 1;
     cli_output_shape(job, k, &nd, sh);
@@ -724,9 +755,12 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
     memset(b, 0, sizeof *b);
     for (int m = 0; m < job->nactual; m++)
         b->need[r->sum[m].out] = 1;
-    if (!(b->cache = st_rows_new(R)))
+    if (!(b->cache = st_rows_new(R)) || !(b->row_ok = malloc(R)))
         return -1;
     for (int k = 0; k < job->op->noutputs; k++) {
+        /* a sum over rows: n values the block's twin may write (and the check discards) */
+        if (cli_column_output(job, k) && block_alloc(&b->want[k], job->n))
+            return -1;
         if (!(b->per_row[k] = per_row_of(job, k)))
             continue;
         if (block_alloc(&b->want[k], R * b->per_row[k]))
@@ -739,7 +773,8 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
         if (job->in_rd[k].fd >= 0 && block_alloc(&b->in[k], R * job->n))
             return -1;
     for (int m = 0; job->lazy && m < job->nactual; m++)
-        if (block_alloc(&b->act[m], R * b->per_row[job->act_index[m]]))
+        if (b->per_row[job->act_index[m]] &&
+            block_alloc(&b->act[m], R * b->per_row[job->act_index[m]]))
             return -1;
     return 0;
 }
@@ -786,6 +821,10 @@ static int block_actuals(const cli_job *job, size_t r0, size_t nr, rows_bufs *b,
     char err[512];
     for (int m = 0; m < job->nactual; m++) {
         size_t w = b->per_row[job->act_index[m]];
+        if (!w) { /* a sum over rows: compared after the blocks */
+            got[m] = NULL;
+            continue;
+        }
         if (!job->lazy) {
             got[m] = job->act[m].data + r0 * w;
             continue;
@@ -821,10 +860,38 @@ static int block_inputs_exact(const cli_job *job, const cli_job *sub, size_t r0,
     return 0;
 }
 
-/* One block: its inputs and actuals, the twin, the bounds, the comparison of each actual, the
-   tier's rows.  scan_only: the inputs' check alone (a failure is already known). */
-static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, cli_stat_rows *st,
-                        const cli_check_result *r, int scan_only, block_result *out)
+static int thread_index(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* The norms' backward: the block's dx from the fast path, its rows' terms added to the columns;
+   where some row's dx is not certified, from the twin on the block (the terms are in); where the
+   fast path took nothing (NaN, Inf), out->serial: the whole-tensor path decides (the sums need
+   the whole tensor's twin).  0 or RN_TWIN_*. */
+static int block_twin_cols(const cli_job *job, const cli_job *sub, rows_bufs *b,
+                           const cols_state *cst, double *const *want, block_result *out)
+{
+    int k = job->op->colsums->rows(sub, RN_F64, want, cst->cols, thread_index(), b->row_ok);
+    if (k == 1)
+        return RN_TWIN_OK;
+    if (k != 2) {
+        out->serial = 1;
+        return RN_TWIN_OK;
+    }
+    return job->op->twin(sub, RN_F64, want);
+}
+
+/* One block (block number ib): its inputs and actuals, the twin, the bounds, the comparison of
+   each actual, the tier's rows.  scan_only: the inputs' check alone (a failure is already
+   known).  cst: the norms' backward's shared state (NULL for other ops). */
+static void check_block(const cli_job *job, size_t ib, size_t r0, size_t nr, rows_bufs *b,
+                        cli_stat_rows *st, const cols_state *cst, const cli_check_result *r,
+                        int scan_only, block_result *out)
 {
     cli_job sub;
     if (block_job(job, r0, nr, b, &sub, out) || block_inputs_exact(job, &sub, r0, r->cd, out) ||
@@ -840,21 +907,27 @@ static void check_block(const cli_job *job, size_t r0, size_t nr, rows_bufs *b, 
     int kx = cli_input_index(job->op, "x"); /* the twin's row moments, reused by the bound */
     if (kx >= 0)
         rn_fast_memo_begin(sub.in[kx].data, sub.in[kx].count);
-    out->status = job->op->twin(&sub, RN_F64, want);
-    for (int t = 0; t < RN_NDTYPES && out->status == RN_TWIN_OK; t++) {
+    out->status = cst ? block_twin_cols(job, &sub, b, cst, want, out)
+                      : job->op->twin(&sub, RN_F64, want);
+    for (int t = 0; t < RN_NDTYPES && out->status == RN_TWIN_OK && !out->serial; t++) {
         if (!b->need[t])
             continue;
         for (int k = 0; k < job->op->noutputs; k++)
             bound[k] = b->bound[t][k].data;
         out->what = "error bound";
-        out->status = job->op->bound(&sub, r->cd, (rn_dtype)t, bound);
+        out->status = cst ? job->op->colsums->bound_rows(&sub, r->cd, (rn_dtype)t, bound,
+                                                         cst->cs[t] + (ib + 1) * cst->ns,
+                                                         cst->cf[t] + (ib + 1) * cst->nf)
+                          : job->op->bound(&sub, r->cd, (rn_dtype)t, bound);
     }
     rn_fast_memo_end();
-    if (out->status != RN_TWIN_OK)
+    if (out->status != RN_TWIN_OK || out->serial)
         return;
     for (int m = 0; m < job->nactual && !out->serial; m++) {
         int k = job->act_index[m];
         size_t w = b->per_row[k], lo = r0 * w;
+        if (!w)
+            continue; /* a sum over rows: compared after the blocks */
         out->serial = summarize_span(got[m], want[k], b->bound[r->sum[m].out][k].data, NULL, lo,
                                      lo + nr * w, lo, r->sum[m].out, &out->sum[m], &out->err[m]);
     }
@@ -927,25 +1000,127 @@ static block_result *block_results_new(size_t nb, int nactual, summary_t **sums,
     return res;
 }
 
+/* The norms' backward after the blocks: the sums' exact values certified from the merged
+   columns, their bounds from the slots, the comparison of their actuals (the whole-tensor path's
+   summary, in place of the blocks' empty one), then the tier's column tests in one more pass over
+   the rows, in row order (x and dy read again from their files for a lazy job).  0, 1 where a sum
+   is not certified (the whole-tensor path decides), or an exit code after a message. */
+static int check_columns(const cli_job *job, size_t R, size_t nb, const cols_state *cst,
+                         cli_stat_rows *st, cli_check_result *r)
+{
+    size_t n = job->n;
+    rn_array want[CLI_MAX_IO] = {{0}}, bound[RN_NDTYPES][CLI_MAX_IO] = {{{0}}};
+    double *w[CLI_MAX_IO] = {0};
+    rows_bufs b = {0};
+    int rc = norm_cols_merge(cst->cols) ? 0 : 1;
+    for (int k = 0; k < job->op->noutputs && !rc; k++) {
+        if (!cli_column_output(job, k))
+            continue;
+        rc = block_alloc(&want[k], n) ? -1 : 0;
+        for (size_t i = 0; i < n && !rc; i++)
+            if (!norm_cols_value(cst->cols, job->op->colsums->col[k], i, RN_F64, &want[k].data[i]))
+                rc = 1;
+        w[k] = want[k].data;
+    }
+    for (int t = 0; t < RN_NDTYPES && !rc; t++) {
+        double *o[CLI_MAX_IO] = {0};
+        for (int k = 0; cst->cs[t] && k < job->op->noutputs && !rc; k++)
+            if (w[k])
+                rc = block_alloc(&bound[t][k], n) ? -1 : 0, o[k] = bound[t][k].data;
+        if (cst->cs[t] && !rc)
+            job->op->colsums->bound_cols(job, r->cd, (rn_dtype)t, o, cst->cs[t], cst->cf[t], nb);
+    }
+    for (int m = 0; m < job->nactual && !rc; m++) {
+        int k = job->act_index[m];
+        rn_dtype od = r->sum[m].out;
+        if (!w[k])
+            continue;
+        summarize(job->act[m].data, w[k], bound[od][k].data, NULL, n, od, &r->sum[m]);
+        r->sum[m].out = od;
+        if (r->sum[m].mismatches)
+            r->pass = 0;
+    }
+    cli_phase("columns");
+    if (!rc && st && cli_stat_cols_wanted(st, job)) {
+        rc = rows_bufs_alloc(job, r, R, &b) || cli_stat_cols_begin(st, job, (const double **)w)
+                 ? -1 : 0;
+        for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
+            cli_job sub;
+            block_result br = {0};
+            if (block_job(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, &sub, &br)) {
+                cli_error(job->verb, "%s", br.read_err);
+                free(br.read_err);
+                rc = RN_EXIT_USAGE;
+            } else if (cli_stat_cols_add(st, &sub, r0, b.cache, r)) {
+                rc = -1;
+            }
+        }
+        cli_phase("stat columns");
+    }
+    if (rc < 0) {
+        cli_error(job->verb, "out of memory");
+        rc = RN_EXIT_INTERNAL;
+    }
+    rows_bufs_free(&b);
+    for (int k = 0; k < CLI_MAX_IO; k++) {
+        rn_array_free(&want[k]);
+        for (int t = 0; t < RN_NDTYPES; t++)
+            rn_array_free(&bound[t][k]);
+    }
+    return rc;
+}
+
+/* The norms' backward's shared state for nb blocks on `threads` threads; -1 out of memory. */
+static int cols_state_new(const cli_job *job, const cli_check_result *r, size_t nb, int threads,
+                          cols_state *cst)
+{
+    const cli_colsums *cs = job->op->colsums;
+    size_t w = job->n ? job->n : 1;
+    memset(cst, 0, sizeof *cst);
+    cst->ns = (size_t)cs->bound_sums * w, cst->nf = (size_t)cs->bound_flags * w;
+    if (!(cst->cols = norm_cols_new(cs->ncols, cs->skip, job->n, threads)))
+        return -1;
+    for (int m = 0; m < job->nactual; m++) {
+        rn_dtype t = r->sum[m].out;
+        if (cst->cs[t])
+            continue;
+        cst->cs[t] = calloc((nb + 1) * cst->ns, sizeof *cst->cs[t]);
+        cst->cf[t] = calloc((nb + 1) * cst->nf, 1);
+        if (!cst->cs[t] || !cst->cf[t])
+            return -1;
+    }
+    return 0;
+}
+
+static void cols_state_free(cols_state *cst)
+{
+    norm_cols_free(cst->cols);
+    for (int t = 0; t < RN_NDTYPES; t++)
+        free(cst->cs[t]), free(cst->cf[t]);
+}
+
 /* The check by blocks of R rows.  param_err: a parameter input's value the compute dtype cannot
    hold (NULL: none), reported unless a lazily read x fails first (then the blocks only read and
-   check x).  1 if the whole-tensor path must decide (a NaN bound), else 0 or an exit code after
-   a message. */
+   check x).  1 if the whole-tensor path must decide (a NaN bound; the norms' backward: a block
+   the fast path did not take, a sum not certified), else 0 or an exit code after a message. */
 static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *param_err,
                          cli_check_result *r)
 {
     for (int m = 0; m < job->nactual; m++)
         r->sum[m].out = cli_coarser_dtype(job->act[m].dtype, d);
     size_t nb = (job->rows + R - 1) / R;
+    int threads = rn_threads_for(job->rows * job->n);
     summary_t *sums = NULL;
     double *errs = NULL;
+    cols_state cst_, *cst = job->op->colsums ? &cst_ : NULL;
     block_result *res = block_results_new(nb, job->nactual, &sums, &errs);
     cli_stat_rows *st = res && !param_err ? cli_stat_rows_begin(job, r) : NULL;
-    int nomem = !res || (!st && !param_err);
+    int nomem = !res || (!st && !param_err) ||
+                (cst && cols_state_new(job, r, nb, threads, cst));
     long NB = (long)nb;
     long first_fail = NB; /* blocks after a failed one cannot change the report: skipped */
     if (!nomem) {
-#pragma omp parallel num_threads(rn_threads_for(job->rows * job->n))
+#pragma omp parallel num_threads(threads)
         {
             rows_bufs b;
             int ok = rows_bufs_alloc(job, r, R, &b) == 0;
@@ -958,10 +1133,11 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
                     res[i].status = RN_TWIN_NOMEM, res[i].what = "check by blocks of rows";
                     continue;
                 }
-                check_block(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st, r,
-                            param_err != NULL, &res[i]);
+                check_block(job, (size_t)i, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st,
+                            cst, r, param_err != NULL, &res[i]);
                 long cur = __atomic_load_n(&first_fail, __ATOMIC_RELAXED);
-                if (res[i].read_err || res[i].input_err || res[i].status != RN_TWIN_OK)
+                if (res[i].read_err || res[i].input_err || res[i].status != RN_TWIN_OK ||
+                    res[i].serial)
                     while (i < cur && !__atomic_compare_exchange_n(&first_fail, &cur, i, 1,
                                                                    __ATOMIC_RELAXED,
                                                                    __ATOMIC_RELAXED))
@@ -977,9 +1153,13 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
         rc = RN_EXIT_INTERNAL;
     } else {
         rc = merge_blocks(job, res, first_fail < NB ? (size_t)first_fail + 1 : nb, param_err, r);
+        if (!rc && cst)
+            rc = check_columns(job, R, nb, cst, st, r);
         if (!rc)
             cli_stat_rows_end(st, job, r);
     }
+    if (cst)
+        cols_state_free(cst);
     for (size_t i = 0; res && i < nb; i++)
         free(res[i].read_err), free(res[i].input_err);
     cli_stat_rows_free(st);
@@ -987,7 +1167,7 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
     return rc;
 }
 
-int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
+int cli_check_job(cli_job *job, rn_dtype d, cli_check_result *r)
 {
     memset(r, 0, sizeof *r);
     r->d = d;
@@ -1005,14 +1185,17 @@ int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r)
     size_t R = cli_check_by_rows(job);
     if (R) {
         rc = check_by_rows(job, d, R, bad >= 0 ? msg : NULL, r);
-        if (rc == 1 && job->lazy) { /* the serial scan needs every value, which was not kept */
-            cli_error(job->verb, "internal: the error bound is NaN at some element, and the check "
-                      "read by blocks of rows cannot scan it in order; rerun with "
-                      "RESNORM_CHECK_ROWS=0");
-            return RN_EXIT_INTERNAL;
-        }
         if (rc != 1)
             return rc;
+        if (job->lazy) { /* the whole-tensor path needs every value, which was not kept */
+            if ((rc = cli_load_rest(job)) != 0)
+                return rc;
+            inputs_exact_in(job, rn_compute_dtype(d), &bad, msg, sizeof msg);
+            if (bad >= 0) {
+                cli_error(job->verb, "%s", msg);
+                return RN_EXIT_USAGE;
+            }
+        }
         memset(r, 0, sizeof *r); /* a NaN bound: the whole-tensor path's serial scan decides */
         r->d = d;
         r->cd = rn_compute_dtype(d);

@@ -134,6 +134,18 @@ typedef struct cli_colsums {
     int exact_col, exact_input;
     int (*rows)(const cli_job *sub, rn_dtype out, double *const *outs, struct norm_cols *c,
                 int t, unsigned char *row_ok);
+    /* `check` by blocks of rows (cli/check.c; NULL: check takes the whole tensor): the op's
+       bound a block at a time, on the partition of its whole-tensor bound (blocks of
+       rn_bound_block_rows(job->rows) rows, ref/norm_fast.h).  bound_rows: the per-row outputs'
+       bounds (outs[k], col[k] < 0) of the rows of sub, their column terms added into one slot
+       (cs: bound_sums x n doubles, cf: bound_flags x n bytes, zeroed); 0 or RN_TWIN_*.
+       bound_cols: slots 1..nb added in block order (into slot 0) and the sums' bounds (outs[k],
+       col[k] >= 0) of the whole problem, job. */
+    int bound_sums, bound_flags;
+    int (*bound_rows)(const cli_job *sub, rn_dtype compute, rn_dtype out, double *const *outs,
+                      double *cs, unsigned char *cf);
+    void (*bound_cols)(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *outs,
+                       double *cs, unsigned char *cf, size_t nb);
 } cli_colsums;
 
 /* The registry (cli/args.c): every op, in help order. */
@@ -214,6 +226,13 @@ int cli_load(cli_job *job);
 /* cli_load for `check`: where the check runs by blocks of rows, the per-row inputs and the actuals
    are left open (job->lazy) and read a block at a time; the same checks and messages. */
 int cli_load_check(cli_job *job);
+/* A lazy job (cli_load_check) read whole: every file still open read into its array and closed
+   (job->lazy stays set: cli_job_free closes nothing twice).  The whole-tensor path's fallback of
+   a check by blocks of rows.  0, or an exit code after a message. */
+int cli_load_rest(cli_job *job);
+/* Output k of the job's op is a sum over rows (cli_colsums: dgamma, dbeta, dbias): n values, not
+   one block per row. */
+int cli_column_output(const cli_job *job, int k);
 /* Rows per block of the check by blocks of rows (cli/check.c) for this loaded or header-loaded
    job, or 0 where the whole-tensor check runs; cli_check_by_rows_op: whether the op and options
    allow it at all (LayerNorm, RMSNorm forward, no --allow ftz), before any input is read. */
@@ -316,7 +335,7 @@ typedef struct {
 /* Check a loaded job's actual outputs (inputs must be exact in the compute dtype of d): the
    implementation computes in rn_compute_dtype(d) and rounds each output to the coarser of d and
    the dtype of that output's file.  0, or an exit code after a message. */
-int cli_check_job(const cli_job *job, rn_dtype d, cli_check_result *r);
+int cli_check_job(cli_job *job, rn_dtype d, cli_check_result *r);
 /* The declared dtype when --dtype is absent: the widest dtype among the --actual files. */
 rn_dtype cli_default_dtype(const cli_job *job);
 /* The coarser of two formats (larger unit roundoff; a half dtype beats f32 beats f64). */
@@ -336,18 +355,26 @@ int cli_ulps_below_scale(const cli_summary *s);
    to f64 (every output of the op).  Its report sections, and the mode's name ("fail", "warn",
    "off") and parser (0, or -1 if unknown). */
 void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r);
-/* The same tier over blocks of rows, for the ops it supports (cli_stat_rows_supported: LayerNorm
-   and RMSNorm forward): begin after the outputs' dtypes are set in r->sum[m].out (NULL: out of
-   memory); add each block, from any thread, blocks in any order (sub: the block's sub-job, rows
-   r0 ..; cache: the calling thread's st_rows for at least the block's rows, cleared here; got[m]:
-   actual m's values of the block, want[k]: output k's exact values of the block; -1 out of
-   memory); end pools the rows into r->stat, the result cli_stat_run gives. */
+/* The same tier over blocks of rows, for the ops it supports (cli_stat_rows_supported: the norms
+   and the skip ops forward, the norms' backward): begin after the outputs' dtypes are set in
+   r->sum[m].out (NULL: out of memory); add each block, from any thread, blocks in any order (sub:
+   the block's sub-job, rows r0 ..; cache: the calling thread's st_rows for at least the block's
+   rows, cleared here; got[m]: actual m's values of the block, want[k]: output k's exact values of
+   the block; -1 out of memory) -- the per-row outputs' tests.  The sums over rows (dgamma,
+   dbeta) are tested in a second pass, once their exact values are known: cols_begin (want[k]:
+   output k's exact values, n of them; -1 out of memory), then cols_add for each block in row
+   order, from one thread; cols_wanted: whether any actual has such a test (else no second pass
+   is needed).  end pools the rows into r->stat, the result cli_stat_run gives. */
 typedef struct cli_stat_rows cli_stat_rows;
 int cli_stat_rows_supported(const cli_job *job);
 cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r);
 int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
                       const cli_check_result *r, const double *const *got,
                       const double *const *want);
+int cli_stat_cols_begin(cli_stat_rows *s, const cli_job *job, const double *const *want);
+int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
+                      const cli_check_result *r);
+int cli_stat_cols_wanted(const cli_stat_rows *s, const cli_job *job);
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r);
 void cli_stat_rows_free(cli_stat_rows *s);
 void cli_stat_print(const cli_job *job, const cli_check_result *r);

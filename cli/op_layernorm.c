@@ -123,7 +123,6 @@ static int ln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_
                                         sub->eps, out, row_ok);
 }
 
-static const cli_colsums ln_bwd_cols = {2, 0, {-1, 0, 1}, 1, 2, ln_bwd_rows};
 
 static int ln_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
 {
@@ -138,6 +137,25 @@ static int ln_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, doub
     return layernorm_backward_bound(o[0], o[1], o[2], dy, x, g, job->rows, job->n, job->eps,
                                     compute, out);
 }
+
+/* Check by blocks of rows (cli.h: cli_colsums): dx's bounds of a block, and the column bounds. */
+static int ln_bwd_bound_rows(const cli_job *sub, rn_dtype compute, rn_dtype out,
+                             double *const *o, double *cs, unsigned char *cf)
+{
+    const double *x = sub->in[0].data, *g = sub->in[1].data, *dy = sub->in[2].data;
+    return layernorm_backward_bound_rows(o[0], cs, cf, dy, x, g, sub->rows, sub->n, sub->eps,
+                                         compute, out);
+}
+
+static void ln_bwd_bound_cols(const cli_job *job, rn_dtype compute, rn_dtype out,
+                              double *const *o, double *cs, unsigned char *cf, size_t nb)
+{
+    layernorm_backward_bound_cols(o[1], o[2], cs, cf, nb, job->rows, job->n, compute, out);
+}
+
+static const cli_colsums ln_bwd_cols = {2, 0, {-1, 0, 1}, 1, 2, ln_bwd_rows,
+                                        LN_BWD_BOUND_SUMS, LN_BWD_BOUND_FLAGS,
+                                        ln_bwd_bound_rows, ln_bwd_bound_cols};
 
 /* ---------------------------------------------------------------- golden cases */
 

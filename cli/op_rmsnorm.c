@@ -59,7 +59,6 @@ static int rms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm
                                       cli_rms_offset(sub), out, row_ok);
 }
 
-static const cli_colsums rms_bwd_cols = {1, 0, {-1, 0}, -1, -1, rms_bwd_rows};
 
 static int rms_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)
 {
@@ -72,6 +71,25 @@ static int rms_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, dou
     return rmsnorm_backward_bound(o[0], o[1], job->in[2].data, job->in[0].data, job->in[1].data,
                                   job->rows, job->n, job->eps, cli_rms_offset(job), compute, out);
 }
+
+/* Check by blocks of rows (cli.h: cli_colsums): dx's bounds of a block, and dgamma's. */
+static int rms_bwd_bound_rows(const cli_job *sub, rn_dtype compute, rn_dtype out,
+                              double *const *o, double *cs, unsigned char *cf)
+{
+    return rmsnorm_backward_bound_rows(o[0], cs, cf, sub->in[2].data, sub->in[0].data,
+                                       sub->in[1].data, sub->rows, sub->n, sub->eps,
+                                       cli_rms_offset(sub), compute, out);
+}
+
+static void rms_bwd_bound_cols(const cli_job *job, rn_dtype compute, rn_dtype out,
+                               double *const *o, double *cs, unsigned char *cf, size_t nb)
+{
+    rmsnorm_backward_bound_cols(o[1], cs, cf, nb, job->rows, job->n, compute, out);
+}
+
+static const cli_colsums rms_bwd_cols = {1, 0, {-1, 0}, -1, -1, rms_bwd_rows,
+                                         RMS_BWD_BOUND_SUMS, RMS_BWD_BOUND_FLAGS,
+                                         rms_bwd_bound_rows, rms_bwd_bound_cols};
 
 /* ---------------------------------------------------------------- golden cases */
 

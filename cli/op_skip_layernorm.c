@@ -64,7 +64,9 @@ static int sln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm
     return 1;
 }
 
-static const cli_colsums sln_bwd_cols = {3, 1, {-1, -1, 2, 0, 1}, 1, 3, sln_bwd_rows};
+/* (no bound by blocks: check takes the whole tensor) */
+static const cli_colsums sln_bwd_cols = {3, 1, {-1, -1, 2, 0, 1}, 1, 3, sln_bwd_rows, 0, 0,
+                                         NULL, NULL};
 
 /* dskip is dx, so its bound is dx's */
 static int sln_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)

@@ -64,7 +64,9 @@ static int srms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, nor
     return 1;
 }
 
-static const cli_colsums srms_bwd_cols = {2, 1, {-1, -1, 1, 0}, -1, -1, srms_bwd_rows};
+/* (no bound by blocks: check takes the whole tensor) */
+static const cli_colsums srms_bwd_cols = {2, 1, {-1, -1, 1, 0}, -1, -1, srms_bwd_rows, 0, 0,
+                                          NULL, NULL};
 
 /* dskip is dx, so its bound is dx's */
 static int srms_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)

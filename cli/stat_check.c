@@ -193,16 +193,18 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
     free(sum), free(mag);
 }
 
-/* ---- the tier over blocks of rows (`check` of LayerNorm and RMSNorm forward, cli/check.c) ----
-   The same tests as cli_stat_run, fed a block of rows at a time (ref/stat_tier.h, st_fwd). */
+/* ---- the tier over blocks of rows (`check` of the norms, forward and backward, cli/check.c) ----
+   The same tests as cli_stat_run, fed a block of rows at a time (ref/stat_tier.h: st_fwd for the
+   per-row outputs, st_cols for the sums over rows). */
 struct cli_stat_rows {
     int mode;                     /* CLI_STAT_*, as cli_stat_run resolves it */
     int active;                   /* the tier runs (mode not off) */
-    st_problem p;                 /* the whole problem's constants (x: per block) */
-    st_fwd *f[CLI_MAX_IO];        /* per actual: its test, or NULL (no model for the output) */
+    st_problem p;                 /* the whole problem's constants (x, dy: per block) */
+    st_fwd *f[CLI_MAX_IO];        /* per actual: its per-row test, or NULL */
+    st_cols *c[CLI_MAX_IO];       /* per actual: its column test (cli_stat_cols_begin), or NULL */
 };
 
-/* The st_fwd test of output `out` of a forward norm op, or -1. */
+/* The st_fwd test of output `out` of a norm op, or -1. */
 static int fwd_kind(const cli_job *job, const char *out)
 {
     const char *op = job->op->name;
@@ -216,19 +218,33 @@ static int fwd_kind(const cli_job *job, const char *out)
                                            : !strcmp(out, "rstd") ? ST_LN_RSTD : -1;
     if (!strcmp(op, "rmsnorm"))
         return !strcmp(out, "y") ? ST_RMS_Y : !strcmp(out, "rstd") ? ST_RMS_RSTD : -1;
+    if (!strcmp(op, "layernorm_backward"))
+        return !strcmp(out, "dx") ? ST_LN_DX : -1;
+    if (!strcmp(op, "rmsnorm_backward"))
+        return !strcmp(out, "dx") ? ST_RMS_DX : -1;
+    return -1;
+}
+
+/* The st_cols test of output `out` of a norm's backward (not the skip ops'), or -1. */
+static int col_kind(const cli_job *job, const char *out)
+{
+    const char *op = job->op->name;
+    if (!strcmp(op, "layernorm_backward"))
+        return !strcmp(out, "dgamma") ? ST_LN_DGAMMA : !strcmp(out, "dbeta") ? ST_DBETA : -1;
+    if (!strcmp(op, "rmsnorm_backward"))
+        return !strcmp(out, "dgamma") ? ST_RMS_DGAMMA : -1;
     return -1;
 }
 
 int cli_stat_rows_supported(const cli_job *job)
 {
-    static const char *const ops[] = {"layernorm", "rmsnorm", "skip_layernorm", "skip_rmsnorm"};
+    static const char *const ops[] = {"layernorm", "rmsnorm", "skip_layernorm", "skip_rmsnorm",
+                                      "layernorm_backward", "rmsnorm_backward"};
     for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
         if (!strcmp(job->op->name, ops[k]))
             return 1;
     return 0;
 }
-
-
 
 cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r)
 {
@@ -255,7 +271,7 @@ int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *
 {
     st_problem p = s->p;
     p.rows = sub->rows;
-    p.x = input(sub, "x");
+    p.x = input(sub, "x"), p.dy = input(sub, "dy");
     p.cache = cache;
     st_rows_clear(cache);
     const double *skip = input(sub, "skip");
@@ -277,16 +293,57 @@ int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *
     return rc;
 }
 
+int cli_stat_cols_begin(cli_stat_rows *s, const cli_job *job, const double *const *want)
+{
+    for (int m = 0; s->active && m < job->nactual; m++) {
+        int k = job->act_index[m], kind = col_kind(job, job->op->outputs[k]);
+        if (kind >= 0 && !(s->c[m] = st_cols_new((st_col_kind)kind, job->rows, job->act[m].data,
+                                                 want[k], job->n)))
+            return -1;
+    }
+    return 0;
+}
+
+int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
+                      const cli_check_result *r)
+{
+    st_problem p = s->p;
+    p.rows = sub->rows;
+    p.x = input(sub, "x"), p.dy = input(sub, "dy");
+    p.cache = cache;
+    st_rows_clear(cache);
+    for (int m = 0; m < sub->nactual; m++) {
+        if (!s->c[m])
+            continue;
+        problem_output(&p, r, output_dtype(sub, r, m));
+        if (!st_cols_rows(s->c[m], &p, r0))
+            return -1;
+    }
+    return 0;
+}
+
+int cli_stat_cols_wanted(const cli_stat_rows *s, const cli_job *job)
+{
+    for (int m = 0; s->active && m < job->nactual; m++)
+        if (col_kind(job, job->op->outputs[job->act_index[m]]) >= 0)
+            return 1;
+    return 0;
+}
+
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r)
 {
     cli_stat_result *t = &r->stat;
     memset(t, 0, sizeof *t);
     t->mode = s->mode;
     for (int m = 0; s->active && m < job->nactual; m++) {
-        if (!s->f[m] || !st_fwd_finish(s->f[m], s->p.u, t->test[m]))
-            continue;
-        t->ntests[m] = 1;
-        t->flag |= t->test[m][0].flag;
+        st_problem p = s->p;
+        problem_output(&p, r, output_dtype(job, r, m));
+        if (s->f[m])
+            t->ntests[m] = st_fwd_finish(s->f[m], s->p.u, t->test[m]);
+        else if (s->c[m])
+            t->ntests[m] = st_cols_finish(s->c[m], &p, t->test[m]);
+        for (int j = 0; j < t->ntests[m]; j++)
+            t->flag |= t->test[m][j].flag;
     }
 }
 
@@ -295,7 +352,7 @@ void cli_stat_rows_free(cli_stat_rows *s)
     if (!s)
         return;
     for (int m = 0; m < CLI_MAX_IO; m++)
-        st_fwd_free(s->f[m]);
+        st_fwd_free(s->f[m]), st_cols_free(s->c[m]);
     free(s);
 }
 

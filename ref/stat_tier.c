@@ -1117,7 +1117,8 @@ int st_rmsnorm_dx(const st_problem *p, const double *got, const double *want, st
 struct st_cols {
     st_col_kind kind;
     size_t rows, n, next;  /* next: the first row of the next block */
-    const double *got, *want;
+    const double *got;
+    double *want;          /* a copy */
     int ok;                /* every value finite and every row in the model's range so far */
     double floor;
     double *buf, *S1, *S2; /* dgamma: a row's scratch, the columns' sums of |q| and q^2 */
@@ -1131,7 +1132,7 @@ void st_cols_free(st_cols *c)
     if (!c)
         return;
     free(c->buf), free(c->S1), free(c->S2), free(c->Pr), free(c->Pm), free(c->sr), free(c->sm);
-    free(c->h), free(c->L1);
+    free(c->h), free(c->L1), free(c->want);
     free(c);
 }
 
@@ -1141,7 +1142,12 @@ st_cols *st_cols_new(st_col_kind kind, size_t rows, const double *got, const dou
     st_cols *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->kind = kind, c->rows = rows, c->n = n, c->got = got, c->want = want;
+    c->kind = kind, c->rows = rows, c->n = n, c->got = got;
+    if (!(c->want = malloc((n + 1) * sizeof *c->want))) {
+        st_cols_free(c);
+        return NULL;
+    }
+    memcpy(c->want, want, n * sizeof *want);
     c->ok = row_finite(got, want, n);
     if (kind == ST_DBETA) {
         if (!(c->L1 = calloc(n + 1, sizeof *c->L1))) {

@@ -105,7 +105,7 @@ void st_fwd_free(st_fwd *f);
 /* The column outputs' tests (sums over rows: dgamma, dbeta) with the rows given block by block.
    Their groups need the whole column's exact values (want, n), known only after every row, so
    the rows come in a pass of their own: st_cols_new(kind, rows, got, want, n) once got and want
-   (n values each) are known; st_cols_rows for each block in row order (p as for st_fwd_rows; the
+   (n values each; want is copied, got must outlive the test) are known; st_cols_rows for each block in row order (p as for st_fwd_rows; the
    rows' sums are kept in row order, so the blocks must come in order); st_cols_finish into t[0].
    st_layernorm_dgamma, st_rmsnorm_dgamma and st_colsum_dy are this on one block.  NULL / 0 on
    failure (memory). */

@@ -217,6 +217,62 @@ Test(check_rows, skip_ops)
     }
 }
 
+/* The norms' backward (dx by blocks of rows; dgamma, dbeta summed over the blocks, their bounds
+   from the blocks' column slots, their tier in a second pass over the rows): 40 rows of 64 in 3
+   blocks (the bound's partition: 16, 16, 8 rows), every output given; passing, with mismatches /
+   NaN / Inf, with dgamma (and dbeta) systematically scaled within their rigorous bound (only the
+   tier sees it), f64 outputs, and an Inf in x (the fast path declines that block: the
+   whole-tensor path decides, reading the files whole). */
+Test(check_rows, norm_backward_ops)
+{
+    ROWS = 40, N = 64;
+    static double dy[40 * 64];
+    for (size_t i = 0; i < ROWS * N; i++)
+        dy[i] = (float)(2 * uniform() - 1);
+    size_t s2[2] = {ROWS, N};
+    put_npy("dy.npy", RN_F32, 2, s2, dy);
+    for (int inf = 0; inf < 2; inf++) {
+        write_inputs(2, inf);
+        /* row 5 of mean 1e4 would set dgamma's floor (its rstd's relative error is large): an
+           ordinary row instead */
+        rn_array x;
+        char err[512];
+        cr_assert_eq(npy_read(P("x.npy"), &x, err, sizeof err), 0, "%s", err);
+        for (size_t i = 0; i < N; i++)
+            x.data[5 * N + i] = (float)(2 * uniform() - 1);
+        put_npy("x.npy", RN_F32, 2, s2, x.data);
+        rn_array_free(&x);
+        for (int rms = 0; rms < 2; rms++) {
+            const char *op = rms ? "rmsnorm_backward" : "layernorm_backward";
+            scale = rms ? 0x1p-17 : 0x1p-18; /* RMSNorm: dgamma alone; LayerNorm: dbeta flags */
+            char ins[1024];
+            snprintf(ins, sizeof ins, "--in x=%s --in gamma=%s --in dy=%s", P("x.npy"),
+                     P("g.npy"), P("dy.npy"));
+            cr_assert_eq(run("eval %s %s --dtype f64 --out %s", op, ins, P("e")), 0, "%s",
+                         err_text);
+            for (int how = 0; how < 3; how++) {
+                rn_dtype d = how == 1 && inf ? RN_F64 : RN_F32;
+                write_actual("e/dx.npy", "dx.npy", d, how == 2 ? 0 : how);
+                write_actual("e/dgamma.npy", "dgamma.npy", d, how);
+                if (!rms)
+                    write_actual("e/dbeta.npy", "dbeta.npy", d, how);
+                for (int json = 0; json < 2; json++) {
+                    char args[4096];
+                    snprintf(args, sizeof args,
+                             "%s %s --actual dx=%s --actual dgamma=%s%s%s --threads 2%s", op, ins,
+                             P("dx.npy"), P("dgamma.npy"), rms ? "" : " --actual dbeta=",
+                             rms ? "" : P("dbeta.npy"), json ? " --json" : "");
+                    int rc = same_report(args);
+                    if (!inf)
+                        cr_assert_eq(rc, how == 0 ? 0 : how == 1 ? 1 : 4,
+                                     "%s scenario %d: exit %d\n%s", op, how, rc, out_text);
+                }
+            }
+        }
+    }
+    ROWS = 13, N = 40, scale = 0x1p-17;
+}
+
 /* Runs `resnorm check ARGS` whole and in blocks of 1, 2, 5 rows: the same exit code (2) and the
    same message on standard error. */
 static void same_error(const char *args)
