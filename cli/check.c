@@ -697,15 +697,13 @@ size_t cli_check_by_rows(const cli_job *job)
 
 /* One thread's buffers for a block: output k's exact values (want[k]) and its bounds for each
    output dtype some actual is rounded to (bound[od][k]), per_row[k] values of output k a row;
-   the block of each input and actual read from its file (in[k], act[m]: lazy jobs); the tier's
-   row cache. */
+   the block of each input and actual read from its file (in[k], act[m]: lazy jobs). */
 typedef struct {
     size_t per_row[CLI_MAX_IO];
     rn_array want[CLI_MAX_IO];
     rn_array bound[RN_NDTYPES][CLI_MAX_IO];
     rn_array in[CLI_MAX_IO], act[CLI_MAX_IO];
     int need[RN_NDTYPES];
-    st_rows *cache;
     unsigned char *row_ok; /* the norms' backward: the block's rows whose dx the fast path gave */
 } rows_bufs;
 
@@ -727,7 +725,6 @@ static void rows_bufs_free(rows_bufs *b)
         for (int t = 0; t < RN_NDTYPES; t++)
             rn_array_free(&b->bound[t][k]);
     }
-    st_rows_free(b->cache);
     free(b->row_ok);
 }
 
@@ -755,7 +752,7 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
     memset(b, 0, sizeof *b);
     for (int m = 0; m < job->nactual; m++)
         b->need[r->sum[m].out] = 1;
-    if (!(b->cache = st_rows_new(R)) || !(b->row_ok = malloc(R)))
+    if (!(b->row_ok = malloc(R)))
         return -1;
     for (int k = 0; k < job->op->noutputs; k++) {
         /* a sum over rows: n values the block's twin may write (and the check discards) */
@@ -932,7 +929,7 @@ static void check_block(const cli_job *job, size_t ib, size_t r0, size_t nr, row
                                      lo + nr * w, lo, r->sum[m].out, &out->sum[m], &out->err[m]);
     }
     if (!out->serial && st &&
-        cli_stat_rows_add(st, &sub, r0, b->cache, r, got, (const double *const *)want)) {
+        cli_stat_rows_add(st, &sub, r0, r, got, (const double *const *)want)) {
         out->what = "statistical tier";
         out->status = RN_TWIN_NOMEM;
     }
@@ -1051,7 +1048,7 @@ static int check_columns(const cli_job *job, size_t R, size_t nb, const cols_sta
                 cli_error(job->verb, "%s", br.read_err);
                 free(br.read_err);
                 rc = RN_EXIT_USAGE;
-            } else if (cli_stat_cols_add(st, &sub, r0, b.cache, r)) {
+            } else if (cli_stat_cols_add(st, &sub, r0, r)) {
                 rc = -1;
             }
         }

@@ -358,22 +358,21 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
 /* The same tier over blocks of rows, for the ops it supports (cli_stat_rows_supported: the norms
    and the skip ops forward, the norms' backward): begin after the outputs' dtypes are set in
    r->sum[m].out (NULL: out of memory); add each block, from any thread, blocks in any order (sub:
-   the block's sub-job, rows r0 ..; cache: the calling thread's st_rows for at least the block's
-   rows, cleared here; got[m]: actual m's values of the block, want[k]: output k's exact values of
-   the block; -1 out of memory) -- the per-row outputs' tests.  The sums over rows (dgamma,
-   dbeta) are tested in a second pass, once their exact values are known: cols_begin (want[k]:
-   output k's exact values, n of them; -1 out of memory), then cols_add for each block in row
-   order, from one thread; cols_wanted: whether any actual has such a test (else no second pass
-   is needed).  end pools the rows into r->stat, the result cli_stat_run gives. */
+   the block's sub-job, rows r0 ..; got[m]: actual m's values of the block, want[k]: output k's
+   exact values of the block; -1 out of memory) -- the per-row outputs' tests.  The sums over rows
+   (dgamma, dbeta) are tested in a second pass, once their exact values are known: cols_begin
+   (want[k]: output k's exact values, n of them; -1 out of memory), then cols_add for each block
+   in row order, from one thread; cols_wanted: whether any actual has such a test (else no second
+   pass is needed).  end pools the rows into r->stat, the result cli_stat_run gives.  The rows'
+   statistics are kept for the problem (a few words a row), so the second pass reuses them. */
 typedef struct cli_stat_rows cli_stat_rows;
 int cli_stat_rows_supported(const cli_job *job);
 cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r);
-int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
+int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0,
                       const cli_check_result *r, const double *const *got,
                       const double *const *want);
 int cli_stat_cols_begin(cli_stat_rows *s, const cli_job *job, const double *const *want);
-int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
-                      const cli_check_result *r);
+int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r);
 int cli_stat_cols_wanted(const cli_stat_rows *s, const cli_job *job);
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r);
 void cli_stat_rows_free(cli_stat_rows *s);

@@ -199,7 +199,8 @@ void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r)
 struct cli_stat_rows {
     int mode;                     /* CLI_STAT_*, as cli_stat_run resolves it */
     int active;                   /* the tier runs (mode not off) */
-    st_problem p;                 /* the whole problem's constants (x, dy: per block) */
+    st_problem p;                 /* the whole problem's constants (x, dy: per block) and the
+                                     rows' cache (the problem's rows: every block's) */
     st_fwd *f[CLI_MAX_IO];        /* per actual: its per-row test, or NULL */
     st_cols *c[CLI_MAX_IO];       /* per actual: its column test (cli_stat_cols_begin), or NULL */
 };
@@ -255,6 +256,10 @@ cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r
     s->active = s->mode != CLI_STAT_OFF;
     problem_of(job, r, &s->p);
     s->p.rows_total = job->rows;
+    if (s->active && !(s->p.cache = st_rows_new(job->rows))) {
+        cli_stat_rows_free(s);
+        return NULL;
+    }
     for (int m = 0; s->active && m < job->nactual; m++) {
         int kind = fwd_kind(job, job->op->outputs[job->act_index[m]]);
         if (kind >= 0 && !(s->f[m] = st_fwd_new((st_fwd_kind)kind, job->rows))) {
@@ -265,15 +270,20 @@ cli_stat_rows *cli_stat_rows_begin(const cli_job *job, const cli_check_result *r
     return s;
 }
 
-int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
+/* The problem's constants with the rows of block sub (first row r0). */
+static st_problem block_problem(const cli_stat_rows *s, const cli_job *sub, size_t r0)
+{
+    st_problem p = s->p;
+    p.rows = sub->rows, p.row0 = r0;
+    p.x = input(sub, "x"), p.dy = input(sub, "dy");
+    return p;
+}
+
+int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0,
                       const cli_check_result *r, const double *const *got,
                       const double *const *want)
 {
-    st_problem p = s->p;
-    p.rows = sub->rows;
-    p.x = input(sub, "x"), p.dy = input(sub, "dy");
-    p.cache = cache;
-    st_rows_clear(cache);
+    st_problem p = block_problem(s, sub, r0);
     const double *skip = input(sub, "skip");
     double *sum = NULL, *mag = NULL;
     if (s->active && p.x && skip) {
@@ -304,14 +314,9 @@ int cli_stat_cols_begin(cli_stat_rows *s, const cli_job *job, const double *cons
     return 0;
 }
 
-int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, st_rows *cache,
-                      const cli_check_result *r)
+int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r)
 {
-    st_problem p = s->p;
-    p.rows = sub->rows;
-    p.x = input(sub, "x"), p.dy = input(sub, "dy");
-    p.cache = cache;
-    st_rows_clear(cache);
+    st_problem p = block_problem(s, sub, r0);
     for (int m = 0; m < sub->nactual; m++) {
         if (!s->c[m])
             continue;
@@ -353,6 +358,7 @@ void cli_stat_rows_free(cli_stat_rows *s)
         return;
     for (int m = 0; m < CLI_MAX_IO; m++)
         st_fwd_free(s->f[m]), st_cols_free(s->c[m]);
+    st_rows_free(s->p.cache);
     free(s);
 }
 

@@ -428,16 +428,18 @@ struct st_rows {
     struct rowstat_s *stat;
 };
 
-/* row_hash of row r (p->x), remembered in p->cache when there is one.  Each row is handled by one
-   thread at a time (the parallel loops below split by rows), so the cache needs no lock. */
+/* row_hash of row r (p->x), remembered in p->cache when there is one (as the problem's row
+   p->row0 + r).  Each row is handled by one thread at a time (the parallel loops below and the
+   blocks of a check split by rows), so the cache needs no lock. */
 static uint64_t hash_of(const st_problem *p, size_t r)
 {
     st_rows *c = p->cache;
-    if (c && c->have_hash[r])
-        return c->hash[r];
+    size_t g = p->row0 + r;
+    if (c && c->have_hash[g])
+        return c->hash[g];
     uint64_t h = row_hash(p->x + r * p->n, NULL, p->n);
     if (c)
-        c->hash[r] = h, c->have_hash[r] = 1;
+        c->hash[g] = h, c->have_hash[g] = 1;
     return h;
 }
 
@@ -531,12 +533,13 @@ static rowstat rms_row(const st_problem *p, const double *x)
 static rowstat stat_of(const st_problem *p, family f, size_t r, double *buf)
 {
     st_rows *c = p->cache;
+    size_t g = p->row0 + r;
     unsigned char tag = f == FAM_LN ? 1 : 2;
-    if (c && c->have_stat[r] == tag)
-        return c->stat[r];
+    if (c && c->have_stat[g] == tag)
+        return c->stat[g];
     rowstat s = f == FAM_LN ? ln_row(p, r, buf) : rms_row(p, p->x + r * p->n);
     if (c)
-        c->stat[r] = s, c->have_stat[r] = tag;
+        c->stat[g] = s, c->have_stat[g] = tag;
     return s;
 }
 
@@ -555,14 +558,6 @@ st_rows *st_rows_new(size_t rows)
         return NULL;
     }
     return c;
-}
-
-void st_rows_clear(st_rows *c)
-{
-    if (c) {
-        memset(c->have_hash, 0, c->rows + 1);
-        memset(c->have_stat, 0, c->rows + 1);
-    }
 }
 
 void st_rows_free(st_rows *c)

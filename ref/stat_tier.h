@@ -39,11 +39,11 @@ typedef struct {
 
 /* The per-row hashes and statistics of one problem, computed once and shared by the tests of
    all its outputs (st_rows_new(rows); NULL in st_problem.cache: computed on demand, as before).
-   Valid for one problem only: the same x, n, rows, eps, u, eta, sum_rounded and xmag. */
+   Valid for one problem only: the same x, n, rows, eps, u, eta, sum_rounded and xmag.  A
+   problem given block by block indexes it by the problem's rows (st_problem.row0 + r): one cache
+   for every block, the statistics the per-row tests computed kept for the column tests' pass. */
 typedef struct st_rows st_rows;
 st_rows *st_rows_new(size_t rows);
-/* Forget every row (the next block of rows of a problem given block by block, st_fwd_rows). */
-void st_rows_clear(st_rows *c);
 void st_rows_free(st_rows *c);
 
 /* One op instance as the statistical tier sees it.  Arrays are rows x n row-major (the row view of
@@ -63,6 +63,7 @@ typedef struct {
     double eta;              /* half the smallest subnormal of the compute dtype */
     st_rows *cache;          /* optional (see st_rows_new); the per-row work runs on rn_threads() */
     size_t rows_total;       /* a block of rows of a larger problem (st_fwd_rows): its rows; 0: rows */
+    size_t row0;             /* and the block's first row: row r is row row0 + r of the cache */
 } st_problem;
 
 /* The outputs the tier knows how to test.  got/want: the implementation's values and the exact
@@ -86,8 +87,8 @@ int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *g
 /* The per-row outputs' tests with the rows given block by block (streaming: memory for one block
    of the outputs, plus a few words per row).  st_fwd_new(kind, rows) for a problem of `rows` rows;
    st_fwd_rows for each block in any order: p describes the block (x, dy, xmag and rows of the
-   block, rows_total = the problem's rows, cache NULL or one for the block's rows, cleared with
-   st_rows_clear before the next block), r0 its first row, got/want the block's values of
+   block, rows_total = the problem's rows, row0 = r0, cache NULL or the problem's), r0 its first
+   row, got/want the block's values of
    the output (rows x n for y and dx, rows for mean and rstd); st_fwd_finish pools the rows in row
    order into t[0] (dx: t[0] "scale" and t[1] "hbar") and returns how many tests it filled.  The
    tests are those of st_layernorm_y, _mean, _rstd, _dx, st_rmsnorm_y, _rstd, _dx, bit for bit,
