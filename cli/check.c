@@ -61,9 +61,10 @@ void cli_check_help(void)
         "moments (default: two-pass, Welford/Chan merges as PyTorch), runtimes (also one-pass\n"
         "E[x^2]-E[x]^2 as ONNX Runtime), two-pass (tightest).\n"
         "Tolerance: specs/error-analysis.md.\n"
-        "layernorm, rmsnorm and the skip ops are checked a block of rows at a time, x (skip)\n"
-        "and the actuals read from their files as they go: memory is one block per thread, not\n"
-        "the tensor; the report is the same (RESNORM_CHECK_ROWS=0: the whole tensor at once).\n"
+        "layernorm, rmsnorm, the skip ops and layernorm_backward, rmsnorm_backward are checked\n"
+        "a block of rows at a time, x (skip, dy) and the actuals read from their files as they\n"
+        "go (dgamma, dbeta: summed across the blocks): memory is one block per thread, not the\n"
+        "tensor; the report is the same (RESNORM_CHECK_ROWS=0: the whole tensor at once).\n"
         "\n"
         "ops, inputs and outputs:\n");
     /* Columns as wide as the longest op name and input list (plus two blanks), so that no two
@@ -661,7 +662,12 @@ static void free_flushed(const cli_job *job, cli_job *fj)
    values and bounds depend on that row alone, the blocks' summaries merge in row order
    (summary_merge), and the tier pools its rows in row order at the end (ref/stat_tier.h,
    st_fwd); none of it depends on the threads.  RESNORM_CHECK_ROWS=0: the whole-tensor path;
-   =K: blocks of K rows (for tests). */
+   =K: blocks of K rows (for tests).
+   The norms' backward (cli_colsums with bound hooks) go the same way for dx, on the blocks of
+   their bound's partition; dgamma and dbeta, sums over every row, are summed across the blocks --
+   the twin's certified column accumulators (norm_cols), the bound's column terms one slot per
+   block -- and compared after the last block (check_columns), their tier's tests in one more
+   pass over the rows in row order. */
 enum { ROWS_BLOCK_ELEMS = 1 << 15 };
 
 int cli_check_by_rows_op(const cli_job *job)
