@@ -13,10 +13,11 @@ ln_float_run() {
 
 # The rows run of LayerNorm's drivers (proof_wp_rows in proofs/lib.sh: the forward drivers' y_rows and
 # stats_rows from the row kernel's y_stats, mean_def, rstd_def; the backward drivers' dgb_sum, dgamma
-# and dbeta over the rows, from dgamma_acc, dbeta_acc: specs/layernorm_rows.h).  ln_rows_run SESSION:
-# log $OUT/rows.log, exit code in rows_rc.
+# and dbeta over the rows, from dgamma_acc, dbeta_acc, and dx_rows, every row of dx, from dx_def:
+# specs/layernorm_rows.h).  ln_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
 LN_ROWS_FCT=layernorm_forward_f32,layernorm_forward_f64,layernorm_backward_f32,layernorm_backward_f64,lemma_rows_before
-# The rows run's lemmas (specs/layernorm_model.h, rows composed: mean and rstd), proved in a pass of
-# their own: the *_shift and *_frame ones by induction scripts (proofs/session_rows/script/).
-LN_ROWS_LEMMAS=ln_sum_shift_step_f32,ln_sum_shift_step_f64,ln_sum_shift_f32,ln_sum_shift_f64,ln_sum_at_step_f32,ln_sum_at_step_f64,ln_sum_at_frame_f32,ln_sum_at_frame_f64,ln_ssd_unfold_f32,ln_ssd_unfold_f64,ln_ssd_shift_step_f32,ln_ssd_shift_step_f64,ln_ssd_shift_f32,ln_ssd_shift_f64,ln_ssd_at_step_f32,ln_ssd_at_step_f64,ln_ssd_at_frame_f32,ln_ssd_at_frame_f64
+# The rows run's lemmas (specs/layernorm_model.h, rows composed: mean and rstd; dx), proved in a pass
+# of their own: the *_shift, *_frame, ln_same_row_intro and _elem ones by induction scripts
+# (proofs/session_rows/script/).
+LN_ROWS_LEMMAS=ln_sum_shift_step_f32,ln_sum_shift_step_f64,ln_sum_shift_f32,ln_sum_shift_f64,ln_sum_at_step_f32,ln_sum_at_step_f64,ln_sum_at_frame_f32,ln_sum_at_frame_f64,ln_ssd_unfold_f32,ln_ssd_unfold_f64,ln_ssd_shift_step_f32,ln_ssd_shift_step_f64,ln_ssd_shift_f32,ln_ssd_shift_f64,ln_ssd_at_step_f32,ln_ssd_at_step_f64,ln_ssd_at_frame_f32,ln_ssd_at_frame_f64,ln_same_row_step_f32,ln_same_row_step_f64,ln_same_row_intro_f32,ln_same_row_intro_f64,ln_same_row_elem_f32,ln_same_row_elem_f64,ln_sum_g_step_f32,ln_sum_g_step_f64,ln_sum_g_frame_f32,ln_sum_g_frame_f64,ln_sum_gx_step_f32,ln_sum_gx_step_f64,ln_sum_gx_frame_f32,ln_sum_gx_frame_f64,ln_dx_split_f32,ln_dx_split_f64,ln_dx_frame_f32,ln_dx_frame_f64
 ln_rows_run() { proof_wp_rows ref/layernorm.c "$LN_ROWS_FCT" "$1" "$LN_ROWS_LEMMAS"; }

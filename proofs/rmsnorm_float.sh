@@ -23,9 +23,12 @@ res_float_run() {
 }
 
 # The rows run of RMSNorm's drivers (proof_wp_rows in proofs/lib.sh: the forward drivers' y_rows and
-# rstd_rows from the row kernel's y_stats, rstd_def; the backward drivers' dgamma_sum from dgamma_acc,
-# specs/rmsnorm_rows.h).  rms_rows_run SESSION: log $OUT/rows.log, exit code in rows_rc.
+# rstd_rows from the row kernel's y_stats, rstd_def; the backward drivers' dgamma_sum from dgamma_acc
+# and dx_rows from dx_def, specs/rmsnorm_rows.h).  rms_rows_run SESSION: log $OUT/rows.log, exit
+# code in rows_rc.
 RMS_ROWS_FCT=rmsnorm_forward_f32,rmsnorm_forward_f64,rmsnorm_backward_f32,rmsnorm_backward_f64,rms_lemma_rows_before
-# The rows run's lemmas (specs/rmsnorm_model.h, rows composed: rstd), proved in a pass of their own.
-RMS_ROWS_LEMMAS=rms_sumsq_unfold_f32,rms_sumsq_unfold_f64,rms_sumsq_shift_step_f32,rms_sumsq_shift_step_f64,rms_sumsq_shift_f32,rms_sumsq_shift_f64,rms_sumsq_at_step_f32,rms_sumsq_at_step_f64,rms_sumsq_at_frame_f32,rms_sumsq_at_frame_f64
+# The rows run's lemmas (specs/rmsnorm_model.h, rows composed: rstd; dx), proved in a pass of their
+# own (the *_shift, *_frame, rms_same_row_intro and _elem ones by induction scripts,
+# proofs/session_rmsnorm_rows/script/).
+RMS_ROWS_LEMMAS=rms_sumsq_unfold_f32,rms_sumsq_unfold_f64,rms_sumsq_shift_step_f32,rms_sumsq_shift_step_f64,rms_sumsq_shift_f32,rms_sumsq_shift_f64,rms_sumsq_at_step_f32,rms_sumsq_at_step_f64,rms_sumsq_at_frame_f32,rms_sumsq_at_frame_f64,rms_same_row_step_f32,rms_same_row_step_f64,rms_same_row_intro_f32,rms_same_row_intro_f64,rms_same_row_elem_f32,rms_same_row_elem_f64,rms_sum_gx_step_f32,rms_sum_gx_step_f64,rms_sum_gx_frame_f32,rms_sum_gx_frame_f64,rms_g_split_f32,rms_g_split_f64,rms_xhat_split_f32,rms_xhat_split_f64,rms_dx_split_f32,rms_dx_split_f64,rms_dx_frame_f32,rms_dx_frame_f64
 rms_rows_run() { proof_wp_rows ref/rmsnorm.c "$RMS_ROWS_FCT" "$1" "$RMS_ROWS_LEMMAS"; }

@@ -481,13 +481,28 @@ void layernorm_backward_f32(float *dx, float *dgamma, float *dbeta, const float 
         LN_ROWS_CLAUSE(loop invariant stats_same: \forall integer q; 0 <= q < rows ==>
           mean[q] == \at(mean[q], Pre) && rstd[q] == \at(rstd[q], Pre);)
         LN_ROWS_CLAUSE(loop invariant dgb_done: ln_dgb_rows{Pre, Here}(dgamma, dbeta, dy, x, mean, rstd, r, n);)
+        LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==>
+          ln_row_dx{Pre, Here}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_row_offset(r, rows, n);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_rows_before(r, n);
+        //@ assert row_at: r * n == ln_row_start(r, n);
+#endif
         layernorm_row_backward_f32(dx + r * n, dgamma, dbeta, dy + r * n, x + r * n, gamma,
                                    mean[r], rstd[r], n);
 #ifdef RESNORM_WP_ROWS
+        /* The call wrote dx's row r, dgamma and dbeta only: the inputs are as at entry (the loop
+           invariants' statements, first, so that their goals are closed here, before the
+           recursive sums below enter the context). */
+        /*@ assert in_here: \forall integer k; 0 <= k < rows * n ==>
+              dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre); */
+        /*@ assert stats_here: \forall integer q; 0 <= q < rows ==>
+              mean[q] == \at(mean[q], Pre) && rstd[q] == \at(rstd[q], Pre); */
+        /*@ assert g_here: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre); */
         /* The call's dgamma_acc, dbeta_acc (over the call's memory, where dy's and x's row r and the
            statistics are as at entry) are the step of ln_dg_sum / ln_db_sum from r to r + 1; q is
            bound (r, a C local, cannot appear under \at(..., Pre)). */
@@ -515,6 +530,36 @@ void layernorm_backward_f32(float *dx, float *dgamma, float *dbeta, const float 
         /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
               dgamma[i] == \at(dgamma[i], Pre) + ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q + 1) &&
               dbeta[i] == \at(dbeta[i], Pre) + ln_db_sum{Pre}(dy, i, n, q + 1); */
+        /* dx: the call wrote row r only, so the rows before it are still done. */
+        /*@ assert idx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= ln_row_start(q, n) + i < ln_row_start(r, n); */
+        /*@ assert dx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              dx[ln_row_start(q, n) + i] == \at(dx[ln_row_start(q, n) + i], LoopCurrent); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              ln_row_dx{Pre, LoopCurrent}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n) &&
+              ln_row_dx{Pre, Here}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n); */
+        /* What row r's dx reads, as at entry (for ln_dx_frame below). */
+        /*@ assert dx_reads: \forall integer q; q == r ==>
+              (\forall integer i; 0 <= i < n ==> \at(gamma[i], LoopCurrent) == \at(gamma[i], Pre) &&
+                 \at(dy[ln_row_start(q, n) + i], LoopCurrent) == \at(dy[ln_row_start(q, n) + i], Pre) &&
+                 \at(x[ln_row_start(q, n) + i], LoopCurrent) == \at(x[ln_row_start(q, n) + i], Pre)); */
+        /*@ assert dx_same: \forall integer q; q == r ==>
+              ln_same_row{LoopCurrent, Pre}(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), n); */
+        /*@ assert dx_stats: \forall integer q; q == r ==>
+              \at(mean[q], LoopCurrent) == \at(mean[q], Pre) && \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /* dx: the call's dx_def (over the call's memory) is row r of ln_row_dx at entry: what ln_dx
+           reads (dy's and x's row r, gamma) and the statistics are as at entry (ln_dx_frame). */
+        /*@ assert dx_call: \forall integer q, i; q == r && 0 <= i < n ==>
+              dx[ln_row_start(q, n) + i] ==
+                \at(ln_dx(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), mean[q], rstd[q], n, i), LoopCurrent); */
+        /*@ assert dx_stats_in: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(ln_dx(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), mean[q], rstd[q], n, i), LoopCurrent) ==
+                ln_dx{LoopCurrent}(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), \at(mean[q], Pre), \at(rstd[q], Pre), n, i); */
+        /*@ assert dx_frame: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(ln_dx(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), mean[q], rstd[q], n, i), LoopCurrent) ==
+                ln_dx{Pre}(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), \at(mean[q], Pre), \at(rstd[q], Pre), n, i); */
+        /*@ assert row_new: \forall integer q; q == r ==>
+              ln_row_dx{Pre, Here}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n); */
 #endif
     }
 }
@@ -765,13 +810,28 @@ void layernorm_backward_f64(double *dx, double *dgamma, double *dbeta, const dou
         LN_ROWS_CLAUSE(loop invariant stats_same: \forall integer q; 0 <= q < rows ==>
           mean[q] == \at(mean[q], Pre) && rstd[q] == \at(rstd[q], Pre);)
         LN_ROWS_CLAUSE(loop invariant dgb_done: ln_dgb_rows{Pre, Here}(dgamma, dbeta, dy, x, mean, rstd, r, n);)
+        LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==>
+          ln_row_dx{Pre, Here}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1], dbeta[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost lemma_row_offset(r, rows, n);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost lemma_rows_before(r, n);
+        //@ assert row_at: r * n == ln_row_start(r, n);
+#endif
         layernorm_row_backward_f64(dx + r * n, dgamma, dbeta, dy + r * n, x + r * n, gamma,
                                    mean[r], rstd[r], n);
 #ifdef RESNORM_WP_ROWS
+        /* The call wrote dx's row r, dgamma and dbeta only: the inputs are as at entry (the loop
+           invariants' statements, first, so that their goals are closed here, before the
+           recursive sums below enter the context). */
+        /*@ assert in_here: \forall integer k; 0 <= k < rows * n ==>
+              dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre); */
+        /*@ assert stats_here: \forall integer q; 0 <= q < rows ==>
+              mean[q] == \at(mean[q], Pre) && rstd[q] == \at(rstd[q], Pre); */
+        /*@ assert g_here: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre); */
         /* The call's dgamma_acc, dbeta_acc (over the call's memory, where dy's and x's row r and the
            statistics are as at entry) are the step of ln_dg_sum / ln_db_sum from r to r + 1; q is
            bound (r, a C local, cannot appear under \at(..., Pre)). */
@@ -799,6 +859,36 @@ void layernorm_backward_f64(double *dx, double *dgamma, double *dbeta, const dou
         /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
               dgamma[i] == \at(dgamma[i], Pre) + ln_dg_sum{Pre}(dy, x, mean, rstd, i, n, q + 1) &&
               dbeta[i] == \at(dbeta[i], Pre) + ln_db_sum{Pre}(dy, i, n, q + 1); */
+        /* dx: the call wrote row r only, so the rows before it are still done. */
+        /*@ assert idx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= ln_row_start(q, n) + i < ln_row_start(r, n); */
+        /*@ assert dx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              dx[ln_row_start(q, n) + i] == \at(dx[ln_row_start(q, n) + i], LoopCurrent); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              ln_row_dx{Pre, LoopCurrent}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n) &&
+              ln_row_dx{Pre, Here}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n); */
+        /* What row r's dx reads, as at entry (for ln_dx_frame below). */
+        /*@ assert dx_reads: \forall integer q; q == r ==>
+              (\forall integer i; 0 <= i < n ==> \at(gamma[i], LoopCurrent) == \at(gamma[i], Pre) &&
+                 \at(dy[ln_row_start(q, n) + i], LoopCurrent) == \at(dy[ln_row_start(q, n) + i], Pre) &&
+                 \at(x[ln_row_start(q, n) + i], LoopCurrent) == \at(x[ln_row_start(q, n) + i], Pre)); */
+        /*@ assert dx_same: \forall integer q; q == r ==>
+              ln_same_row{LoopCurrent, Pre}(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), n); */
+        /*@ assert dx_stats: \forall integer q; q == r ==>
+              \at(mean[q], LoopCurrent) == \at(mean[q], Pre) && \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /* dx: the call's dx_def (over the call's memory) is row r of ln_row_dx at entry: what ln_dx
+           reads (dy's and x's row r, gamma) and the statistics are as at entry (ln_dx_frame). */
+        /*@ assert dx_call: \forall integer q, i; q == r && 0 <= i < n ==>
+              dx[ln_row_start(q, n) + i] ==
+                \at(ln_dx(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), mean[q], rstd[q], n, i), LoopCurrent); */
+        /*@ assert dx_stats_in: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(ln_dx(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), mean[q], rstd[q], n, i), LoopCurrent) ==
+                ln_dx{LoopCurrent}(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), \at(mean[q], Pre), \at(rstd[q], Pre), n, i); */
+        /*@ assert dx_frame: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(ln_dx(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), mean[q], rstd[q], n, i), LoopCurrent) ==
+                ln_dx{Pre}(dy + ln_row_start(q, n), gamma, x + ln_row_start(q, n), \at(mean[q], Pre), \at(rstd[q], Pre), n, i); */
+        /*@ assert row_new: \forall integer q; q == r ==>
+              ln_row_dx{Pre, Here}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n); */
 #endif
     }
 }

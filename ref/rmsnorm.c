@@ -366,13 +366,26 @@ void rmsnorm_backward_f32(float *dx, float *dgamma, const float *dy, const float
           dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre);)
         LN_ROWS_CLAUSE(loop invariant rstd_same: \forall integer q; 0 <= q < rows ==> rstd[q] == \at(rstd[q], Pre);)
         LN_ROWS_CLAUSE(loop invariant dg_done: rms_dg_rows{Pre, Here}(dgamma, dy, x, rstd, r, n);)
+        LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==>
+          rms_row_dx{Pre, Here}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost rms_lemma_row_offset(r, rows, n);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost rms_lemma_rows_before(r, n);
+        //@ assert row_at: r * n == rms_row_start(r, n);
+#endif
         rmsnorm_row_backward_f32(dx + r * n, dgamma, dy + r * n, x + r * n, gamma, rstd[r], n,
                                  offset);
 #ifdef RESNORM_WP_ROWS
+        /* The call wrote dx's row r and dgamma only: the inputs are as at entry (first, so that the
+           invariants' goals are closed before the recursive sums below enter the context). */
+        /*@ assert in_here: \forall integer k; 0 <= k < rows * n ==>
+              dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre); */
+        /*@ assert rstd_here: \forall integer q; 0 <= q < rows ==> rstd[q] == \at(rstd[q], Pre); */
+        /*@ assert g_here: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre); */
         /* The call's dgamma_acc (over the call's memory, where dy's and x's row r and rstd are as at
            entry) is the step of rms_dg_sum from r to r + 1; q is bound (r, a C local, cannot appear
            under \at(..., Pre)). */
@@ -394,6 +407,34 @@ void rmsnorm_backward_f32(float *dx, float *dgamma, const float *dy, const float
                 rms_mul_v(\at(dy[rms_col_idx(q, n, i)], Pre), rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre))); */
         /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
               dgamma[i] == \at(dgamma[i], Pre) + rms_dg_sum{Pre}(dy, x, rstd, i, n, q + 1); */
+        /* dx: the call wrote row r only, so the rows before it are still done. */
+        /*@ assert idx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= rms_row_start(q, n) + i < rms_row_start(r, n); */
+        /*@ assert dx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              dx[rms_row_start(q, n) + i] == \at(dx[rms_row_start(q, n) + i], LoopCurrent); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              rms_row_dx{Pre, LoopCurrent}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n) &&
+              rms_row_dx{Pre, Here}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n); */
+        /* What row r's dx reads, as at entry (for rms_dx_frame below). */
+        /*@ assert dx_reads: \forall integer q; q == r ==>
+              (\forall integer i; 0 <= i < n ==> \at(gamma[i], LoopCurrent) == \at(gamma[i], Pre) &&
+                 \at(dy[rms_row_start(q, n) + i], LoopCurrent) == \at(dy[rms_row_start(q, n) + i], Pre) &&
+                 \at(x[rms_row_start(q, n) + i], LoopCurrent) == \at(x[rms_row_start(q, n) + i], Pre)); */
+        /*@ assert dx_same: \forall integer q; q == r ==>
+              rms_same_row{LoopCurrent, Pre}(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), n); */
+        /*@ assert dx_stats: \forall integer q; q == r ==> \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /* dx: the call's dx_def (over the call's memory) is row r of rms_row_dx at entry. */
+        /*@ assert dx_call: \forall integer q, i; q == r && 0 <= i < n ==>
+              dx[rms_row_start(q, n) + i] ==
+                \at(rms_dx(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), rstd[q], offset, n, i), LoopCurrent); */
+        /*@ assert dx_stats_in: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(rms_dx(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), rstd[q], offset, n, i), LoopCurrent) ==
+                rms_dx{LoopCurrent}(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), \at(rstd[q], Pre), offset, n, i); */
+        /*@ assert dx_frame: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(rms_dx(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), rstd[q], offset, n, i), LoopCurrent) ==
+                rms_dx{Pre}(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), \at(rstd[q], Pre), offset, n, i); */
+        /*@ assert row_new: \forall integer q; q == r ==>
+              rms_row_dx{Pre, Here}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n); */
 #endif
     }
 }
@@ -714,13 +755,26 @@ void rmsnorm_backward_f64(double *dx, double *dgamma, const double *dy, const do
           dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre);)
         LN_ROWS_CLAUSE(loop invariant rstd_same: \forall integer q; 0 <= q < rows ==> rstd[q] == \at(rstd[q], Pre);)
         LN_ROWS_CLAUSE(loop invariant dg_done: rms_dg_rows{Pre, Here}(dgamma, dy, x, rstd, r, n);)
+        LN_ROWS_CLAUSE(loop invariant g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre);)
+        LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer q; 0 <= q < r ==>
+          rms_row_dx{Pre, Here}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n);)
         loop assigns r, dx[0 .. rows * n - 1], dgamma[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
         //@ ghost rms_lemma_row_offset(r, rows, n);
+#ifdef RESNORM_WP_ROWS
+        //@ ghost rms_lemma_rows_before(r, n);
+        //@ assert row_at: r * n == rms_row_start(r, n);
+#endif
         rmsnorm_row_backward_f64(dx + r * n, dgamma, dy + r * n, x + r * n, gamma, rstd[r], n,
                                  offset);
 #ifdef RESNORM_WP_ROWS
+        /* The call wrote dx's row r and dgamma only: the inputs are as at entry (first, so that the
+           invariants' goals are closed before the recursive sums below enter the context). */
+        /*@ assert in_here: \forall integer k; 0 <= k < rows * n ==>
+              dy[k] == \at(dy[k], Pre) && x[k] == \at(x[k], Pre); */
+        /*@ assert rstd_here: \forall integer q; 0 <= q < rows ==> rstd[q] == \at(rstd[q], Pre); */
+        /*@ assert g_here: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], Pre); */
         /* The call's dgamma_acc (over the call's memory, where dy's and x's row r and rstd are as at
            entry) is the step of rms_dg_sum from r to r + 1; q is bound (r, a C local, cannot appear
            under \at(..., Pre)). */
@@ -742,6 +796,34 @@ void rmsnorm_backward_f64(double *dx, double *dgamma, const double *dy, const do
                 rms_mul_v(\at(dy[rms_col_idx(q, n, i)], Pre), rms_mul(\at(x[rms_col_idx(q, n, i)], Pre), \at(rstd[q], Pre))); */
         /*@ assert dg_next: \forall integer q, i; q == r && 0 <= i < n ==>
               dgamma[i] == \at(dgamma[i], Pre) + rms_dg_sum{Pre}(dy, x, rstd, i, n, q + 1); */
+        /* dx: the call wrote row r only, so the rows before it are still done. */
+        /*@ assert idx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              0 <= rms_row_start(q, n) + i < rms_row_start(r, n); */
+        /*@ assert dx_old: \forall integer q, i; 0 <= q < r && 0 <= i < n ==>
+              dx[rms_row_start(q, n) + i] == \at(dx[rms_row_start(q, n) + i], LoopCurrent); */
+        /*@ assert rows_old: \forall integer q; 0 <= q < r ==>
+              rms_row_dx{Pre, LoopCurrent}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n) &&
+              rms_row_dx{Pre, Here}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n); */
+        /* What row r's dx reads, as at entry (for rms_dx_frame below). */
+        /*@ assert dx_reads: \forall integer q; q == r ==>
+              (\forall integer i; 0 <= i < n ==> \at(gamma[i], LoopCurrent) == \at(gamma[i], Pre) &&
+                 \at(dy[rms_row_start(q, n) + i], LoopCurrent) == \at(dy[rms_row_start(q, n) + i], Pre) &&
+                 \at(x[rms_row_start(q, n) + i], LoopCurrent) == \at(x[rms_row_start(q, n) + i], Pre)); */
+        /*@ assert dx_same: \forall integer q; q == r ==>
+              rms_same_row{LoopCurrent, Pre}(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), n); */
+        /*@ assert dx_stats: \forall integer q; q == r ==> \at(rstd[q], LoopCurrent) == \at(rstd[q], Pre); */
+        /* dx: the call's dx_def (over the call's memory) is row r of rms_row_dx at entry. */
+        /*@ assert dx_call: \forall integer q, i; q == r && 0 <= i < n ==>
+              dx[rms_row_start(q, n) + i] ==
+                \at(rms_dx(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), rstd[q], offset, n, i), LoopCurrent); */
+        /*@ assert dx_stats_in: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(rms_dx(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), rstd[q], offset, n, i), LoopCurrent) ==
+                rms_dx{LoopCurrent}(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), \at(rstd[q], Pre), offset, n, i); */
+        /*@ assert dx_frame: \forall integer q, i; q == r && 0 <= i < n ==>
+              \at(rms_dx(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), rstd[q], offset, n, i), LoopCurrent) ==
+                rms_dx{Pre}(dy + rms_row_start(q, n), gamma, x + rms_row_start(q, n), \at(rstd[q], Pre), offset, n, i); */
+        /*@ assert row_new: \forall integer q; q == r ==>
+              rms_row_dx{Pre, Here}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n); */
 #endif
     }
 }

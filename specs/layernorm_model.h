@@ -213,4 +213,131 @@
 */
 #endif
 
+/* ---- rows composed: dx (the rows run only, -DRESNORM_WP_ROWS) ----
+ * The row kernel states dx[i] == ln_dx(dy_r, gamma, x_r, mean, rstd, n, i) over the memory of its
+ * call (dy_r = the driver's dy + r*n, x_r likewise); the driver states it over the memory at its
+ * entry.  ln_dx reads dy_r, gamma and x_r at 0 .. n-1, through the row sums ln_sum_g and ln_sum_gx:
+ *   ln_sum_*_frame{A,B}: those reads the same at A and B (ln_same_row) ==> the sums
+ *     are the same (induction on n,
+ *     by scripts in proofs/session_rows/script/; one step, ln_sum_*_step, by SMT);
+ *   ln_dx_frame{A,B}: the same ==> ln_dx is the same (SMT, from the two).
+ * No "unfold" lemma (ln_sum_g(n) == ln_sum_g(n - 1) + ...) here: as a global lemma it is a matching
+ * loop (each instance makes a new ln_sum_g(n - 1) term to match), and with it in the context the
+ * solvers timed out on ln_dx_frame, whose proof needs none.
+ * Unlike the forward statistics above, the row pointers stay as the call gave them (dy + r*n): the
+ * driver states the frame over their own indices ((dy + r*n)[i]), so no offset form is needed.
+ */
+#ifdef RESNORM_WP_ROWS
+/*@
+  // dy[0 .. n-1], g[0 .. n-1] and x[0 .. n-1] the same at A and B.  Recursive, so that every step
+  // is about one element, a ground term: a \forall over a row pointer's elements ((dy + s)[i]) is
+  // not matched with the driver's facts over the whole array's (dy[s + i]) by the solvers'
+  // instantiation, whereas one element of each is the same term once the memory model's shift is
+  // unfolded.
+  predicate ln_same_row{A, B}(float *dy, float *g, float *x, integer n) =
+    n <= 0 || (ln_same_row{A, B}(dy, g, x, n - 1) && \at(dy[n - 1], A) == \at(dy[n - 1], B) &&
+               \at(g[n - 1], A) == \at(g[n - 1], B) && \at(x[n - 1], A) == \at(x[n - 1], B));
+  predicate ln_same_row{A, B}(double *dy, double *g, double *x, integer n) =
+    n <= 0 || (ln_same_row{A, B}(dy, g, x, n - 1) && \at(dy[n - 1], A) == \at(dy[n - 1], B) &&
+               \at(g[n - 1], A) == \at(g[n - 1], B) && \at(x[n - 1], A) == \at(x[n - 1], B));
+
+  // From the drivers' facts (the whole arrays' elements, a row at offset s; g's index, without
+  // arithmetic, is what the solvers' instantiation matches) onto the row pointers.
+  lemma ln_same_row_step_f32{A, B}: \forall float *dy, *g, *x, integer s, n; 0 < n ==>
+    ln_same_row{A, B}(dy + s, g, x + s, n - 1) ==>
+    \at(dy[s + (n - 1)], A) == \at(dy[s + (n - 1)], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[s + (n - 1)], A) == \at(x[s + (n - 1)], B) ==>
+    ln_same_row{A, B}(dy + s, g, x + s, n);
+  lemma ln_same_row_step_f64{A, B}: \forall double *dy, *g, *x, integer s, n; 0 < n ==>
+    ln_same_row{A, B}(dy + s, g, x + s, n - 1) ==>
+    \at(dy[s + (n - 1)], A) == \at(dy[s + (n - 1)], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[s + (n - 1)], A) == \at(x[s + (n - 1)], B) ==>
+    ln_same_row{A, B}(dy + s, g, x + s, n);
+  lemma ln_same_row_intro_f32{A, B}: \forall float *dy, *g, *x, integer s, n; 0 <= n ==>
+    (\forall integer i; 0 <= i < n ==> \at(g[i], A) == \at(g[i], B) &&
+       \at(dy[s + i], A) == \at(dy[s + i], B) && \at(x[s + i], A) == \at(x[s + i], B)) ==>
+    ln_same_row{A, B}(dy + s, g, x + s, n);
+  lemma ln_same_row_intro_f64{A, B}: \forall double *dy, *g, *x, integer s, n; 0 <= n ==>
+    (\forall integer i; 0 <= i < n ==> \at(g[i], A) == \at(g[i], B) &&
+       \at(dy[s + i], A) == \at(dy[s + i], B) && \at(x[s + i], A) == \at(x[s + i], B)) ==>
+    ln_same_row{A, B}(dy + s, g, x + s, n);
+
+  // ... and back to the elements of the row (for ln_dx_frame; a predicate, so that n is in the
+  // conclusion, where the induction tactic looks for it).
+  predicate ln_same_elems{A, B}(float *dy, float *g, float *x, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dy[i], A) == \at(dy[i], B) && \at(g[i], A) == \at(g[i], B) && \at(x[i], A) == \at(x[i], B);
+  predicate ln_same_elems{A, B}(double *dy, double *g, double *x, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dy[i], A) == \at(dy[i], B) && \at(g[i], A) == \at(g[i], B) && \at(x[i], A) == \at(x[i], B);
+  lemma ln_same_row_elem_f32{A, B}: \forall float *dy, *g, *x, integer n; 0 <= n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==> ln_same_elems{A, B}(dy, g, x, n);
+  lemma ln_same_row_elem_f64{A, B}: \forall double *dy, *g, *x, integer n; 0 <= n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==> ln_same_elems{A, B}(dy, g, x, n);
+
+  lemma ln_sum_g_step_f32{A, B}: \forall float *dy, *g, integer n; 0 < n ==>
+    \at(dy[n - 1], A) == \at(dy[n - 1], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    ln_sum_g{A}(dy, g, n - 1) == ln_sum_g{B}(dy, g, n - 1) ==>
+    ln_sum_g{A}(dy, g, n) == ln_sum_g{B}(dy, g, n);
+  lemma ln_sum_g_step_f64{A, B}: \forall double *dy, *g, integer n; 0 < n ==>
+    \at(dy[n - 1], A) == \at(dy[n - 1], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    ln_sum_g{A}(dy, g, n - 1) == ln_sum_g{B}(dy, g, n - 1) ==>
+    ln_sum_g{A}(dy, g, n) == ln_sum_g{B}(dy, g, n);
+  lemma ln_sum_g_frame_f32{A, B}: \forall float *dy, *g, *x, integer n; 0 <= n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==> ln_sum_g{A}(dy, g, n) == ln_sum_g{B}(dy, g, n);
+  lemma ln_sum_g_frame_f64{A, B}: \forall double *dy, *g, *x, integer n; 0 <= n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==> ln_sum_g{A}(dy, g, n) == ln_sum_g{B}(dy, g, n);
+
+  lemma ln_sum_gx_step_f32{A, B}: \forall float *dy, *g, *x, real m, r, integer n; 0 < n ==>
+    \at(dy[n - 1], A) == \at(dy[n - 1], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[n - 1], A) == \at(x[n - 1], B) ==>
+    ln_sum_gx{A}(dy, g, x, m, r, n - 1) == ln_sum_gx{B}(dy, g, x, m, r, n - 1) ==>
+    ln_sum_gx{A}(dy, g, x, m, r, n) == ln_sum_gx{B}(dy, g, x, m, r, n);
+  lemma ln_sum_gx_step_f64{A, B}: \forall double *dy, *g, *x, real m, r, integer n; 0 < n ==>
+    \at(dy[n - 1], A) == \at(dy[n - 1], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[n - 1], A) == \at(x[n - 1], B) ==>
+    ln_sum_gx{A}(dy, g, x, m, r, n - 1) == ln_sum_gx{B}(dy, g, x, m, r, n - 1) ==>
+    ln_sum_gx{A}(dy, g, x, m, r, n) == ln_sum_gx{B}(dy, g, x, m, r, n);
+  lemma ln_sum_gx_frame_f32{A, B}: \forall float *dy, *g, *x, real m, r, integer n; 0 <= n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==>
+    ln_sum_gx{A}(dy, g, x, m, r, n) == ln_sum_gx{B}(dy, g, x, m, r, n);
+  lemma ln_sum_gx_frame_f64{A, B}: \forall double *dy, *g, *x, real m, r, integer n; 0 <= n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==>
+    ln_sum_gx{A}(dy, g, x, m, r, n) == ln_sum_gx{B}(dy, g, x, m, r, n);
+
+  // a·b and a/n as symbols of their own: Why3 inlines ln_mul, ln_div to the interpreted * and /,
+  // and the solvers do not carry equal operands through a nonlinear product or quotient (the
+  // guards keep the definitions from being inlined).
+  logic real ln_gmul_v(real a, real b) = a == 0.0 ? 0.0 : a * b;
+  logic real ln_gdiv_v(real a, integer n) = n == 0 ? 0.0 : a / n;
+
+  lemma ln_dx_split_f32{L}: \forall float *dy, *g, *x, real m, r, integer n, i; 0 <= i < n ==>
+    ln_dx(dy, g, x, m, r, n, i) ==
+      ln_dx_v(ln_gmul_v(dy[i], g[i]), ln_gdiv_v(ln_sum_g(dy, g, n), n), ln_xhat_v(x[i], m, r),
+              ln_gdiv_v(ln_sum_gx(dy, g, x, m, r, n), n), r);
+  lemma ln_dx_split_f64{L}: \forall double *dy, *g, *x, real m, r, integer n, i; 0 <= i < n ==>
+    ln_dx(dy, g, x, m, r, n, i) ==
+      ln_dx_v(ln_gmul_v(dy[i], g[i]), ln_gdiv_v(ln_sum_g(dy, g, n), n), ln_xhat_v(x[i], m, r),
+              ln_gdiv_v(ln_sum_gx(dy, g, x, m, r, n), n), r);
+  lemma ln_dx_frame_f32{A, B}: \forall float *dy, *g, *x, real m, r, integer n, i; 0 <= i < n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==>
+    ln_dx{A}(dy, g, x, m, r, n, i) == ln_dx{B}(dy, g, x, m, r, n, i);
+  lemma ln_dx_frame_f64{A, B}: \forall double *dy, *g, *x, real m, r, integer n, i; 0 <= i < n ==>
+    ln_same_row{A, B}(dy, g, x, n) ==>
+    ln_dx{A}(dy, g, x, m, r, n, i) == ln_dx{B}(dy, g, x, m, r, n, i);
+
+  // Row q of dx (at L2), starting at index s (= ln_row_start(q, n)), is LayerNorm's backward of
+  // row q of dy and x with gamma and the stored mean[q], rstd[q], all at L1 (a predicate, so that
+  // the drivers' step "rows < r done and row r done ==> rows <= r done" is one case split on q).
+  predicate ln_row_dx{L1, L2}(float *dx, float *dy, float *x, float *gamma, float *mean, float *rstd,
+                              integer q, integer s, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dx[s + i], L2) == ln_dx{L1}(dy + s, gamma, x + s, \at(mean[q], L1), \at(rstd[q], L1), n, i);
+  predicate ln_row_dx{L1, L2}(double *dx, double *dy, double *x, double *gamma, double *mean,
+                              double *rstd, integer q, integer s, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dx[s + i], L2) == ln_dx{L1}(dy + s, gamma, x + s, \at(mean[q], L1), \at(rstd[q], L1), n, i);
+*/
+#endif
+
 #endif

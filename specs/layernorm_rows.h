@@ -8,13 +8,21 @@
  *     dgamma[i] == \old(dgamma[i]) + sum_r dy[r·n + i]·(x[r·n + i] − mean[r])·rstd[r]
  *     dbeta[i]  == \old(dbeta[i])  + sum_r dy[r·n + i]
  *   (left to right over the rows, each term as the row kernel's dgamma_acc / dbeta_acc adds it).
+ *   dx_rows: every row of dx is LayerNorm's backward of its own rows of dy and x (with gamma and
+ *   its stored mean[r], rstd[r]), over the inputs at entry:
+ *     dx[r·n + i] == ln_dx{Pre}(dy + r·n, gamma, x + r·n, mean[r], rstd[r], n, i)
+ *   (ln_row_dx in specs/layernorm_model.h).  From the row kernel's dx_def over its call's memory:
+ *   ln_dx reads the row through its sums ln_sum_g, ln_sum_gx, which are the same at entry by the
+ *   frame lemmas there (induction by scripts, proofs/README.md "Rows composed: the backward
+ *   drivers").
  *
- * Unlike the forward statistics (stats_rows), no induction is needed: the row kernel's terms read one
- * element of each input, and the model reads the inputs at entry only (the driver's dy_same, x_same,
- * stats_same), so each row is one unfolding.  As for the linear layer's dW (specs/linear_rows.h), each
- * product goes through ln_mul_v (the solvers do not carry equal reads into a bare product) and the
- * element index through ln_col_idx(r, n, i) = r·n + i, a symbol whose arguments are the bound
- * variables (an SMT trigger may not contain arithmetic; proofs/README.md "Triggers").
+ * For dgb_sum, unlike the forward statistics (stats_rows) and dx_rows, no induction is needed: the
+ * row kernel's terms read one element of each input, and the model reads the inputs at entry only
+ * (the driver's dy_same, x_same, stats_same), so each row is one unfolding.  As for the linear
+ * layer's dW (specs/linear_rows.h), each product goes through ln_mul_v (the solvers do not carry
+ * equal reads into a bare product) and the element index through ln_col_idx(r, n, i) = r·n + i, a
+ * symbol whose arguments are the bound variables (an SMT trigger may not contain arithmetic;
+ * proofs/README.md "Triggers").
  */
 #ifndef RESNORM_LAYERNORM_ROWS_H
 #define RESNORM_LAYERNORM_ROWS_H
@@ -57,11 +65,15 @@
       \at(dbeta[i], L2) == \at(dbeta[i], L1) + ln_db_sum{L1}(dy, i, n, r);
 */
 
-/*@ ensures dgb_sum: ln_dgb_rows{Pre, Post}(dgamma, dbeta, dy, x, mean, rstd, rows, n); */
+/*@ ensures dgb_sum: ln_dgb_rows{Pre, Post}(dgamma, dbeta, dy, x, mean, rstd, rows, n);
+    ensures dx_rows: \forall integer q; 0 <= q < rows ==>
+      ln_row_dx{Pre, Post}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n); */
 void layernorm_backward_f32(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
                             const float *gamma, const float *mean, const float *rstd, int rows,
                             int n);
-/*@ ensures dgb_sum: ln_dgb_rows{Pre, Post}(dgamma, dbeta, dy, x, mean, rstd, rows, n); */
+/*@ ensures dgb_sum: ln_dgb_rows{Pre, Post}(dgamma, dbeta, dy, x, mean, rstd, rows, n);
+    ensures dx_rows: \forall integer q; 0 <= q < rows ==>
+      ln_row_dx{Pre, Post}(dx, dy, x, gamma, mean, rstd, q, ln_row_start(q, n), n); */
 void layernorm_backward_f64(double *dx, double *dgamma, double *dbeta, const double *dy,
                             const double *x, const double *gamma, const double *mean,
                             const double *rstd, int rows, int n);

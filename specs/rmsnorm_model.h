@@ -150,4 +150,108 @@
 */
 #endif
 
+/* ---- rows composed: dx (the rows run only, -DRESNORM_WP_ROWS) ----
+ * As LayerNorm's (specs/layernorm_model.h, "rows composed: dx"; proofs/README.md "Rows composed:
+ * the backward drivers' dx"): the row kernel's dx_def is over its call's memory; rms_dx reads the
+ * row (dy, g, x at 0 .. n-1) directly and through its one sum rms_sum_gx.  rms_same_row{A,B}: those
+ * reads the same at A and B, recursive (one element a step: ground terms), introduced from the
+ * driver's facts over the whole arrays (rms_same_row_intro, induction) and taken back to the
+ * elements (rms_same_row_elem, induction); rms_sum_gx_frame (induction) and rms_dx_frame (SMT,
+ * through rms_dx_split, whose products and quotient are guarded symbols: the solvers do not carry
+ * equal operands through the interpreted * and /).  In an axiomatic block: WP gives its lemmas only
+ * to the goals that use its symbols (the backward drivers'), as global lemmas they slowed the forward
+ * drivers' rstd_r past the timeout.
+ */
+#ifdef RESNORM_WP_ROWS
+/*@ axiomatic RmsRowsDx {
+  predicate rms_same_row{A, B}(float *dy, float *g, float *x, integer n) =
+    n <= 0 || (rms_same_row{A, B}(dy, g, x, n - 1) && \at(dy[n - 1], A) == \at(dy[n - 1], B) &&
+               \at(g[n - 1], A) == \at(g[n - 1], B) && \at(x[n - 1], A) == \at(x[n - 1], B));
+  predicate rms_same_row{A, B}(double *dy, double *g, double *x, integer n) =
+    n <= 0 || (rms_same_row{A, B}(dy, g, x, n - 1) && \at(dy[n - 1], A) == \at(dy[n - 1], B) &&
+               \at(g[n - 1], A) == \at(g[n - 1], B) && \at(x[n - 1], A) == \at(x[n - 1], B));
+  predicate rms_same_elems{A, B}(float *dy, float *g, float *x, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dy[i], A) == \at(dy[i], B) && \at(g[i], A) == \at(g[i], B) && \at(x[i], A) == \at(x[i], B);
+  predicate rms_same_elems{A, B}(double *dy, double *g, double *x, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dy[i], A) == \at(dy[i], B) && \at(g[i], A) == \at(g[i], B) && \at(x[i], A) == \at(x[i], B);
+
+  lemma rms_same_row_step_f32{A, B}: \forall float *dy, *g, *x, integer s, n; 0 < n ==>
+    rms_same_row{A, B}(dy + s, g, x + s, n - 1) ==>
+    \at(dy[s + (n - 1)], A) == \at(dy[s + (n - 1)], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[s + (n - 1)], A) == \at(x[s + (n - 1)], B) ==>
+    rms_same_row{A, B}(dy + s, g, x + s, n);
+  lemma rms_same_row_step_f64{A, B}: \forall double *dy, *g, *x, integer s, n; 0 < n ==>
+    rms_same_row{A, B}(dy + s, g, x + s, n - 1) ==>
+    \at(dy[s + (n - 1)], A) == \at(dy[s + (n - 1)], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[s + (n - 1)], A) == \at(x[s + (n - 1)], B) ==>
+    rms_same_row{A, B}(dy + s, g, x + s, n);
+  lemma rms_same_row_intro_f32{A, B}: \forall float *dy, *g, *x, integer s, n; 0 <= n ==>
+    (\forall integer i; 0 <= i < n ==> \at(g[i], A) == \at(g[i], B) &&
+       \at(dy[s + i], A) == \at(dy[s + i], B) && \at(x[s + i], A) == \at(x[s + i], B)) ==>
+    rms_same_row{A, B}(dy + s, g, x + s, n);
+  lemma rms_same_row_intro_f64{A, B}: \forall double *dy, *g, *x, integer s, n; 0 <= n ==>
+    (\forall integer i; 0 <= i < n ==> \at(g[i], A) == \at(g[i], B) &&
+       \at(dy[s + i], A) == \at(dy[s + i], B) && \at(x[s + i], A) == \at(x[s + i], B)) ==>
+    rms_same_row{A, B}(dy + s, g, x + s, n);
+  lemma rms_same_row_elem_f32{A, B}: \forall float *dy, *g, *x, integer n; 0 <= n ==>
+    rms_same_row{A, B}(dy, g, x, n) ==> rms_same_elems{A, B}(dy, g, x, n);
+  lemma rms_same_row_elem_f64{A, B}: \forall double *dy, *g, *x, integer n; 0 <= n ==>
+    rms_same_row{A, B}(dy, g, x, n) ==> rms_same_elems{A, B}(dy, g, x, n);
+
+  lemma rms_sum_gx_step_f32{A, B}: \forall float *dy, *g, *x, real r, integer offset, n; 0 < n ==>
+    \at(dy[n - 1], A) == \at(dy[n - 1], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[n - 1], A) == \at(x[n - 1], B) ==>
+    rms_sum_gx{A}(dy, g, x, r, offset, n - 1) == rms_sum_gx{B}(dy, g, x, r, offset, n - 1) ==>
+    rms_sum_gx{A}(dy, g, x, r, offset, n) == rms_sum_gx{B}(dy, g, x, r, offset, n);
+  lemma rms_sum_gx_step_f64{A, B}: \forall double *dy, *g, *x, real r, integer offset, n; 0 < n ==>
+    \at(dy[n - 1], A) == \at(dy[n - 1], B) ==> \at(g[n - 1], A) == \at(g[n - 1], B) ==>
+    \at(x[n - 1], A) == \at(x[n - 1], B) ==>
+    rms_sum_gx{A}(dy, g, x, r, offset, n - 1) == rms_sum_gx{B}(dy, g, x, r, offset, n - 1) ==>
+    rms_sum_gx{A}(dy, g, x, r, offset, n) == rms_sum_gx{B}(dy, g, x, r, offset, n);
+  lemma rms_sum_gx_frame_f32{A, B}: \forall float *dy, *g, *x, real r, integer offset, n; 0 <= n ==>
+    rms_same_row{A, B}(dy, g, x, n) ==>
+    rms_sum_gx{A}(dy, g, x, r, offset, n) == rms_sum_gx{B}(dy, g, x, r, offset, n);
+  lemma rms_sum_gx_frame_f64{A, B}: \forall double *dy, *g, *x, real r, integer offset, n; 0 <= n ==>
+    rms_same_row{A, B}(dy, g, x, n) ==>
+    rms_sum_gx{A}(dy, g, x, r, offset, n) == rms_sum_gx{B}(dy, g, x, r, offset, n);
+
+  logic real rms_gmul_v(real a, real b) = a == 0.0 ? 0.0 : a * b;
+  logic real rms_gdiv_v(real a, integer n) = n == 0 ? 0.0 : a / n;
+  lemma rms_g_split_f32{L}: \forall float *dy, *g, integer offset, i;
+    rms_g(dy, g, offset, i) == rms_gmul_v(dy[i], rms_w_v(g[i], offset));
+  lemma rms_g_split_f64{L}: \forall double *dy, *g, integer offset, i;
+    rms_g(dy, g, offset, i) == rms_gmul_v(dy[i], rms_w_v(g[i], offset));
+  lemma rms_xhat_split_f32{L}: \forall float *x, real r, integer i; rms_xhat(x, r, i) == rms_gmul_v(x[i], r);
+  lemma rms_xhat_split_f64{L}: \forall double *x, real r, integer i; rms_xhat(x, r, i) == rms_gmul_v(x[i], r);
+  lemma rms_dx_split_f32{L}: \forall float *dy, *g, *x, real r, integer offset, n, i; 0 <= i < n ==>
+    rms_dx(dy, g, x, r, offset, n, i) ==
+      rms_dx_v(rms_gmul_v(dy[i], rms_w_v(g[i], offset)), rms_gmul_v(x[i], r),
+               rms_gdiv_v(rms_sum_gx(dy, g, x, r, offset, n), n), r);
+  lemma rms_dx_split_f64{L}: \forall double *dy, *g, *x, real r, integer offset, n, i; 0 <= i < n ==>
+    rms_dx(dy, g, x, r, offset, n, i) ==
+      rms_dx_v(rms_gmul_v(dy[i], rms_w_v(g[i], offset)), rms_gmul_v(x[i], r),
+               rms_gdiv_v(rms_sum_gx(dy, g, x, r, offset, n), n), r);
+  lemma rms_dx_frame_f32{A, B}: \forall float *dy, *g, *x, real r, integer offset, n, i; 0 <= i < n ==>
+    rms_same_row{A, B}(dy, g, x, n) ==>
+    rms_dx{A}(dy, g, x, r, offset, n, i) == rms_dx{B}(dy, g, x, r, offset, n, i);
+  lemma rms_dx_frame_f64{A, B}: \forall double *dy, *g, *x, real r, integer offset, n, i; 0 <= i < n ==>
+    rms_same_row{A, B}(dy, g, x, n) ==>
+    rms_dx{A}(dy, g, x, r, offset, n, i) == rms_dx{B}(dy, g, x, r, offset, n, i);
+
+  // Row q of dx (at L2), starting at index s (= rms_row_start(q, n)), is RMSNorm's backward of row q
+  // of dy and x with gamma and the stored rstd[q], all at L1.
+  predicate rms_row_dx{L1, L2}(float *dx, float *dy, float *x, float *gamma, float *rstd,
+                               integer offset, integer q, integer s, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dx[s + i], L2) == rms_dx{L1}(dy + s, gamma, x + s, \at(rstd[q], L1), offset, n, i);
+  predicate rms_row_dx{L1, L2}(double *dx, double *dy, double *x, double *gamma, double *rstd,
+                               integer offset, integer q, integer s, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      \at(dx[s + i], L2) == rms_dx{L1}(dy + s, gamma, x + s, \at(rstd[q], L1), offset, n, i);
+  }
+*/
+#endif
+
 #endif

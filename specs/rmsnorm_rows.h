@@ -43,10 +43,14 @@
       \at(dgamma[i], L2) == \at(dgamma[i], L1) + rms_dg_sum{L1}(dy, x, rstd, i, n, r);
 */
 
-/*@ ensures dgamma_sum: rms_dg_rows{Pre, Post}(dgamma, dy, x, rstd, rows, n); */
+/*@ ensures dgamma_sum: rms_dg_rows{Pre, Post}(dgamma, dy, x, rstd, rows, n);
+    ensures dx_rows: \forall integer q; 0 <= q < rows ==>
+      rms_row_dx{Pre, Post}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n); */
 void rmsnorm_backward_f32(float *dx, float *dgamma, const float *dy, const float *x,
                           const float *gamma, const float *rstd, int rows, int n, int offset);
-/*@ ensures dgamma_sum: rms_dg_rows{Pre, Post}(dgamma, dy, x, rstd, rows, n); */
+/*@ ensures dgamma_sum: rms_dg_rows{Pre, Post}(dgamma, dy, x, rstd, rows, n);
+    ensures dx_rows: \forall integer q; 0 <= q < rows ==>
+      rms_row_dx{Pre, Post}(dx, dy, x, gamma, rstd, offset, q, rms_row_start(q, n), n); */
 void rmsnorm_backward_f64(double *dx, double *dgamma, const double *dy, const double *x,
                           const double *gamma, const double *rstd, int rows, int n, int offset);
 
