@@ -1045,7 +1045,7 @@ static int check_columns(const cli_job *job, size_t R, size_t nb, const cols_sta
     }
     cli_phase("columns");
     if (!rc && st && cli_stat_cols_wanted(st, job)) {
-        rc = rows_bufs_alloc(job, r, R, &b) || cli_stat_cols_begin(st, job, (const double **)w)
+        rc = rows_bufs_alloc(job, r, R, &b) || cli_stat_cols_begin(st, job, (const double *const *)w)
                  ? -1 : 0;
         for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
             cli_job sub;
@@ -1115,7 +1115,7 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
     int threads = rn_threads_for(job->rows * job->n);
     summary_t *sums = NULL;
     double *errs = NULL;
-    cols_state cst_, *cst = job->op->colsums ? &cst_ : NULL;
+    cols_state cst_ = {0}, *cst = job->op->colsums ? &cst_ : NULL;
     block_result *res = block_results_new(nb, job->nactual, &sums, &errs);
     cli_stat_rows *st = res && !param_err ? cli_stat_rows_begin(job, r) : NULL;
     int nomem = !res || (!st && !param_err) ||

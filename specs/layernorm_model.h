@@ -216,16 +216,18 @@
 /* ---- rows composed: dx (the rows run only, -DRESNORM_WP_ROWS) ----
  * The row kernel states dx[i] == ln_dx(dy_r, gamma, x_r, mean, rstd, n, i) over the memory of its
  * call (dy_r = the driver's dy + r*n, x_r likewise); the driver states it over the memory at its
- * entry.  ln_dx reads dy_r, gamma and x_r at 0 .. n-1, through the row sums ln_sum_g and ln_sum_gx:
- *   ln_sum_*_frame{A,B}: those reads the same at A and B (ln_same_row) ==> the sums
- *     are the same (induction on n,
- *     by scripts in proofs/session_rows/script/; one step, ln_sum_*_step, by SMT);
- *   ln_dx_frame{A,B}: the same ==> ln_dx is the same (SMT, from the two).
- * No "unfold" lemma (ln_sum_g(n) == ln_sum_g(n - 1) + ...) here: as a global lemma it is a matching
- * loop (each instance makes a new ln_sum_g(n - 1) term to match), and with it in the context the
- * solvers timed out on ln_dx_frame, whose proof needs none.
- * Unlike the forward statistics above, the row pointers stay as the call gave them (dy + r*n): the
- * driver states the frame over their own indices ((dy + r*n)[i]), so no offset form is needed.
+ * entry (ln_row_dx).  ln_dx reads dy_r, gamma and x_r at 0 .. n-1, directly and through the row sums
+ * ln_sum_g and ln_sum_gx:
+ *   ln_same_row{A,B}: those reads the same at A and B, recursive (one element a step); from the
+ *     driver's facts over the whole arrays by ln_same_row_intro, back to the elements by
+ *     ln_same_row_elem (both by induction scripts in proofs/session_rows/script/);
+ *   ln_sum_*_frame{A,B}: ln_same_row ==> the sums are the same (induction; one step, ln_sum_*_step,
+ *     by SMT);
+ *   ln_dx_frame{A,B}: ln_same_row ==> ln_dx is the same (SMT, through ln_dx_split).
+ * No "unfold" lemma (ln_sum_g(n) == ln_sum_g(n - 1) + ...): as a global lemma it is a matching loop
+ * (each instance makes a new ln_sum_g(n - 1) term to match), and with it in the context the solvers
+ * timed out on ln_dx_frame, whose proof needs none.  proofs/README.md, "Rows composed: the backward
+ * drivers' dx", says why each piece has its shape.
  */
 #ifdef RESNORM_WP_ROWS
 /*@
