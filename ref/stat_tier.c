@@ -742,7 +742,7 @@ static int forward_y_row(const st_problem *p, family f, size_t r, const double *
     return 1;
 }
 
-/* ---- the forward outputs, rows given block by block (st_fwd, ref/stat_tier.h) ----
+/* ---- the per-row outputs, rows given block by block (st_fwd, ref/stat_tier.h) ----
    Each row's result depends on that row alone (its x, got, want and the problem's constants), so
    it is computed as its block arrives, rows in parallel (each in its own slot); which rows are
    pooled -- finite ones, the first of each distinct x -- and the pooling itself need every row
@@ -795,8 +795,9 @@ static int fwd_is_dx(st_fwd_kind k) { return k == ST_LN_DX || k == ST_RMS_DX; }
 static int backward_dx_row(const st_problem *p, family f, size_t r, const double *got,
                            const double *want, double *buf, double *res);
 
-/* Row r of the block (global row g): y's group [§3.3, §4] (forward_y_row), or the per-row scalar
-   rstd (direction: itself, "scale") or mean (direction 1, "bias").  1 if a group was formed. */
+/* Row r of the block (global row g): y's group [§3.3, §4] (forward_y_row), the per-row scalar
+   rstd (direction: itself, "scale") or mean (direction 1, "bias"), or dx's two groups (the
+   backward, backward_dx_row).  1 if a group was formed. */
 static int fwd_row(const st_fwd *F, const st_problem *p, size_t r, const double *got,
                    const double *want, double *buf, double *res)
 {
@@ -897,8 +898,8 @@ int st_fwd_finish(const st_fwd *F, double u, st_test *t)
 }
 
 /* The whole problem as one block. */
-static int forward_whole(const st_problem *p, st_fwd_kind kind, const double *got,
-                         const double *want, st_test *t)
+static int rows_whole(const st_problem *p, st_fwd_kind kind, const double *got,
+                      const double *want, st_test *t)
 {
     st_fwd *F = st_fwd_new(kind, p->rows);
     int k = F && st_fwd_rows(F, p, 0, got, want) ? st_fwd_finish(F, p->u, t) : 0;
@@ -908,32 +909,32 @@ static int forward_whole(const st_problem *p, st_fwd_kind kind, const double *go
 
 int st_layernorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_LN_Y, got, want, t);
+    return rows_whole(p, ST_LN_Y, got, want, t);
 }
 
 int st_skip_sum(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_SUM, got, want, t);
+    return rows_whole(p, ST_SUM, got, want, t);
 }
 
 int st_rmsnorm_y(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_RMS_Y, got, want, t);
+    return rows_whole(p, ST_RMS_Y, got, want, t);
 }
 
 int st_layernorm_mean(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_LN_MEAN, got, want, t);
+    return rows_whole(p, ST_LN_MEAN, got, want, t);
 }
 
 int st_layernorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_LN_RSTD, got, want, t);
+    return rows_whole(p, ST_LN_RSTD, got, want, t);
 }
 
 int st_rmsnorm_rstd(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_RMS_RSTD, got, want, t);
+    return rows_whole(p, ST_RMS_RSTD, got, want, t);
 }
 
 /* ---------------------------------------------------------------- backward [§3.4] */
@@ -1095,12 +1096,12 @@ int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *g
 
 int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_LN_DX, got, want, t);
+    return rows_whole(p, ST_LN_DX, got, want, t);
 }
 
 int st_rmsnorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
 {
-    return forward_whole(p, ST_RMS_DX, got, want, t);
+    return rows_whole(p, ST_RMS_DX, got, want, t);
 }
 
 /* ---- the column outputs, rows given block by block in row order (st_cols, ref/stat_tier.h) ----
