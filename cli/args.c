@@ -584,22 +584,30 @@ int cli_load_headers(cli_job *job, npy_reader *rd)
     return load_inputs(job, rd);
 }
 
-/* Input k's data, read whole from its open file rd (then closed). */
-static int read_input_whole(cli_job *job, int k, npy_reader *rd)
+/* An array's data (a holds its header), read whole from its open file rd (then closed); what,
+   name, path: for messages ("input x: FILE: ...", "actual dx: ..."). */
+static int read_whole(const cli_job *job, rn_array *a, npy_reader *rd, const char *what,
+                      const char *name, const char *path)
 {
     char err[512];
-    rn_array *a = &job->in[k], h = *a; /* the header (rn_array_alloc clears *a first) */
+    rn_array h = *a; /* the header (rn_array_alloc clears *a first) */
     int rc = 0;
     if (rn_array_alloc(a, h.dtype, h.ndim, h.shape) != 0) {
-        cli_error(job->verb, "input %s: %s: out of memory for %zu elements", job->op->inputs[k],
-                  job->in_path[k], h.count);
+        cli_error(job->verb, "%s %s: %s: out of memory for %zu elements", what, name, path,
+                  h.count);
         rc = RN_EXIT_USAGE;
     } else if (npy_read_range(rd, 0, a->count, a->data, err, sizeof err) != 0) {
-        cli_error(job->verb, "input %s: %s", job->op->inputs[k], err);
+        cli_error(job->verb, "%s %s: %s", what, name, err);
         rc = RN_EXIT_USAGE;
     }
     npy_close(rd);
     return rc;
+}
+
+/* Input k's data, read whole from its open file rd (then closed). */
+static int read_input_whole(cli_job *job, int k, npy_reader *rd)
+{
+    return read_whole(job, &job->in[k], rd, "input", job->op->inputs[k], job->in_path[k]);
 }
 
 /* Actual m: its header against the expected shape (a wrong or huge file is refused before its
@@ -702,25 +710,14 @@ int cli_load(cli_job *job) { return load(job, 0); }
 
 int cli_load_rest(cli_job *job)
 {
-    char err[512];
     int rc = 0;
     for (int k = 0; k < job->op->ninputs; k++)
         if (job->lazy && job->in_rd[k].fd >= 0 && !rc)
             rc = read_input_whole(job, k, &job->in_rd[k]);
-    for (int m = 0; m < job->nactual && !rc; m++) {
-        if (!job->lazy || job->act_rd[m].fd < 0)
-            continue;
-        rn_array *a = &job->act[m], h = *a; /* the header (rn_array_alloc clears *a first) */
-        if (rn_array_alloc(a, h.dtype, h.ndim, h.shape) != 0) {
-            cli_error(job->verb, "actual %s: %s: out of memory for %zu elements",
-                      job->op->outputs[job->act_index[m]], job->act_path[m], h.count);
-            rc = RN_EXIT_USAGE;
-        } else if (npy_read_range(&job->act_rd[m], 0, a->count, a->data, err, sizeof err) != 0) {
-            cli_error(job->verb, "actual %s: %s", job->op->outputs[job->act_index[m]], err);
-            rc = RN_EXIT_USAGE;
-        }
-        npy_close(&job->act_rd[m]);
-    }
+    for (int m = 0; m < job->nactual && !rc; m++)
+        if (job->lazy && job->act_rd[m].fd >= 0)
+            rc = read_whole(job, &job->act[m], &job->act_rd[m], "actual",
+                            job->op->outputs[job->act_index[m]], job->act_path[m]);
     return rc;
 }
 
