@@ -274,18 +274,20 @@ proof_wp_real_wait() {
 }
 
 # ---- 2c. WP, real model, the rows run (issue 13, "rows composed") -----------------------------
-# proof_wp_rows FILE FCT SESSION [LEMMAS]: WP in the real model with -DRESNORM_WP_ROWS (specs/fperr.h:
-# LN_ROWS, LN_ROWMODEL) on the rows x n drivers FCT of FILE, which proves their functional contract
+# proof_wp_rows FILES FCT SESSION [LEMMAS]: WP in the real model with -DRESNORM_WP_ROWS (specs/fperr.h:
+# LN_ROWS, LN_ROWMODEL) on the rows x n drivers FCT of FILES (one file, or several separated by spaces:
+# the skip kernels' two files), which proves their functional contract
 # y_rows from the row kernel's pointwise postcondition y_stats (proved by the real-model run).
 # Log $OUT/rows.log, exit code in rows_rc.  Every goal and smoke test of the run must be proved.
 # (No -report-classify: it would also report the preconditions of the row-offset lemma function,
 # whose other callers, the backward drivers, this run does not check; the real-model run proves
 # every call site.)
 proof_wp_rows() {
-  local file=$1 fct=$2 session=$3
+  local fct=$2 session=$3 files
+  read -ra files <<< "$1"
   local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
-  smoke_select "${session##*/}" "$OUT/rows.log" "$CPP -DRESNORM_WP_ROWS" "$file" -- "${opts[@]}"
-  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" "${opts[@]}" -wp-par 2 \
+  smoke_select "${session##*/}" "$OUT/rows.log" "$CPP -DRESNORM_WP_ROWS" "${files[@]}" -- "${opts[@]}"
+  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "${files[@]}" "${opts[@]}" -wp-par 2 \
     "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     > "$OUT/rows.log" 2>&1
   rows_rc=$?
@@ -300,7 +302,7 @@ proof_wp_rows() {
   if [ -n "${4:-}" ]; then
     local want
     want=$(printf '%s' "$4" | tr ',' '\n' | grep -c .)
-    frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "$file" -wp -wp-model real -wp-prop "$4" \
+    frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "${files[@]}" -wp -wp-model real -wp-prop "$4" \
       -wp-prover script,qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT" -wp-par 2 \
       -wp-session "$session" -wp-cache "$WP_CACHE" > "$OUT/rows_lemmas.log" 2>&1 || rows_rc=1
     [ "$(grep -cE '^\[wp\] \[[^]]*\] Goal typed_real_lemma_[A-Za-z0-9_]* : Valid' "$OUT/rows_lemmas.log")" -eq "$want" ] ||

@@ -10,7 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 proof_init prove-skip build/proofs/skip
 
-proof_soundness_greps specs/skip_layernorm.h specs/skip_rmsnorm.h ref/skip_layernorm.c ref/skip_rmsnorm.c proofs/eva_skip.c
+proof_soundness_greps specs/skip_layernorm.h specs/skip_rmsnorm.h specs/skip_rows.h specs/skip_layernorm_rows.h specs/skip_rmsnorm_rows.h ref/skip_layernorm.c ref/skip_rmsnorm.c proofs/eva_skip.c
 # EVA on the skip kernels with the bodies of their callees, reading the annotations with -DRESNORM_EVA
 # (real- and float-model statements are \true for it: specs/fperr.h), at -eva-precision 3 (at the
 # default precision EVA loses sum's range inside the first residual add), n <= 64 (EVA unrolls every
@@ -24,6 +24,16 @@ EVA_EXTRA_OPTS="-eva-precision 3" EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start \
 # files (index facts of the rows x n layout), which must be proved too.  The smoke tests
 # `<callee>_wp_smoke_dead_call_sN` check that each call of a skip kernel is reachable.
 proof_wp_real proofs/session_skip ref/skip_layernorm.c ref/skip_rmsnorm.c
+# The rows run (-DRESNORM_WP_ROWS; specs/skip_layernorm_rows.h, specs/skip_rmsnorm_rows.h): the backward
+# kernels' dx_rows (every row of dx is the norm's backward of its row), dgamma(/dbeta) over the rows,
+# and dbias_sum (dbias is dx's column sum in row order), from the drivers' rows contracts (proved by
+# prove-layernorm's and prove-rmsnorm's rows runs).  The column sums' frame lemmas (specs/skip_rows.h)
+# are proved in a pass of their own, the frame by its committed induction script.
+SKIP_ROWS_FCT=skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_rows_in,skip_ln_lemma_row_in,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_rows_in,skip_rms_lemma_row_in
+SKIP_ROWS_LEMMAS=skip_col_sum_step_f32,skip_col_sum_step_f64,skip_col_sum_frame_f32,skip_col_sum_frame_f64
+proof_wp_rows "ref/skip_layernorm.c ref/skip_rmsnorm.c" "$SKIP_ROWS_FCT" proofs/session_skip_rows "$SKIP_ROWS_LEMMAS"
+PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait
 # EVA may leave unknown only these properties of the callees, each proved by WP (prove-layernorm,
 # prove-rmsnorm, prove-residual, and this target for the skip kernels' own calls and loops), and none

@@ -1,6 +1,10 @@
 # The skip + norm kernels' part of the proof summary (proofs/wp_summary.awk; used by proofs/skip.sh).
 function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
+  # the rows run (proofs/skip.sh): its lemma pass, and the backward kernels' rows contracts per family
+  if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"
+  if (FILENAME ~ /\/rows\.log$/)
+    return "rows_composed_" (g ~ /rms/ ? "skip_rmsnorm_" : "skip_layernorm_") (g ~ /f64/ ? "f64" : "f32")
   if (g ~ /^lemma_skip_ln_/) return "skip_layernorm_lemmas"
   if (g ~ /^lemma_skip_rms_/) return "skip_rmsnorm_lemmas"
   if (match(g, /^skip_(layernorm|rmsnorm)_(forward|backward)_f(32|64)/)) return substr(g, 1, RLENGTH)

@@ -6,6 +6,9 @@
 
 #include "residual.h"
 #include "rmsnorm.h"
+#ifdef RESNORM_WP_ROWS
+#include "skip_rmsnorm_rows.h" /* the rows run: dx_rows, dgamma_sum, dbias_sum */
+#endif
 
 /* Index facts of the rows x n layout (proof only: ACSL lemmas, each proved as a WP goal). */
 /*@ lemma skip_rms_row_offset: \forall integer r, rows, n; 0 <= r < rows && n >= 1 ==>
@@ -13,6 +16,31 @@
     lemma skip_rms_index: \forall integer q, j, rows, n; 0 <= q < rows && 0 <= j < n ==>
       0 <= q * n + j < rows * n;
 */
+
+#ifdef RESNORM_WP_ROWS
+/* Where the rows and the columns of dx sit, for every row at once: a ghost function whose
+   postconditions a caller's goals read with the symbols rms_row_start / skip_col_idx as triggers (the
+   SMT solvers do not match skip_rms_index's products once Qed has reordered them). */
+/*@ ghost
+  /@ requires rows_nonneg: rows >= 0;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures rows_in: \forall integer q; 0 <= q < rows ==>
+       0 <= rms_row_start(q, n) && rms_row_start(q, n) + n <= rows * n;
+     ensures col_at: \forall integer q, k; 0 <= q < rows && 0 <= k < n ==>
+       skip_col_idx(q, n, k) == rms_row_start(q, n) + k; @/
+  static void skip_rms_lemma_rows_in(int rows, int n) {}
+
+  // Row r of dx lies inside it: the dbias loop's row_in at the inner loop's entry, read as it is.
+  /@ requires r_range: 0 <= r < rows;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures row_in: 0 <= r * n && r * n + n <= rows * n; @/
+  static void skip_rms_lemma_row_in(int r, int rows, int n) {
+    /@ assert row_mono: (r + 1) * n <= rows * n; @/
+  }
+*/
+#endif
 
 void skip_rmsnorm_forward_f32(float *y, float *rstd, float *sum, const float *x, const float *skip,
                               const float *gamma, const float *bias, int rows, int n, float eps,
@@ -50,21 +78,62 @@ void skip_rmsnorm_backward_f32(float *dx, float *dbias, float *dgamma, const flo
                                int n, int offset)
 {
     rmsnorm_backward_f32(dx, dgamma, dy, sum, gamma, rstd, rows, n, offset);
+#ifdef RESNORM_WP_ROWS
+    /* (rows run: dbias's loops are stated over dx as the call left it, at dx_ready, so that no
+       step needs a frame of the recursive column sums; one frame at the end carries them to Post) */
+dx_ready:;
+#endif
     /*@ loop invariant j_range: 0 <= j <= n;
+        LN_ROWS_CLAUSE(loop invariant zero: \forall integer k; 0 <= k < j ==>
+          dbias[k] == \at(skip_col_sum(dx, k, n, 0), dx_ready);)
         loop assigns j, dbias[0 .. n - 1];
         loop variant n - j; */
     for (int j = 0; j < n; j++)
         dbias[j] = 0.0f;
+    /* Rows 0 .. r-1 are summed (rows run only): dbias_k = sum_{q < r} dx[q·n + k]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant cols_done: \forall integer k; 0 <= k < n ==>
+          \let q = r; dbias[k] == \at(skip_col_sum(dx, k, n, q), dx_ready);)
         loop assigns r, dbias[0 .. n - 1];
         loop variant rows - r; */
-    for (int r = 0; r < rows; r++)
+    for (int r = 0; r < rows; r++) {
+#ifdef RESNORM_WP_ROWS
+        //@ ghost skip_rms_lemma_row_in(r, rows, n);
+#endif
         /*@ loop invariant j_range: 0 <= j <= n;
             loop invariant row_in: 0 <= r * n && r * n + n <= rows * n;
+            LN_ROWS_CLAUSE(loop invariant row_added: \forall integer k; 0 <= k < j ==>
+              \let q = r; dbias[k] == \at(skip_col_sum(dx, k, n, q + 1), dx_ready);)
+            LN_ROWS_CLAUSE(loop invariant row_todo: \forall integer k; j <= k < n ==>
+              \let q = r; dbias[k] == \at(skip_col_sum(dx, k, n, q), dx_ready);)
             loop assigns j, dbias[0 .. n - 1];
             loop variant n - j; */
-        for (int j = 0; j < n; j++)
+        for (int j = 0; j < n; j++) {
+#ifdef RESNORM_WP_ROWS
+            /* dx as the call left it (the loops write dbias only); the column's next term */
+            /*@ assert dx_here: \let e = r * n + j; dx[e] == \at(dx[e], dx_ready); */
+            /*@ assert col_next: \let q = r; \let c = j; \at(skip_col_sum(dx, c, n, q + 1), dx_ready) ==
+                  \at(skip_col_sum(dx, c, n, q), dx_ready) + \at(dx[q * n + c], dx_ready); */
+#endif
             dbias[j] = dbias[j] + dx[r * n + j];
+        }
+    }
+#ifdef RESNORM_WP_ROWS
+    /* The loops wrote dbias only: dx and dgamma are as the call left them (frame facts first,
+       before the recursive sums enter the context).  dx's rows: the call's dx_rows, over dx as it
+       left it, then over dx here (the same elements); dx's column sums: skip_col_sum_frame. */
+    //@ ghost skip_rms_lemma_rows_in(rows, n);
+    /*@ assert dx_same: \forall integer k; 0 <= k < rows * n ==> dx[k] == \at(dx[k], dx_ready); */
+    /*@ assert dx_rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
+          dx[rms_row_start(q, n) + i] == \at(dx[rms_row_start(q, n) + i], dx_ready); */
+    /*@ assert dg_same: \forall integer k; 0 <= k < n ==> dgamma[k] == \at(dgamma[k], dx_ready); */
+    /*@ assert rows_call: \forall integer q; 0 <= q < rows ==>
+          rms_row_dx{Pre, dx_ready}(dx, dy, sum, gamma, rstd, offset, q, rms_row_start(q, n), n); */
+    /*@ assert col_same: \forall integer k, q; 0 <= k < n && 0 <= q < rows ==>
+          dx[skip_col_idx(q, n, k)] == \at(dx[skip_col_idx(q, n, k)], dx_ready); */
+    /*@ assert sums_same: \forall integer k; 0 <= k < n ==>
+          skip_col_sum(dx, k, n, rows) == \at(skip_col_sum(dx, k, n, rows), dx_ready); */
+#endif
 }
 
 void skip_rmsnorm_backward_f64(double *dx, double *dbias, double *dgamma, const double *dy,
@@ -72,19 +141,60 @@ void skip_rmsnorm_backward_f64(double *dx, double *dbias, double *dgamma, const 
                                int rows, int n, int offset)
 {
     rmsnorm_backward_f64(dx, dgamma, dy, sum, gamma, rstd, rows, n, offset);
+#ifdef RESNORM_WP_ROWS
+    /* (rows run: dbias's loops are stated over dx as the call left it, at dx_ready, so that no
+       step needs a frame of the recursive column sums; one frame at the end carries them to Post) */
+dx_ready:;
+#endif
     /*@ loop invariant j_range: 0 <= j <= n;
+        LN_ROWS_CLAUSE(loop invariant zero: \forall integer k; 0 <= k < j ==>
+          dbias[k] == \at(skip_col_sum(dx, k, n, 0), dx_ready);)
         loop assigns j, dbias[0 .. n - 1];
         loop variant n - j; */
     for (int j = 0; j < n; j++)
         dbias[j] = 0.0;
+    /* Rows 0 .. r-1 are summed (rows run only): dbias_k = sum_{q < r} dx[q·n + k]. */
     /*@ loop invariant r_range: 0 <= r <= rows;
+        LN_ROWS_CLAUSE(loop invariant cols_done: \forall integer k; 0 <= k < n ==>
+          \let q = r; dbias[k] == \at(skip_col_sum(dx, k, n, q), dx_ready);)
         loop assigns r, dbias[0 .. n - 1];
         loop variant rows - r; */
-    for (int r = 0; r < rows; r++)
+    for (int r = 0; r < rows; r++) {
+#ifdef RESNORM_WP_ROWS
+        //@ ghost skip_rms_lemma_row_in(r, rows, n);
+#endif
         /*@ loop invariant j_range: 0 <= j <= n;
             loop invariant row_in: 0 <= r * n && r * n + n <= rows * n;
+            LN_ROWS_CLAUSE(loop invariant row_added: \forall integer k; 0 <= k < j ==>
+              \let q = r; dbias[k] == \at(skip_col_sum(dx, k, n, q + 1), dx_ready);)
+            LN_ROWS_CLAUSE(loop invariant row_todo: \forall integer k; j <= k < n ==>
+              \let q = r; dbias[k] == \at(skip_col_sum(dx, k, n, q), dx_ready);)
             loop assigns j, dbias[0 .. n - 1];
             loop variant n - j; */
-        for (int j = 0; j < n; j++)
+        for (int j = 0; j < n; j++) {
+#ifdef RESNORM_WP_ROWS
+            /* dx as the call left it (the loops write dbias only); the column's next term */
+            /*@ assert dx_here: \let e = r * n + j; dx[e] == \at(dx[e], dx_ready); */
+            /*@ assert col_next: \let q = r; \let c = j; \at(skip_col_sum(dx, c, n, q + 1), dx_ready) ==
+                  \at(skip_col_sum(dx, c, n, q), dx_ready) + \at(dx[q * n + c], dx_ready); */
+#endif
             dbias[j] = dbias[j] + dx[r * n + j];
+        }
+    }
+#ifdef RESNORM_WP_ROWS
+    /* The loops wrote dbias only: dx and dgamma are as the call left them (frame facts first,
+       before the recursive sums enter the context).  dx's rows: the call's dx_rows, over dx as it
+       left it, then over dx here (the same elements); dx's column sums: skip_col_sum_frame. */
+    //@ ghost skip_rms_lemma_rows_in(rows, n);
+    /*@ assert dx_same: \forall integer k; 0 <= k < rows * n ==> dx[k] == \at(dx[k], dx_ready); */
+    /*@ assert dx_rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
+          dx[rms_row_start(q, n) + i] == \at(dx[rms_row_start(q, n) + i], dx_ready); */
+    /*@ assert dg_same: \forall integer k; 0 <= k < n ==> dgamma[k] == \at(dgamma[k], dx_ready); */
+    /*@ assert rows_call: \forall integer q; 0 <= q < rows ==>
+          rms_row_dx{Pre, dx_ready}(dx, dy, sum, gamma, rstd, offset, q, rms_row_start(q, n), n); */
+    /*@ assert col_same: \forall integer k, q; 0 <= k < n && 0 <= q < rows ==>
+          dx[skip_col_idx(q, n, k)] == \at(dx[skip_col_idx(q, n, k)], dx_ready); */
+    /*@ assert sums_same: \forall integer k; 0 <= k < n ==>
+          skip_col_sum(dx, k, n, rows) == \at(skip_col_sum(dx, k, n, rows), dx_ready); */
+#endif
 }

@@ -17,10 +17,12 @@
  * (specs/residual.h, specs/rmsnorm.h).  Proved: no runtime error, every callee precondition
  * (validity, separation, in-place use of the residual add, int index arithmetic with
  * rows*n <= INT_MAX), assigns, termination, and `sum_def` (without bias): every sum element is the
- * exact x + skip of the inputs.  Not stated: the sum with a bias (the invariant of the in-place
- * bias loop was not proved), dbias (the column sums), and y, rstd (forward), dx, dgamma (backward)
- * beyond assigns: the rows x n RMSNorm drivers' contracts state no functional postcondition (the
- * row kernels' do; see specs/rmsnorm.h).
+ * exact x + skip of the inputs.  The backward's rows run (-DRESNORM_WP_ROWS,
+ * specs/skip_rmsnorm_rows.h, from the RMSNorm drivers' rows contracts) proves dx_rows (every row of dx
+ * is RMSNorm's backward of its own rows of dy and sum), dgamma_sum, and dbias_sum (dbias is dx's
+ * column sum in row order).  Not stated: the sum with a bias (the invariant of the in-place bias
+ * loop was not proved), and y, rstd (forward) beyond assigns (the forward drivers' y_rows and
+ * rstd_rows are over the sum as the driver reads it; carrying them to the kernel's Post is not done).
  */
 #ifndef RESNORM_SKIP_RMSNORM_H
 #define RESNORM_SKIP_RMSNORM_H
