@@ -29,7 +29,7 @@ proof_wp_real proofs/session_skip ref/skip_layernorm.c ref/skip_rmsnorm.c
 # and dbias_sum (dbias is dx's column sum in row order), from the drivers' rows contracts (proved by
 # prove-layernorm's and prove-rmsnorm's rows runs).  The column sums' frame lemmas (specs/skip_rows.h)
 # are proved in a pass of their own, the frame by its committed induction script.
-SKIP_ROWS_FCT=skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_rows_in,skip_ln_lemma_row_in,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_rows_in,skip_rms_lemma_row_in
+SKIP_ROWS_FCT=skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_row,skip_ln_lemma_rows_fit,skip_ln_lemma_cols_at,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_row,skip_rms_lemma_rows_fit,skip_rms_lemma_cols_at
 SKIP_ROWS_LEMMAS=skip_col_sum_step_f32,skip_col_sum_step_f64,skip_col_sum_frame_f32,skip_col_sum_frame_f64
 proof_wp_rows "ref/skip_layernorm.c ref/skip_rmsnorm.c" "$SKIP_ROWS_FCT" proofs/session_skip_rows "$SKIP_ROWS_LEMMAS"
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"

@@ -5,8 +5,9 @@ function kernel(g) {
   if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"
   if (FILENAME ~ /\/rows\.log$/)
     return "rows_composed_" (g ~ /rms/ ? "skip_rmsnorm_" : "skip_layernorm_") (g ~ /f64/ ? "f64" : "f32")
-  if (g ~ /^lemma_skip_ln_/) return "skip_layernorm_lemmas"
-  if (g ~ /^lemma_skip_rms_/) return "skip_rmsnorm_lemmas"
+  # the ACSL index lemmas and the ghost lemma functions (skip_*_lemma_row, _rows_fit) of each file
+  if (g ~ /^(lemma_)?skip_ln_/) return "skip_layernorm_lemmas"
+  if (g ~ /^(lemma_)?skip_rms_/) return "skip_rmsnorm_lemmas"
   if (match(g, /^skip_(layernorm|rmsnorm)_(forward|backward)_f(32|64)/)) return substr(g, 1, RLENGTH)
   if (g ~ /_wp_smoke_dead_call_/) return "calls_reachable"
   return "other"

@@ -17,28 +17,43 @@
       0 <= q * n + j < rows * n;
 */
 
+/* The rows' index facts as ghost functions whose postconditions the callers' goals read as they are,
+   with rms_row_start as the trigger (the SMT solvers do not match the lemmas' products above once Qed has
+   reordered them: proofs/README-skip.md).  LN_NOT_EVA: integer facts that WP proves and EVA need
+   not read. */
+/*@ ghost
+  // Row r of the bias loop: where it starts, that it fits, and that every row before it ends first.
+  /@ requires r_range: 0 <= r < rows;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures start: LN_NOT_EVA(rms_row_start(r, n) == r * n);
+     ensures row_fits: LN_NOT_EVA(0 <= r * n && r * n + n <= rows * n);
+     ensures next: LN_NOT_EVA(rms_row_start(r + 1, n) == rms_row_start(r, n) + n);
+     ensures before: LN_NOT_EVA(\forall integer q; 0 <= q < r ==>
+       0 <= rms_row_start(q, n) && rms_row_start(q, n) + n <= rms_row_start(r, n)); @/
+  static void skip_rms_lemma_row(int r, int rows, int n) {
+    /@ assert row_mono: LN_NOT_EVA((r + 1) * n <= rows * n); @/
+  }
+
+  // Every row fits in the rows x n array.
+  /@ requires rows_nonneg: rows >= 0;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures rows_fit: LN_NOT_EVA(\forall integer q; 0 <= q < rows ==>
+       0 <= rms_row_start(q, n) && rms_row_start(q, n) + n <= rows * n); @/
+  static void skip_rms_lemma_rows_fit(int rows, int n) {}
+*/
+
 #ifdef RESNORM_WP_ROWS
-/* Where the rows and the columns of dx sit, for every row at once: a ghost function whose
-   postconditions a caller's goals read with the symbols rms_row_start / skip_col_idx as triggers (the
-   SMT solvers do not match skip_rms_index's products once Qed has reordered them). */
+/* The rows run: where dx's columns sit, for every row at once (as skip_rms_lemma_rows_fit above:
+   a postcondition the goals read with skip_col_idx as the trigger). */
 /*@ ghost
   /@ requires rows_nonneg: rows >= 0;
      requires n_pos: n >= 1;
      assigns \nothing;
-     ensures rows_in: \forall integer q; 0 <= q < rows ==>
-       0 <= rms_row_start(q, n) && rms_row_start(q, n) + n <= rows * n;
      ensures col_at: \forall integer q, k; 0 <= q < rows && 0 <= k < n ==>
        skip_col_idx(q, n, k) == rms_row_start(q, n) + k; @/
-  static void skip_rms_lemma_rows_in(int rows, int n) {}
-
-  // Row r of dx lies inside it: the dbias loop's row_in at the inner loop's entry, read as it is.
-  /@ requires r_range: 0 <= r < rows;
-     requires n_pos: n >= 1;
-     assigns \nothing;
-     ensures row_in: 0 <= r * n && r * n + n <= rows * n; @/
-  static void skip_rms_lemma_row_in(int r, int rows, int n) {
-    /@ assert row_mono: (r + 1) * n <= rows * n; @/
-  }
+  static void skip_rms_lemma_cols_at(int rows, int n) {}
 */
 #endif
 
@@ -48,11 +63,25 @@ void skip_rmsnorm_forward_f32(float *y, float *rstd, float *sum, const float *x,
 {
     residual_forward_f32(sum, x, skip, rows * n); /* s = x + skip */
     if (bias)
+        /* Rows 0 .. r-1 hold (x + skip) + bias, rows r .. rows-1 still x + skip (real model). */
         /*@ loop invariant r_range: 0 <= r <= rows;
+            loop invariant todo: LN_EXACT(\forall integer k; rms_row_start(r, n) <= k < rows * n ==>
+              sum[k] == \at(x[k], Pre) + \at(skip[k], Pre));
+            loop invariant done: LN_EXACT(\forall integer q, j; 0 <= q < r && 0 <= j < n ==>
+              sum[rms_row_start(q, n) + j] ==
+                (\at(x[rms_row_start(q, n) + j], Pre) + \at(skip[rms_row_start(q, n) + j], Pre)) + \at(bias[j], Pre));
             loop assigns r, sum[0 .. rows * n - 1];
             loop variant rows - r; */
-        for (int r = 0; r < rows; r++)
+        for (int r = 0; r < rows; r++) {
+            //@ ghost skip_rms_lemma_row(r, rows, n);
             residual_forward_f32(sum + r * n, sum + r * n, bias, n); /* s += bias, in place */
+            /* The call wrote row r only: the rows before it and after it are as they were. */
+            /*@ assert frame_before: LN_EXACT(\forall integer q, j; 0 <= q < r && 0 <= j < n ==>
+                  sum[rms_row_start(q, n) + j] == \at(sum[rms_row_start(q, n) + j], LoopCurrent)); */
+            /*@ assert frame_after: LN_EXACT(\forall integer k; rms_row_start(r, n) + n <= k < rows * n ==>
+                  sum[k] == \at(sum[k], LoopCurrent)); */
+        }
+    //@ ghost skip_rms_lemma_rows_fit(rows, n);
     rmsnorm_forward_f32(y, rstd, sum, gamma, rows, n, eps, offset);
 }
 
@@ -62,11 +91,25 @@ void skip_rmsnorm_forward_f64(double *y, double *rstd, double *sum, const double
 {
     residual_forward_f64(sum, x, skip, rows * n);
     if (bias)
+        /* Rows 0 .. r-1 hold (x + skip) + bias, rows r .. rows-1 still x + skip (real model). */
         /*@ loop invariant r_range: 0 <= r <= rows;
+            loop invariant todo: LN_EXACT(\forall integer k; rms_row_start(r, n) <= k < rows * n ==>
+              sum[k] == \at(x[k], Pre) + \at(skip[k], Pre));
+            loop invariant done: LN_EXACT(\forall integer q, j; 0 <= q < r && 0 <= j < n ==>
+              sum[rms_row_start(q, n) + j] ==
+                (\at(x[rms_row_start(q, n) + j], Pre) + \at(skip[rms_row_start(q, n) + j], Pre)) + \at(bias[j], Pre));
             loop assigns r, sum[0 .. rows * n - 1];
             loop variant rows - r; */
-        for (int r = 0; r < rows; r++)
+        for (int r = 0; r < rows; r++) {
+            //@ ghost skip_rms_lemma_row(r, rows, n);
             residual_forward_f64(sum + r * n, sum + r * n, bias, n);
+            /* The call wrote row r only: the rows before it and after it are as they were. */
+            /*@ assert frame_before: LN_EXACT(\forall integer q, j; 0 <= q < r && 0 <= j < n ==>
+                  sum[rms_row_start(q, n) + j] == \at(sum[rms_row_start(q, n) + j], LoopCurrent)); */
+            /*@ assert frame_after: LN_EXACT(\forall integer k; rms_row_start(r, n) + n <= k < rows * n ==>
+                  sum[k] == \at(sum[k], LoopCurrent)); */
+        }
+    //@ ghost skip_rms_lemma_rows_fit(rows, n);
     rmsnorm_forward_f64(y, rstd, sum, gamma, rows, n, eps, offset);
 }
 
@@ -97,9 +140,7 @@ dx_ready:;
         loop assigns r, dbias[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
-#ifdef RESNORM_WP_ROWS
-        //@ ghost skip_rms_lemma_row_in(r, rows, n);
-#endif
+        //@ ghost skip_rms_lemma_row(r, rows, n);
         /*@ loop invariant j_range: 0 <= j <= n;
             loop invariant row_in: 0 <= r * n && r * n + n <= rows * n;
             LN_ROWS_CLAUSE(loop invariant row_added: \forall integer k; 0 <= k < j ==>
@@ -122,7 +163,8 @@ dx_ready:;
     /* The loops wrote dbias only: dx and dgamma are as the call left them (frame facts first,
        before the recursive sums enter the context).  dx's rows: the call's dx_rows, over dx as it
        left it, then over dx here (the same elements); dx's column sums: skip_col_sum_frame. */
-    //@ ghost skip_rms_lemma_rows_in(rows, n);
+    //@ ghost skip_rms_lemma_rows_fit(rows, n);
+    //@ ghost skip_rms_lemma_cols_at(rows, n);
     /*@ assert dx_same: \forall integer k; 0 <= k < rows * n ==> dx[k] == \at(dx[k], dx_ready); */
     /*@ assert dx_rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
           dx[rms_row_start(q, n) + i] == \at(dx[rms_row_start(q, n) + i], dx_ready); */
@@ -160,9 +202,7 @@ dx_ready:;
         loop assigns r, dbias[0 .. n - 1];
         loop variant rows - r; */
     for (int r = 0; r < rows; r++) {
-#ifdef RESNORM_WP_ROWS
-        //@ ghost skip_rms_lemma_row_in(r, rows, n);
-#endif
+        //@ ghost skip_rms_lemma_row(r, rows, n);
         /*@ loop invariant j_range: 0 <= j <= n;
             loop invariant row_in: 0 <= r * n && r * n + n <= rows * n;
             LN_ROWS_CLAUSE(loop invariant row_added: \forall integer k; 0 <= k < j ==>
@@ -185,7 +225,8 @@ dx_ready:;
     /* The loops wrote dbias only: dx and dgamma are as the call left them (frame facts first,
        before the recursive sums enter the context).  dx's rows: the call's dx_rows, over dx as it
        left it, then over dx here (the same elements); dx's column sums: skip_col_sum_frame. */
-    //@ ghost skip_rms_lemma_rows_in(rows, n);
+    //@ ghost skip_rms_lemma_rows_fit(rows, n);
+    //@ ghost skip_rms_lemma_cols_at(rows, n);
     /*@ assert dx_same: \forall integer k; 0 <= k < rows * n ==> dx[k] == \at(dx[k], dx_ready); */
     /*@ assert dx_rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
           dx[rms_row_start(q, n) + i] == \at(dx[rms_row_start(q, n) + i], dx_ready); */

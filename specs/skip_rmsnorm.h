@@ -17,12 +17,14 @@
  * (specs/residual.h, specs/rmsnorm.h).  Proved: no runtime error, every callee precondition
  * (validity, separation, in-place use of the residual add, int index arithmetic with
  * rows*n <= INT_MAX), assigns, termination, and `sum_def` (without bias): every sum element is the
- * exact x + skip of the inputs.  The backward's rows run (-DRESNORM_WP_ROWS,
- * specs/skip_rmsnorm_rows.h, from the RMSNorm drivers' rows contracts) proves dx_rows (every row of dx
- * is RMSNorm's backward of its own rows of dy and sum), dgamma_sum, and dbias_sum (dbias is dx's
- * column sum in row order).  Not stated: the sum with a bias (the invariant of the in-place bias
- * loop was not proved), and y, rstd (forward) beyond assigns (the forward drivers' y_rows and
- * rstd_rows are over the sum as the driver reads it; carrying them to the kernel's Post is not done).
+ * exact x + skip of the inputs, and `sum_bias_def` (with bias): every sum element of row q, column j
+ * is (x + skip) + bias[j] of the inputs, exactly (the in-place bias loop's invariants, with the rows'
+ * index facts from ghost functions in ref/skip_rmsnorm.c).  The backward's rows run (-DRESNORM_WP_ROWS,
+ * specs/skip_rmsnorm_rows.h, from the RMSNorm drivers' rows contracts) proves dx_rows (every row of
+ * dx is RMSNorm's backward of its own rows of dy and sum), dgamma_sum, and dbias_sum (dbias is dx's
+ * column sum in row order).  Not stated: y, rstd (forward) beyond assigns (the forward drivers'
+ * rows contracts are over the sum as the driver call reads it; carrying them to the kernel's Post is
+ * not done).
  */
 #ifndef RESNORM_SKIP_RMSNORM_H
 #define RESNORM_SKIP_RMSNORM_H
@@ -30,6 +32,7 @@
 #include <limits.h>
 
 #include "fperr.h" /* LN_EXACT: sum_def is exact over the reals only, so EVA (-DRESNORM_EVA) does not read it */
+#include "rmsnorm_model.h" /* rms_row_start: the first index of a row (sum_bias_def) */
 
 /*@ requires rows_nonneg: rows >= 0;
     requires n_pos: n >= 1;
@@ -57,6 +60,9 @@
       requires valid_bias: \valid_read(bias + (0 .. n - 1));
       requires sep_bias: \separated(bias + (0 .. n - 1), sum + (0 .. rows * n - 1), y + (0 .. rows * n - 1),
                                      rstd + (0 .. rows - 1));
+      ensures sum_bias_def: LN_EXACT(\forall integer q, j; 0 <= q < rows && 0 <= j < n ==>
+        sum[rms_row_start(q, n) + j] ==
+          (\old(x[rms_row_start(q, n) + j]) + \old(skip[rms_row_start(q, n) + j])) + \old(bias[j]));
     complete behaviors;
     disjoint behaviors;
 */
@@ -89,6 +95,9 @@ void skip_rmsnorm_forward_f32(float *y, float *rstd, float *sum, const float *x,
       requires valid_bias: \valid_read(bias + (0 .. n - 1));
       requires sep_bias: \separated(bias + (0 .. n - 1), sum + (0 .. rows * n - 1), y + (0 .. rows * n - 1),
                                      rstd + (0 .. rows - 1));
+      ensures sum_bias_def: LN_EXACT(\forall integer q, j; 0 <= q < rows && 0 <= j < n ==>
+        sum[rms_row_start(q, n) + j] ==
+          (\old(x[rms_row_start(q, n) + j]) + \old(skip[rms_row_start(q, n) + j])) + \old(bias[j]));
     complete behaviors;
     disjoint behaviors;
 */
