@@ -24,13 +24,16 @@ EVA_EXTRA_OPTS="-eva-precision 3" EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start \
 # files (index facts of the rows x n layout), which must be proved too.  The smoke tests
 # `<callee>_wp_smoke_dead_call_sN` check that each call of a skip kernel is reachable.
 proof_wp_real proofs/session_skip ref/skip_layernorm.c ref/skip_rmsnorm.c
-# The rows run (-DRESNORM_WP_ROWS; specs/skip_layernorm_rows.h, specs/skip_rmsnorm_rows.h): the backward
-# kernels' dx_rows (every row of dx is the norm's backward of its row), dgamma(/dbeta) over the rows,
-# and dbias_sum (dbias is dx's column sum in row order), from the drivers' rows contracts (proved by
-# prove-layernorm's and prove-rmsnorm's rows runs).  The column sums' frame lemmas (specs/skip_rows.h)
-# are proved in a pass of their own, the frame by its committed induction script.
-SKIP_ROWS_FCT=skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_row,skip_ln_lemma_rows_fit,skip_ln_lemma_cols_at,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_row,skip_rms_lemma_rows_fit,skip_rms_lemma_cols_at
-SKIP_ROWS_LEMMAS=skip_col_sum_step_f32,skip_col_sum_step_f64,skip_col_sum_frame_f32,skip_col_sum_frame_f64
+# The rows run (-DRESNORM_WP_ROWS; specs/skip_layernorm_rows.h, specs/skip_rmsnorm_rows.h), from the
+# norm drivers' rows contracts (proved by prove-layernorm's and prove-rmsnorm's rows runs): the
+# forward kernels' y_rows and stats_rows / rstd_rows (every row of y is the norm of its row of the
+# sum output, with that row's own statistics), the backward kernels' dx_rows (every row of dx is the
+# norm's backward of its rows of dy and sum), the drivers' dgamma/dbeta sums, and dbias_sum (dbias is
+# dx's column sum in row order).  The lemmas (specs/skip_rows.h: the column sums' frame, by its
+# committed induction script; specs/skip_layernorm_rows.h, specs/skip_rmsnorm_rows.h: a row's
+# statistics over two memory states) are proved in a pass of their own.
+SKIP_ROWS_FCT=skip_layernorm_forward_f32,skip_layernorm_forward_f64,skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_row,skip_ln_lemma_rows_fit,skip_ln_lemma_cols_at,skip_rmsnorm_forward_f32,skip_rmsnorm_forward_f64,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_row,skip_rms_lemma_rows_fit,skip_rms_lemma_cols_at
+SKIP_ROWS_LEMMAS=skip_col_sum_step_f32,skip_col_sum_step_f64,skip_col_sum_frame_f32,skip_col_sum_frame_f64,skip_rms_rstd_frame_f32,skip_rms_rstd_frame_f64,skip_ln_mean_frame_f32,skip_ln_mean_frame_f64,skip_ln_var_frame_f32,skip_ln_var_frame_f64,skip_ln_sqrt_frame_f32,skip_ln_sqrt_frame_f64,skip_ln_rstd_frame_f32,skip_ln_rstd_frame_f64
 proof_wp_rows "ref/skip_layernorm.c ref/skip_rmsnorm.c" "$SKIP_ROWS_FCT" proofs/session_skip_rows "$SKIP_ROWS_LEMMAS"
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }

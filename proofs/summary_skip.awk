@@ -3,8 +3,11 @@ function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
   # the rows run (proofs/skip.sh): its lemma pass, and the backward kernels' rows contracts per family
   if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"
-  if (FILENAME ~ /\/rows\.log$/)
-    return "rows_composed_" (g ~ /rms/ ? "skip_rmsnorm_" : "skip_layernorm_") (g ~ /f64/ ? "f64" : "f32")
+  if (FILENAME ~ /\/rows\.log$/) {
+    fam = (g ~ /rms/ ? "skip_rmsnorm" : "skip_layernorm")
+    if (g ~ /_lemma_/) return "rows_composed_" fam "_index"
+    return "rows_composed_" fam (g ~ /backward/ ? "_backward_" : "_forward_") (g ~ /f64/ ? "f64" : "f32")
+  }
   # the ACSL index lemmas and the ghost lemma functions (skip_*_lemma_row, _rows_fit) of each file
   if (g ~ /^(lemma_)?skip_ln_/) return "skip_layernorm_lemmas"
   if (g ~ /^(lemma_)?skip_rms_/) return "skip_rmsnorm_lemmas"

@@ -82,7 +82,43 @@ void skip_layernorm_forward_f32(float *y, float *mean, float *rstd, float *sum, 
                   sum[k] == \at(sum[k], LoopCurrent)); */
         }
     //@ ghost skip_ln_lemma_rows_fit(rows, n);
+#ifdef RESNORM_WP_ROWS
+sum_ready:;
+#endif
     layernorm_forward_f32(y, mean, rstd, sum, gamma, beta, rows, n, eps);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the driver's y_rows and stats_rows are over the sum as the call read it
+       (sum_ready).  The call wrote y, mean and rstd only: sum, gamma and beta are as they were (frame
+       facts first), so are the rows' statistics: the sums (ln_sum_at_frame, ln_ssd_at_frame:
+       specs/layernorm_model.h), then the means and variances (skip_ln_mean_frame,
+       skip_ln_var_frame: specs/skip_layernorm_rows.h), then rstd (skip_ln_sqrt_frame,
+       skip_ln_rstd_frame); and y's rows are over the sum here. */
+    /*@ assert sum_same: \forall integer k; 0 <= k < rows * n ==> sum[k] == \at(sum[k], sum_ready); */
+    /*@ assert rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
+          sum[ln_row_start(q, n) + i] == \at(sum[ln_row_start(q, n) + i], sum_ready); */
+    /*@ assert gb_same: \forall integer k; 0 <= k < n ==>
+          gamma[k] == \at(gamma[k], sum_ready) && beta[k] == \at(beta[k], sum_ready); */
+    /*@ assert sum_frame: \forall integer q; 0 <= q < rows ==>
+          \at(ln_sum_at(sum, ln_row_start(q, n), n), sum_ready) == ln_sum_at(sum, ln_row_start(q, n), n); */
+    /*@ assert mean_same: \forall integer q; 0 <= q < rows ==>
+          \at(ln_mean(sum + ln_row_start(q, n), n), sum_ready) == ln_mean(sum + ln_row_start(q, n), n); */
+    /*@ assert mean_here: \forall integer q; 0 <= q < rows ==> mean[q] == ln_mean(sum + ln_row_start(q, n), n); */
+    /*@ assert ssd_frame: \forall integer q; 0 <= q < rows ==>
+          \let m = \at(ln_mean(sum + ln_row_start(q, n), n), sum_ready);
+          \at(ln_ssd_at(sum, ln_row_start(q, n), m, n), sum_ready) == ln_ssd_at(sum, ln_row_start(q, n), m, n); */
+    /*@ assert var_here: \forall integer q; 0 <= q < rows ==>
+          \at(ln_var(sum + ln_row_start(q, n), n), sum_ready) == ln_var(sum + ln_row_start(q, n), n); */
+    /*@ assert sqrt_same: \forall integer q; 0 <= q < rows ==>
+          \at(\sqrt(ln_var(sum + ln_row_start(q, n), n) + eps), sum_ready) ==
+          \sqrt(ln_var(sum + ln_row_start(q, n), n) + eps); */
+    /*@ assert rstd_same: \forall integer q; 0 <= q < rows ==>
+          \at(ln_rstd(sum + ln_row_start(q, n), n, eps), sum_ready) == ln_rstd(sum + ln_row_start(q, n), n, eps); */
+    /*@ assert rstd_here: \forall integer q; 0 <= q < rows ==> rstd[q] == ln_rstd(sum + ln_row_start(q, n), n, eps); */
+    /*@ assert y_call: \forall integer q; 0 <= q < rows ==>
+          ln_row_affine{sum_ready, Here}(y, mean, rstd, sum, gamma, beta, q, ln_row_start(q, n), n); */
+    /*@ assert y_here: \forall integer q; 0 <= q < rows ==>
+          ln_row_affine{Here, Here}(y, mean, rstd, sum, gamma, beta, q, ln_row_start(q, n), n); */
+#endif
 }
 
 void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *sum,
@@ -111,7 +147,43 @@ void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *s
                   sum[k] == \at(sum[k], LoopCurrent)); */
         }
     //@ ghost skip_ln_lemma_rows_fit(rows, n);
+#ifdef RESNORM_WP_ROWS
+sum_ready:;
+#endif
     layernorm_forward_f64(y, mean, rstd, sum, gamma, beta, rows, n, eps);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the driver's y_rows and stats_rows are over the sum as the call read it
+       (sum_ready).  The call wrote y, mean and rstd only: sum, gamma and beta are as they were (frame
+       facts first), so are the rows' statistics: the sums (ln_sum_at_frame, ln_ssd_at_frame:
+       specs/layernorm_model.h), then the means and variances (skip_ln_mean_frame,
+       skip_ln_var_frame: specs/skip_layernorm_rows.h), then rstd (skip_ln_sqrt_frame,
+       skip_ln_rstd_frame); and y's rows are over the sum here. */
+    /*@ assert sum_same: \forall integer k; 0 <= k < rows * n ==> sum[k] == \at(sum[k], sum_ready); */
+    /*@ assert rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
+          sum[ln_row_start(q, n) + i] == \at(sum[ln_row_start(q, n) + i], sum_ready); */
+    /*@ assert gb_same: \forall integer k; 0 <= k < n ==>
+          gamma[k] == \at(gamma[k], sum_ready) && beta[k] == \at(beta[k], sum_ready); */
+    /*@ assert sum_frame: \forall integer q; 0 <= q < rows ==>
+          \at(ln_sum_at(sum, ln_row_start(q, n), n), sum_ready) == ln_sum_at(sum, ln_row_start(q, n), n); */
+    /*@ assert mean_same: \forall integer q; 0 <= q < rows ==>
+          \at(ln_mean(sum + ln_row_start(q, n), n), sum_ready) == ln_mean(sum + ln_row_start(q, n), n); */
+    /*@ assert mean_here: \forall integer q; 0 <= q < rows ==> mean[q] == ln_mean(sum + ln_row_start(q, n), n); */
+    /*@ assert ssd_frame: \forall integer q; 0 <= q < rows ==>
+          \let m = \at(ln_mean(sum + ln_row_start(q, n), n), sum_ready);
+          \at(ln_ssd_at(sum, ln_row_start(q, n), m, n), sum_ready) == ln_ssd_at(sum, ln_row_start(q, n), m, n); */
+    /*@ assert var_here: \forall integer q; 0 <= q < rows ==>
+          \at(ln_var(sum + ln_row_start(q, n), n), sum_ready) == ln_var(sum + ln_row_start(q, n), n); */
+    /*@ assert sqrt_same: \forall integer q; 0 <= q < rows ==>
+          \at(\sqrt(ln_var(sum + ln_row_start(q, n), n) + eps), sum_ready) ==
+          \sqrt(ln_var(sum + ln_row_start(q, n), n) + eps); */
+    /*@ assert rstd_same: \forall integer q; 0 <= q < rows ==>
+          \at(ln_rstd(sum + ln_row_start(q, n), n, eps), sum_ready) == ln_rstd(sum + ln_row_start(q, n), n, eps); */
+    /*@ assert rstd_here: \forall integer q; 0 <= q < rows ==> rstd[q] == ln_rstd(sum + ln_row_start(q, n), n, eps); */
+    /*@ assert y_call: \forall integer q; 0 <= q < rows ==>
+          ln_row_affine{sum_ready, Here}(y, mean, rstd, sum, gamma, beta, q, ln_row_start(q, n), n); */
+    /*@ assert y_here: \forall integer q; 0 <= q < rows ==>
+          ln_row_affine{Here, Here}(y, mean, rstd, sum, gamma, beta, q, ln_row_start(q, n), n); */
+#endif
 }
 
 /* Backward from the forward's saved sum, mean and rstd: dx (= dskip) = LayerNorm's input gradient

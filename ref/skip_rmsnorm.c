@@ -82,7 +82,32 @@ void skip_rmsnorm_forward_f32(float *y, float *rstd, float *sum, const float *x,
                   sum[k] == \at(sum[k], LoopCurrent)); */
         }
     //@ ghost skip_rms_lemma_rows_fit(rows, n);
+#ifdef RESNORM_WP_ROWS
+sum_ready:;
+#endif
     rmsnorm_forward_f32(y, rstd, sum, gamma, rows, n, eps, offset);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the driver's y_rows and rstd_rows are over the sum as the call read it
+       (sum_ready).  The call wrote y and rstd only: sum and gamma are as they were (frame facts
+       first), so each row's sum of squares is the same over the sum here (rms_sumsq_shift,
+       rms_sumsq_at_frame: specs/rmsnorm_model.h), then its rstd (skip_rms_rstd_frame:
+       specs/skip_rmsnorm_rows.h), and y's rows are over the sum here. */
+    /*@ assert sum_same: \forall integer k; 0 <= k < rows * n ==> sum[k] == \at(sum[k], sum_ready); */
+    /*@ assert rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
+          sum[rms_row_start(q, n) + i] == \at(sum[rms_row_start(q, n) + i], sum_ready); */
+    /*@ assert g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], sum_ready); */
+    /*@ assert sq_call: \forall integer q; 0 <= q < rows ==>
+          \at(rms_sumsq(sum + rms_row_start(q, n), n), sum_ready) == \at(rms_sumsq_at(sum, rms_row_start(q, n), n), sum_ready); */
+    /*@ assert sq_frame: \forall integer q; 0 <= q < rows ==>
+          \at(rms_sumsq_at(sum, rms_row_start(q, n), n), sum_ready) == rms_sumsq_at(sum, rms_row_start(q, n), n); */
+    /*@ assert rstd_same: \forall integer q; 0 <= q < rows ==>
+          \at(rms_rstd(sum + rms_row_start(q, n), n, eps), sum_ready) == rms_rstd(sum + rms_row_start(q, n), n, eps); */
+    /*@ assert rstd_here: \forall integer q; 0 <= q < rows ==> rstd[q] == rms_rstd(sum + rms_row_start(q, n), n, eps); */
+    /*@ assert y_call: \forall integer q; 0 <= q < rows ==>
+          rms_row_y{sum_ready, Here}(y, rstd, sum, gamma, q, rms_row_start(q, n), n, offset); */
+    /*@ assert y_here: \forall integer q; 0 <= q < rows ==>
+          rms_row_y{Here, Here}(y, rstd, sum, gamma, q, rms_row_start(q, n), n, offset); */
+#endif
 }
 
 void skip_rmsnorm_forward_f64(double *y, double *rstd, double *sum, const double *x,
@@ -110,7 +135,32 @@ void skip_rmsnorm_forward_f64(double *y, double *rstd, double *sum, const double
                   sum[k] == \at(sum[k], LoopCurrent)); */
         }
     //@ ghost skip_rms_lemma_rows_fit(rows, n);
+#ifdef RESNORM_WP_ROWS
+sum_ready:;
+#endif
     rmsnorm_forward_f64(y, rstd, sum, gamma, rows, n, eps, offset);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the driver's y_rows and rstd_rows are over the sum as the call read it
+       (sum_ready).  The call wrote y and rstd only: sum and gamma are as they were (frame facts
+       first), so each row's sum of squares is the same over the sum here (rms_sumsq_shift,
+       rms_sumsq_at_frame: specs/rmsnorm_model.h), then its rstd (skip_rms_rstd_frame:
+       specs/skip_rmsnorm_rows.h), and y's rows are over the sum here. */
+    /*@ assert sum_same: \forall integer k; 0 <= k < rows * n ==> sum[k] == \at(sum[k], sum_ready); */
+    /*@ assert rows_same: \forall integer q, i; 0 <= q < rows && 0 <= i < n ==>
+          sum[rms_row_start(q, n) + i] == \at(sum[rms_row_start(q, n) + i], sum_ready); */
+    /*@ assert g_same: \forall integer k; 0 <= k < n ==> gamma[k] == \at(gamma[k], sum_ready); */
+    /*@ assert sq_call: \forall integer q; 0 <= q < rows ==>
+          \at(rms_sumsq(sum + rms_row_start(q, n), n), sum_ready) == \at(rms_sumsq_at(sum, rms_row_start(q, n), n), sum_ready); */
+    /*@ assert sq_frame: \forall integer q; 0 <= q < rows ==>
+          \at(rms_sumsq_at(sum, rms_row_start(q, n), n), sum_ready) == rms_sumsq_at(sum, rms_row_start(q, n), n); */
+    /*@ assert rstd_same: \forall integer q; 0 <= q < rows ==>
+          \at(rms_rstd(sum + rms_row_start(q, n), n, eps), sum_ready) == rms_rstd(sum + rms_row_start(q, n), n, eps); */
+    /*@ assert rstd_here: \forall integer q; 0 <= q < rows ==> rstd[q] == rms_rstd(sum + rms_row_start(q, n), n, eps); */
+    /*@ assert y_call: \forall integer q; 0 <= q < rows ==>
+          rms_row_y{sum_ready, Here}(y, rstd, sum, gamma, q, rms_row_start(q, n), n, offset); */
+    /*@ assert y_here: \forall integer q; 0 <= q < rows ==>
+          rms_row_y{Here, Here}(y, rstd, sum, gamma, q, rms_row_start(q, n), n, offset); */
+#endif
 }
 
 /* Backward from the forward's saved sum and rstd: dx (= dskip) = RMSNorm's input gradient at the

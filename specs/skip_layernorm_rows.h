@@ -21,6 +21,56 @@
 #include "skip_layernorm.h"
 #include "skip_rows.h"
 
+/* A row's statistics over two memory states, from its sums (ln_sum_shift, ln_ssd_shift at each
+   state): the skip kernel's forward carries the driver's stats_rows from the call's state to Post
+   with them, after ln_sum_at_frame and ln_ssd_at_frame.  Small steps on purpose: the whole chain in
+   the kernel's assertions, under the rows' quantifier, ran near the solvers' 20 s limit, and so did
+   ln_rstd from ln_var in one lemma (z3 proved it in 0.1 s with its default options and timed out
+   with the seeds of proofs/why3.conf); through \sqrt first, each step takes ~0.1 s. */
+/*@ axiomatic SkipLnStats {
+  lemma skip_ln_mean_frame_f32{A, B}: \forall float *x, integer s, n; 0 <= n ==>
+    ln_sum_at{A}(x, s, n) == ln_sum_at{B}(x, s, n) ==> ln_mean{A}(x + s, n) == ln_mean{B}(x + s, n);
+  lemma skip_ln_mean_frame_f64{A, B}: \forall double *x, integer s, n; 0 <= n ==>
+    ln_sum_at{A}(x, s, n) == ln_sum_at{B}(x, s, n) ==> ln_mean{A}(x + s, n) == ln_mean{B}(x + s, n);
+  lemma skip_ln_var_frame_f32{A, B}: \forall float *x, integer s, n; 0 <= n ==>
+    ln_mean{A}(x + s, n) == ln_mean{B}(x + s, n) ==>
+    ln_ssd_at{A}(x, s, ln_mean{A}(x + s, n), n) == ln_ssd_at{B}(x, s, ln_mean{A}(x + s, n), n) ==>
+    ln_var{A}(x + s, n) == ln_var{B}(x + s, n);
+  lemma skip_ln_var_frame_f64{A, B}: \forall double *x, integer s, n; 0 <= n ==>
+    ln_mean{A}(x + s, n) == ln_mean{B}(x + s, n) ==>
+    ln_ssd_at{A}(x, s, ln_mean{A}(x + s, n), n) == ln_ssd_at{B}(x, s, ln_mean{A}(x + s, n), n) ==>
+    ln_var{A}(x + s, n) == ln_var{B}(x + s, n);
+  lemma skip_ln_sqrt_frame_f32{A, B}: \forall float *x, integer s, n, real eps;
+    ln_var{A}(x + s, n) == ln_var{B}(x + s, n) ==>
+    \sqrt(ln_var{A}(x + s, n) + eps) == \sqrt(ln_var{B}(x + s, n) + eps);
+  lemma skip_ln_sqrt_frame_f64{A, B}: \forall double *x, integer s, n, real eps;
+    ln_var{A}(x + s, n) == ln_var{B}(x + s, n) ==>
+    \sqrt(ln_var{A}(x + s, n) + eps) == \sqrt(ln_var{B}(x + s, n) + eps);
+  lemma skip_ln_rstd_frame_f32{A, B}: \forall float *x, integer s, n, real eps;
+    \sqrt(ln_var{A}(x + s, n) + eps) == \sqrt(ln_var{B}(x + s, n) + eps) ==>
+    ln_rstd{A}(x + s, n, eps) == ln_rstd{B}(x + s, n, eps);
+  lemma skip_ln_rstd_frame_f64{A, B}: \forall double *x, integer s, n, real eps;
+    \sqrt(ln_var{A}(x + s, n) + eps) == \sqrt(ln_var{B}(x + s, n) + eps) ==>
+    ln_rstd{A}(x + s, n, eps) == ln_rstd{B}(x + s, n, eps);
+  } */
+
+/*@ ensures y_rows: \forall integer q; 0 <= q < rows ==>
+      ln_row_affine{Post, Post}(y, mean, rstd, sum, gamma, beta, q, ln_row_start(q, n), n);
+    ensures stats_rows: \forall integer q; 0 <= q < rows ==>
+      mean[q] == ln_mean(sum + ln_row_start(q, n), n) &&
+      rstd[q] == ln_rstd(sum + ln_row_start(q, n), n, eps); */
+void skip_layernorm_forward_f32(float *y, float *mean, float *rstd, float *sum, const float *x,
+                                const float *skip, const float *gamma, const float *beta,
+                                const float *bias, int rows, int n, float eps);
+/*@ ensures y_rows: \forall integer q; 0 <= q < rows ==>
+      ln_row_affine{Post, Post}(y, mean, rstd, sum, gamma, beta, q, ln_row_start(q, n), n);
+    ensures stats_rows: \forall integer q; 0 <= q < rows ==>
+      mean[q] == ln_mean(sum + ln_row_start(q, n), n) &&
+      rstd[q] == ln_rstd(sum + ln_row_start(q, n), n, eps); */
+void skip_layernorm_forward_f64(double *y, double *mean, double *rstd, double *sum,
+                                const double *x, const double *skip, const double *gamma,
+                                const double *beta, const double *bias, int rows, int n,
+                                double eps);
 /*@ ensures dx_rows: \forall integer q; 0 <= q < rows ==>
       ln_row_dx{Pre, Post}(dx, dy, sum, gamma, mean, rstd, q, ln_row_start(q, n), n);
     ensures dgb_sum: ln_dgb_rows{Pre, Post}(dgamma, dbeta, dy, sum, mean, rstd, rows, n);

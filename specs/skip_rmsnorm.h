@@ -19,12 +19,12 @@
  * rows*n <= INT_MAX), assigns, termination, and `sum_def` (without bias): every sum element is the
  * exact x + skip of the inputs, and `sum_bias_def` (with bias): every sum element of row q, column j
  * is (x + skip) + bias[j] of the inputs, exactly (the in-place bias loop's invariants, with the rows'
- * index facts from ghost functions in ref/skip_rmsnorm.c).  The backward's rows run (-DRESNORM_WP_ROWS,
- * specs/skip_rmsnorm_rows.h, from the RMSNorm drivers' rows contracts) proves dx_rows (every row of
- * dx is RMSNorm's backward of its own rows of dy and sum), dgamma_sum, and dbias_sum (dbias is dx's
- * column sum in row order).  Not stated: y, rstd (forward) beyond assigns (the forward drivers'
- * rows contracts are over the sum as the driver call reads it; carrying them to the kernel's Post is
- * not done).
+ * index facts from ghost functions in ref/skip_rmsnorm.c).  The rows run (-DRESNORM_WP_ROWS,
+ * specs/skip_rmsnorm_rows.h, from the RMSNorm drivers' rows contracts) proves, forward, y_rows and
+ * rstd_rows (every row of y is RMSNorm of its own row of the sum output, with that row's own
+ * statistics), and, backward, dx_rows (every row of dx is RMSNorm's backward of its own rows of dy
+ * and sum), the parameter gradients over the rows, and dbias_sum (dbias is dx's column sum in row
+ * order).  Not composed: the float error bounds per row (the statements are over the reals).
  */
 #ifndef RESNORM_SKIP_RMSNORM_H
 #define RESNORM_SKIP_RMSNORM_H

@@ -18,6 +18,32 @@
 #include "skip_rmsnorm.h"
 #include "skip_rows.h"
 
+/* A row's rstd over two memory states, from its sums of squares (rms_sumsq_shift at each state):
+   the skip kernel's forward carries the driver's rstd_rows from the call's state to Post with it (the
+   solvers, given the equal sums under the row quantifier, did not carry them through 1/sqrt). */
+/*@ axiomatic SkipRmsRstd {
+  lemma skip_rms_rstd_frame_f32{A, B}: \forall float *x, integer s, n, real eps; 0 <= n ==>
+    rms_sumsq_at{A}(x, s, n) == rms_sumsq_at{B}(x, s, n) ==>
+    rms_rstd{A}(x + s, n, eps) == rms_rstd{B}(x + s, n, eps);
+  lemma skip_rms_rstd_frame_f64{A, B}: \forall double *x, integer s, n, real eps; 0 <= n ==>
+    rms_sumsq_at{A}(x, s, n) == rms_sumsq_at{B}(x, s, n) ==>
+    rms_rstd{A}(x + s, n, eps) == rms_rstd{B}(x + s, n, eps);
+  } */
+
+/*@ ensures y_rows: \forall integer q; 0 <= q < rows ==>
+      rms_row_y{Post, Post}(y, rstd, sum, gamma, q, rms_row_start(q, n), n, offset);
+    ensures rstd_rows: \forall integer q; 0 <= q < rows ==>
+      rstd[q] == rms_rstd(sum + rms_row_start(q, n), n, eps); */
+void skip_rmsnorm_forward_f32(float *y, float *rstd, float *sum, const float *x, const float *skip,
+                              const float *gamma, const float *bias, int rows, int n, float eps,
+                              int offset);
+/*@ ensures y_rows: \forall integer q; 0 <= q < rows ==>
+      rms_row_y{Post, Post}(y, rstd, sum, gamma, q, rms_row_start(q, n), n, offset);
+    ensures rstd_rows: \forall integer q; 0 <= q < rows ==>
+      rstd[q] == rms_rstd(sum + rms_row_start(q, n), n, eps); */
+void skip_rmsnorm_forward_f64(double *y, double *rstd, double *sum, const double *x,
+                              const double *skip, const double *gamma, const double *bias,
+                              int rows, int n, double eps, int offset);
 /*@ ensures dx_rows: \forall integer q; 0 <= q < rows ==>
       rms_row_dx{Pre, Post}(dx, dy, sum, gamma, rstd, offset, q, rms_row_start(q, n), n);
     ensures dgamma_sum: rms_dg_rows{Pre, Post}(dgamma, dy, sum, rstd, rows, n);
