@@ -1,7 +1,8 @@
 # The skip + norm kernels' part of the proof summary (proofs/wp_summary.awk; used by proofs/skip.sh).
 function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
-  # the rows run (proofs/skip.sh): its lemma pass, and the backward kernels' rows contracts per family
+  # the rows run (proofs/skip.sh): its lemma pass, its index ghost functions per family, and the
+  # kernels' rows contracts per family, direction and dtype
   if (FILENAME ~ /\/rows_lemmas\.log$/) return "rows_composed_lemmas"
   if (FILENAME ~ /\/rows\.log$/) {
     fam = (g ~ /rms/ ? "skip_rmsnorm" : "skip_layernorm")

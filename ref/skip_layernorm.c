@@ -7,7 +7,7 @@
 #include "layernorm.h"
 #include "residual.h"
 #ifdef RESNORM_WP_ROWS
-#include "skip_layernorm_rows.h" /* the rows run: dx_rows, dgb_sum, dbias_sum */
+#include "skip_layernorm_rows.h" /* the rows run: y_rows, stats_rows; dx_rows, dgb_sum, dbias_sum */
 #endif
 
 /* Index facts of the rows x n layout (proof only: ACSL lemmas, each proved as a WP goal). */

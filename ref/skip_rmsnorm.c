@@ -7,7 +7,7 @@
 #include "residual.h"
 #include "rmsnorm.h"
 #ifdef RESNORM_WP_ROWS
-#include "skip_rmsnorm_rows.h" /* the rows run: dx_rows, dgamma_sum, dbias_sum */
+#include "skip_rmsnorm_rows.h" /* the rows run: y_rows, rstd_rows; dx_rows, dgamma_sum, dbias_sum */
 #endif
 
 /* Index facts of the rows x n layout (proof only: ACSL lemmas, each proved as a WP goal). */
