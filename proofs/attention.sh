@@ -2,13 +2,22 @@
 # `make prove-attention`: WP (real model) on the attention kernels (ref/attention.c): RTE (index
 # arithmetic included), assigns and termination of every function, and every call's precondition
 # of the composed linear, softmax and dropout kernels (whose postconditions, proved by their own
-# targets, state each dot product, softmax row and dropout row functionally).  No EVA run on the
+# targets, state each dot product, softmax row and dropout row functionally) and, in a rows run, one
+# query row of one head composed (att_row, ctx_row: specs/attention_rows.h).  No EVA run on the
 # attention drivers yet.  Exits non-zero on any unproved goal, failed smoke test or unsound ACSL
 # literal; writes proofs/results/attention.json.  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-attention build/proofs/attention
 
-proof_soundness_greps specs/attention.h ref/attention.c
+proof_soundness_greps specs/attention.h specs/attention_rows.h ref/attention.c
 proof_wp_real proofs/session_attention ref/attention.c
+# One query row composed (specs/attention_rows.h): real model, -DRESNORM_WP_ROWS, on the row helpers
+# only: att_row (no mask: P is the softmax of the scores of qkv as at entry) and ctx_row (c is the
+# attention weights times V), from the composed kernels' postconditions through ghost inductions
+# (proofs/README-sublayers.md "Attention: one query row").  No lemma: the ghost functions are goals.
+ATTN_ROWS_FCT=attn_mask_row_f32,attn_mask_row_f64,attn_ctx_row_f32,attn_ctx_row_f64,attn_row_forward_f32,attn_row_forward_f64,attn_ctx_eq_f32,attn_ctx_eq_f64
+proof_wp_rows ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows
+PROOF_EXTRA_LOGS="$OUT/rows.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 proof_summary proofs/results/attention.json proofs/summary_attention.awk
-proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions)"
+proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions; rows run: one query row composed)"

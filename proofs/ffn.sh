@@ -3,16 +3,25 @@
 # and their loops functionally (relu exactly; gelu, gelu_tanh and their derivatives as their real
 # formulas under the libm assumptions of specs/libm.h: ref/libm.c is not given to WP), the drivers
 # for RTE, assigns and termination (the linear and dropout kernels they call are used through their
-# contracts, specs/linear.h and specs/dropout.h, proved by prove-linear and prove-dropout).  Exits
+# contracts, specs/linear.h and specs/dropout.h, proved by prove-linear and prove-dropout) and, in a
+# rows run, the forward composed (z_rows, h_def, y_rows: specs/ffn_rows.h).  Exits
 # non-zero on any unproved goal, failed smoke test or unsound ACSL literal; writes
 # proofs/results/ffn.json and prints a per-kernel table.  EVA (proofs/eva_ffn.c) on the activation
 # kernels: no NaN/Inf/overflow for |z|, |g| <= 1.0e4.  Steps: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-ffn build/proofs/ffn
 
-proof_soundness_greps specs/ffn.h ref/ffn.c specs/libm.h proofs/eva_ffn.c
+proof_soundness_greps specs/ffn.h specs/ffn_rows.h ref/ffn.c specs/libm.h proofs/eva_ffn.c
 proof_eva_start ref/ffn.c ref/libm.c proofs/eva_ffn.c
 proof_wp_real proofs/session_ffn ref/ffn.c
+# The forward composed (specs/ffn_rows.h): real model, -DRESNORM_WP_ROWS, on the forward drivers, from
+# linear_forward's rows contract (specs/linear_rows.h, proved by prove-linear's rows run, whose
+# lemmas lin_dot_shift and lin_dot_at_frame carry y's dots from the call's state to return) and the
+# activation and dropout contracts: z_rows, h_def, y_rows (proofs/README-sublayers.md "FFN: the
+# forward composed").  No lemma of its own: the ghost function ffn_lemma_rows_fit is a goal.
+proof_wp_rows ref/ffn.c ffn_forward_f32,ffn_forward_f64,ffn_lemma_rows_fit proofs/session_ffn_rows
+PROOF_EXTRA_LOGS="$OUT/rows.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 proof_eva_wait
 proof_summary proofs/results/ffn.json proofs/summary_ffn.awk
 proof_finish "all goals proved, 0 EVA alarms"

@@ -11,6 +11,15 @@
 
 #include <math.h>
 
+#ifdef RESNORM_WP_ROWS
+/* The rows run (proofs/attention.sh): one query row composed, att_row and ctx_row (specs/attention_rows.h).
+   ATTN_ROWS_CLAUSE(c): the clause c (semicolon included) in that run, nothing in the real-model run. */
+#include "attention_rows.h"
+#define ATTN_ROWS_CLAUSE(...) __VA_ARGS__
+#else
+#define ATTN_ROWS_CLAUSE(...)
+#endif
+
 /* Row r of a row-major [rows, n] array ends within it (as ref/softmax.c's sm_row_mono). */
 /*@ lemma attn_row_mono: \forall integer a, b, n; 0 <= a < b && 0 <= n ==> a * n + n <= b * n;
     lemma attn_row_nonneg: \forall integer a, n; 0 <= a && 0 <= n ==> 0 <= a * n;
@@ -103,6 +112,83 @@ static void attn_scale_q_f32(float *qkv, float sq, int rows, int d3, int d)
     }
 }
 
+/* c[cc] = sum_{j<T} A[j]·qb[j·d3 + vo + cc] for cc < dh: one query row's context slice (A: its T
+   attention weights, qb: the batch element's rows of qkv [T, d3], vo: the head's first v column). */
+/*@ requires dims: T >= 1 && dh >= 1 && d3 >= 1 && T * d3 <= INT_MAX;
+    requires v_range: 0 <= vo && vo + dh <= d3;
+    requires valid_c: \valid(c + (0 .. dh - 1));
+    requires valid_A: \valid_read(A + (0 .. T - 1));
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires sep_A: \separated(c + (0 .. dh - 1), A + (0 .. T - 1));
+    requires sep_qb: \separated(c + (0 .. dh - 1), qb + (0 .. T * d3 - 1));
+    assigns c[0 .. dh - 1];
+    ATTN_ROWS_CLAUSE(ensures ctx_sdot: \forall integer cc; 0 <= cc < dh ==> c[cc] == lin_sdot(A, qb, vo + cc, d3, T);) */
+static void attn_ctx_row_f32(float *c, const float *A, const float *qb, int vo, int T, int dh, int d3)
+{
+    /*@ loop invariant cc_range: 0 <= cc <= dh;
+        ATTN_ROWS_CLAUSE(loop invariant done: \forall integer cc2; 0 <= cc2 < cc ==>
+          c[cc2] == lin_sdot{Pre}(A, qb, vo + cc2, d3, T);)
+        loop assigns cc, c[0 .. dh - 1];
+        loop variant dh - cc; */
+    for (int cc = 0; cc < dh; cc++) {
+#ifdef RESNORM_WP_ROWS
+        /* Ghost frame (not run): only c was written since entry (an induction over the row). */
+        /*@ ghost
+          int k = 0;
+          /@ loop invariant k_range: 0 <= k <= T;
+             loop invariant fr: lin_sdot(A, qb, vo + cc, d3, k) == lin_sdot{Pre}(A, qb, vo + cc, d3, k);
+             loop assigns k;
+             loop variant T - k; @/
+          while (k < T) { lemma_attn_row(k, T, d3); k++; }
+        */
+#endif
+        c[cc] = linear_sdot_f32(0.0f, A, qb, vo + cc, d3, T);
+    }
+#ifdef RESNORM_WP_ROWS
+    /* Ghost frame (not run): every column's dot, from entry to return. */
+    /*@ ghost
+      int e = 0;
+      /@ loop invariant e_range: 0 <= e <= dh;
+         loop invariant same: \forall integer vc; vo <= vc < vo + e ==>
+           lin_sdot(A, qb, vc, d3, T) == lin_sdot{Pre}(A, qb, vc, d3, T);
+         loop assigns e;
+         loop variant dh - e; @/
+      while (e < dh) {
+        int k = 0;
+        /@ loop invariant k_range: 0 <= k <= T;
+           loop invariant fr: lin_sdot(A, qb, vo + e, d3, k) == lin_sdot{Pre}(A, qb, vo + e, d3, k);
+           loop assigns k;
+           loop variant T - k; @/
+        while (k < T) { lemma_attn_row(k, T, d3); k++; }
+        /@ assert fr_T: k == T; @/
+        /@ assert fr_e: lin_sdot(A, qb, vo + e, d3, T) == lin_sdot{Pre}(A, qb, vo + e, d3, T); @/
+        e++;
+      }
+      /@ assert e_dh: e == dh; @/
+    */
+#endif
+}
+
+#ifdef RESNORM_WP_ROWS
+/* The rows run: the strided dot over weights A that are attn_a's is attn_ctx (one memory state). */
+/*@ ghost
+  /@ requires n_nonneg: n >= 0;
+     requires a_def: \forall integer j; 0 <= j < n ==> A[j] == attn_a(P, am, scale, j);
+     assigns \nothing;
+     ensures eq: lin_sdot(A, qb, vc, d3, n) == attn_ctx(P, am, scale, qb, vc, d3, n); @/
+  static void attn_ctx_eq_f32(const float *A, const float *P, const float *am, float scale, const float *qb, int vc,
+                              int d3, int n)
+  {
+    int k = 0;
+    /@ loop invariant k_range: 0 <= k <= n;
+       loop invariant eq: lin_sdot(A, qb, vc, d3, k) == attn_ctx(P, am, scale, qb, vc, d3, k);
+       loop assigns k;
+       loop variant n - k; @/
+    while (k < n) k++;
+  }
+*/
+#endif
+
 /* One query row: s[j] = qs·k_j, P = softmax(s + mask), A = dropout(P), c[cc] = sum_j A[j]·v_j[cc].
    qb: the batch element's rows of qkv [T, d3]; qo: the query's q slice (i·d3 + h·dh), ko, vo: the
    head's k and v columns (d + h·dh, 2d + h·dh); row: scratch [2T] (mask row, then s / A). */
@@ -128,23 +214,83 @@ static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb
     float *s = row + T;
     const float *m = attn_mask_row_f32(row, kpm, i, T, causal);
     /*@ loop invariant j_range: 0 <= j <= T;
+        ATTN_ROWS_CLAUSE(loop invariant scores: \forall integer j2; 0 <= j2 < j ==>
+          s[j2] == attn_score{Pre}(qb, qo, ko, d3, dh, j2);)
         loop assigns j, s[0 .. T - 1];
         loop variant T - j; */
     for (int j = 0; j < T; j++) {
         //@ ghost lemma_attn_row(j, T, d3);
+#ifdef RESNORM_WP_ROWS
+        /* Ghost frame (not run): only s was written since entry, so the query slice and key row j,
+           and their dot, are as at entry (an induction over the dot's length, g counting down). */
+        /*@ ghost
+          int g = dh;
+          /@ loop invariant g_range: 0 <= g <= dh;
+             loop invariant fr: lin_dot(qb + qo, qb + j * d3 + ko, dh - g) == lin_dot{Pre}(qb + qo, qb + j * d3 + ko, dh - g);
+             loop assigns g;
+             loop variant g; @/
+          while (g > 0) g--;
+        */
+#endif
         s[j] = linear_dot_f32(0.0f, qb + qo, qb + j * d3 + ko, dh);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert s_j: s[j] == attn_score{Pre}(qb, qo, ko, d3, dh, j); */
+#endif
     }
+#ifdef RESNORM_WP_ROWS
+    /* Without a mask the softmax's max and sum over s are those over the scores of qb at entry
+       (ghost inductions over the row, each step one unfolding of both sides). */
+    /*@ ghost
+      if (!m) {
+        int k = 1;
+        /@ loop invariant k_range: 1 <= k <= T;
+           loop invariant max_eq: sm_max(s, m, k) == attn_smax{Pre}(qb, qo, ko, d3, dh, k);
+           loop assigns k;
+           loop variant T - k; @/
+        while (k < T) k++;
+        k = 0;
+        /@ loop invariant k_range: 0 <= k <= T;
+           loop invariant sum_eq: sm_sum(s, m, sm_max(s, m, T), k) ==
+             attn_ssum{Pre}(qb, qo, ko, d3, dh, attn_smax{Pre}(qb, qo, ko, d3, dh, T), k);
+           loop assigns k;
+           loop variant T - k; @/
+        while (k < T) k++;
+      }
+    */
+#endif
     softmax_row_forward_f32(P, s, m, T);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert att_now: m == \null ==> \forall integer j; 0 <= j < T ==> P[j] == attn_p{Pre}(qb, qo, ko, d3, dh, T, j); */
+#endif
     const float *A = P;
     if (am) {
         dropout_forward_f32(s, P, am, scale, T);
         A = s;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert a_drop: \forall integer j; 0 <= j < T ==> s[j] == attn_a(P, am, scale, j); */
+#endif
     }
-    /*@ loop invariant cc_range: 0 <= cc <= dh;
-        loop assigns cc, c[0 .. dh - 1];
-        loop variant dh - cc; */
-    for (int cc = 0; cc < dh; cc++)
-        c[cc] = linear_sdot_f32(0.0f, A, qb, vo + cc, d3, T);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert a_pre: \forall integer j; 0 <= j < T ==> A[j] == attn_a(P, am, scale, j); */
+#endif
+    attn_ctx_row_f32(c, A, qb, vo, T, dh, d3);
+#ifdef RESNORM_WP_ROWS
+    /* c[cc] is the strided dot over A; A[j] is P[j] (or its dropout), so it is attn_ctx (ghost
+       lemma calls, one per column, each a one-state induction over the row). */
+    /*@ assert a_def: \forall integer j; 0 <= j < T ==> A[j] == attn_a(P, am, scale, j); */
+    /*@ ghost
+      int e = 0;
+      /@ loop invariant e_range: 0 <= e <= dh;
+         loop invariant ctx_eq: \forall integer vc; vo <= vc < vo + e ==>
+           lin_sdot(A, qb, vc, d3, T) == attn_ctx(P, am, scale, qb, vc, d3, T);
+         loop assigns e;
+         loop variant dh - e; @/
+      while (e < dh) {
+        attn_ctx_eq_f32(A, P, am, scale, qb, vo + e, d3, T);
+        e++;
+      }
+    */
+#endif
 }
 
 void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
@@ -388,6 +534,83 @@ static void attn_scale_q_f64(double *qkv, double sq, int rows, int d3, int d)
     }
 }
 
+/* c[cc] = sum_{j<T} A[j]·qb[j·d3 + vo + cc] for cc < dh: one query row's context slice (A: its T
+   attention weights, qb: the batch element's rows of qkv [T, d3], vo: the head's first v column). */
+/*@ requires dims: T >= 1 && dh >= 1 && d3 >= 1 && T * d3 <= INT_MAX;
+    requires v_range: 0 <= vo && vo + dh <= d3;
+    requires valid_c: \valid(c + (0 .. dh - 1));
+    requires valid_A: \valid_read(A + (0 .. T - 1));
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires sep_A: \separated(c + (0 .. dh - 1), A + (0 .. T - 1));
+    requires sep_qb: \separated(c + (0 .. dh - 1), qb + (0 .. T * d3 - 1));
+    assigns c[0 .. dh - 1];
+    ATTN_ROWS_CLAUSE(ensures ctx_sdot: \forall integer cc; 0 <= cc < dh ==> c[cc] == lin_sdot(A, qb, vo + cc, d3, T);) */
+static void attn_ctx_row_f64(double *c, const double *A, const double *qb, int vo, int T, int dh, int d3)
+{
+    /*@ loop invariant cc_range: 0 <= cc <= dh;
+        ATTN_ROWS_CLAUSE(loop invariant done: \forall integer cc2; 0 <= cc2 < cc ==>
+          c[cc2] == lin_sdot{Pre}(A, qb, vo + cc2, d3, T);)
+        loop assigns cc, c[0 .. dh - 1];
+        loop variant dh - cc; */
+    for (int cc = 0; cc < dh; cc++) {
+#ifdef RESNORM_WP_ROWS
+        /* Ghost frame (not run): only c was written since entry (an induction over the row). */
+        /*@ ghost
+          int k = 0;
+          /@ loop invariant k_range: 0 <= k <= T;
+             loop invariant fr: lin_sdot(A, qb, vo + cc, d3, k) == lin_sdot{Pre}(A, qb, vo + cc, d3, k);
+             loop assigns k;
+             loop variant T - k; @/
+          while (k < T) { lemma_attn_row(k, T, d3); k++; }
+        */
+#endif
+        c[cc] = linear_sdot_f64(0.0, A, qb, vo + cc, d3, T);
+    }
+#ifdef RESNORM_WP_ROWS
+    /* Ghost frame (not run): every column's dot, from entry to return. */
+    /*@ ghost
+      int e = 0;
+      /@ loop invariant e_range: 0 <= e <= dh;
+         loop invariant same: \forall integer vc; vo <= vc < vo + e ==>
+           lin_sdot(A, qb, vc, d3, T) == lin_sdot{Pre}(A, qb, vc, d3, T);
+         loop assigns e;
+         loop variant dh - e; @/
+      while (e < dh) {
+        int k = 0;
+        /@ loop invariant k_range: 0 <= k <= T;
+           loop invariant fr: lin_sdot(A, qb, vo + e, d3, k) == lin_sdot{Pre}(A, qb, vo + e, d3, k);
+           loop assigns k;
+           loop variant T - k; @/
+        while (k < T) { lemma_attn_row(k, T, d3); k++; }
+        /@ assert fr_T: k == T; @/
+        /@ assert fr_e: lin_sdot(A, qb, vo + e, d3, T) == lin_sdot{Pre}(A, qb, vo + e, d3, T); @/
+        e++;
+      }
+      /@ assert e_dh: e == dh; @/
+    */
+#endif
+}
+
+#ifdef RESNORM_WP_ROWS
+/* The rows run: the strided dot over weights A that are attn_a's is attn_ctx (one memory state). */
+/*@ ghost
+  /@ requires n_nonneg: n >= 0;
+     requires a_def: \forall integer j; 0 <= j < n ==> A[j] == attn_a(P, am, scale, j);
+     assigns \nothing;
+     ensures eq: lin_sdot(A, qb, vc, d3, n) == attn_ctx(P, am, scale, qb, vc, d3, n); @/
+  static void attn_ctx_eq_f64(const double *A, const double *P, const double *am, double scale, const double *qb, int vc,
+                              int d3, int n)
+  {
+    int k = 0;
+    /@ loop invariant k_range: 0 <= k <= n;
+       loop invariant eq: lin_sdot(A, qb, vc, d3, k) == attn_ctx(P, am, scale, qb, vc, d3, k);
+       loop assigns k;
+       loop variant n - k; @/
+    while (k < n) k++;
+  }
+*/
+#endif
+
 /* One query row: s[j] = qs·k_j, P = softmax(s + mask), A = dropout(P), c[cc] = sum_j A[j]·v_j[cc].
    qb: the batch element's rows of qkv [T, d3]; qo: the query's q slice (i·d3 + h·dh), ko, vo: the
    head's k and v columns (d + h·dh, 2d + h·dh); row: scratch [2T] (mask row, then s / A). */
@@ -413,23 +636,83 @@ static void attn_row_forward_f64(double *c, double *P, double *row, const double
     double *s = row + T;
     const double *m = attn_mask_row_f64(row, kpm, i, T, causal);
     /*@ loop invariant j_range: 0 <= j <= T;
+        ATTN_ROWS_CLAUSE(loop invariant scores: \forall integer j2; 0 <= j2 < j ==>
+          s[j2] == attn_score{Pre}(qb, qo, ko, d3, dh, j2);)
         loop assigns j, s[0 .. T - 1];
         loop variant T - j; */
     for (int j = 0; j < T; j++) {
         //@ ghost lemma_attn_row(j, T, d3);
+#ifdef RESNORM_WP_ROWS
+        /* Ghost frame (not run): only s was written since entry, so the query slice and key row j,
+           and their dot, are as at entry (an induction over the dot's length, g counting down). */
+        /*@ ghost
+          int g = dh;
+          /@ loop invariant g_range: 0 <= g <= dh;
+             loop invariant fr: lin_dot(qb + qo, qb + j * d3 + ko, dh - g) == lin_dot{Pre}(qb + qo, qb + j * d3 + ko, dh - g);
+             loop assigns g;
+             loop variant g; @/
+          while (g > 0) g--;
+        */
+#endif
         s[j] = linear_dot_f64(0.0, qb + qo, qb + j * d3 + ko, dh);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert s_j: s[j] == attn_score{Pre}(qb, qo, ko, d3, dh, j); */
+#endif
     }
+#ifdef RESNORM_WP_ROWS
+    /* Without a mask the softmax's max and sum over s are those over the scores of qb at entry
+       (ghost inductions over the row, each step one unfolding of both sides). */
+    /*@ ghost
+      if (!m) {
+        int k = 1;
+        /@ loop invariant k_range: 1 <= k <= T;
+           loop invariant max_eq: sm_max(s, m, k) == attn_smax{Pre}(qb, qo, ko, d3, dh, k);
+           loop assigns k;
+           loop variant T - k; @/
+        while (k < T) k++;
+        k = 0;
+        /@ loop invariant k_range: 0 <= k <= T;
+           loop invariant sum_eq: sm_sum(s, m, sm_max(s, m, T), k) ==
+             attn_ssum{Pre}(qb, qo, ko, d3, dh, attn_smax{Pre}(qb, qo, ko, d3, dh, T), k);
+           loop assigns k;
+           loop variant T - k; @/
+        while (k < T) k++;
+      }
+    */
+#endif
     softmax_row_forward_f64(P, s, m, T);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert att_now: m == \null ==> \forall integer j; 0 <= j < T ==> P[j] == attn_p{Pre}(qb, qo, ko, d3, dh, T, j); */
+#endif
     const double *A = P;
     if (am) {
         dropout_forward_f64(s, P, am, scale, T);
         A = s;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert a_drop: \forall integer j; 0 <= j < T ==> s[j] == attn_a(P, am, scale, j); */
+#endif
     }
-    /*@ loop invariant cc_range: 0 <= cc <= dh;
-        loop assigns cc, c[0 .. dh - 1];
-        loop variant dh - cc; */
-    for (int cc = 0; cc < dh; cc++)
-        c[cc] = linear_sdot_f64(0.0, A, qb, vo + cc, d3, T);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert a_pre: \forall integer j; 0 <= j < T ==> A[j] == attn_a(P, am, scale, j); */
+#endif
+    attn_ctx_row_f64(c, A, qb, vo, T, dh, d3);
+#ifdef RESNORM_WP_ROWS
+    /* c[cc] is the strided dot over A; A[j] is P[j] (or its dropout), so it is attn_ctx (ghost
+       lemma calls, one per column, each a one-state induction over the row). */
+    /*@ assert a_def: \forall integer j; 0 <= j < T ==> A[j] == attn_a(P, am, scale, j); */
+    /*@ ghost
+      int e = 0;
+      /@ loop invariant e_range: 0 <= e <= dh;
+         loop invariant ctx_eq: \forall integer vc; vo <= vc < vo + e ==>
+           lin_sdot(A, qb, vc, d3, T) == attn_ctx(P, am, scale, qb, vc, d3, T);
+         loop assigns e;
+         loop variant dh - e; @/
+      while (e < dh) {
+        attn_ctx_eq_f64(A, P, am, scale, qb, vo + e, d3, T);
+        e++;
+      }
+    */
+#endif
 }
 
 void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, double *row, const double *x,

@@ -9,6 +9,20 @@
 #include "dropout.h"
 #include "libm.h"
 #include "linear.h"
+#ifdef RESNORM_WP_ROWS
+#include "ffn_rows.h" /* the rows run: the forward composed (z_rows, h_def, y_rows) */
+
+/* The rows run: every row of a [rows, n] array fits in it, with lin_row_start as the trigger
+   (the rows' index facts in the form the goals read; cf. ref/skip_layernorm.c). */
+/*@ ghost
+  /@ requires rows_nonneg: rows >= 0;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures rows_fit: \forall integer q; 0 <= q < rows ==>
+       0 <= lin_row_start(q, n) && lin_row_start(q, n) + n <= rows * n; @/
+  static void ffn_lemma_rows_fit(int rows, int n) {}
+*/
+#endif
 
 /* ---- float ---- */
 
@@ -87,10 +101,45 @@ void ffn_forward_f32(float *y, float *z, float *h, const float *x, const float *
                      const float *w2, const float *b2, const float *mask, float p, ffn_act act, int rows, int d, int ff)
 {
     linear_forward_f32(z, x, w1, b1, rows, d, ff);     /* z = x·w1ᵀ + b1 */
+#ifdef RESNORM_WP_ROWS
+z_ready:;
+#endif
     ffn_act_forward_f32(h, z, act, rows * ff);         /* h = act(z) */
+#ifdef RESNORM_WP_ROWS
+    /*@ assert act_here: \forall integer i; 0 <= i < rows * ff ==> h[i] == ffn_act32(act, z[i]); */
+#endif
     if (mask)                                           /* h = h·mask/(1 - p), in place */
         dropout_forward_f32(h, h, mask, dropout_scale_f32(p), rows * ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert h_here: \forall integer i; 0 <= i < rows * ff ==> h[i] == ffn_h32(act, z, mask, p, i); */
+    //@ ghost ffn_lemma_rows_fit(rows, ff);
+    //@ ghost ffn_lemma_rows_fit(d, ff);
+h_ready:;
+#endif
     linear_forward_f32(y, h, w2, b2, rows, ff, d);     /* y = h·w2ᵀ + b2 */
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: z's rows are as the first call left them, h as h_ready (the last call wrote y
+       only: frame facts first); y's rows, stated by the call over h and w2 as it read them (h_ready),
+       are over them here: each row's dot over two memory states by lin_dot_shift and
+       lin_dot_at_frame (specs/linear_rows.h). */
+    /*@ assert z_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], z_ready); */
+    /*@ assert h_same: \forall integer k; 0 <= k < rows * ff ==> h[k] == \at(h[k], h_ready); */
+    /*@ assert zh_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], h_ready); */
+    /*@ assert mask_same: mask == \null || \forall integer k; 0 <= k < rows * ff ==> mask[k] == \at(mask[k], h_ready); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h32(act, z, mask, p, i), h_ready) == ffn_h32(act, z, mask, p, i); */
+    /*@ assert w2_same: \forall integer k; 0 <= k < d * ff ==> w2[k] == \at(w2[k], h_ready); */
+    /*@ assert b2_same: b2 == \null || \forall integer j; 0 <= j < d ==> b2[j] == \at(b2[j], h_ready); */
+    /*@ assert dot_frame: \forall integer q, j; 0 <= q < rows && 0 <= j < d ==>
+          \at(lin_dot_at(h, lin_row_start(q, ff), w2, lin_row_start(j, ff), ff), h_ready) ==
+          lin_dot_at(h, lin_row_start(q, ff), w2, lin_row_start(j, ff), ff); */
+    /*@ assert dot_same: \forall integer q, j; 0 <= q < rows && 0 <= j < d ==>
+          \at(lin_dot(h + lin_row_start(q, ff), w2 + lin_row_start(j, ff), ff), h_ready) ==
+          lin_dot(h + lin_row_start(q, ff), w2 + lin_row_start(j, ff), ff); */
+    /*@ assert bias_same: \forall integer j; 0 <= j < d ==> \at(lin_bias(b2, j), h_ready) == lin_bias(b2, j); */
+    /*@ assert y_elems: \forall integer q, j; 0 <= q < rows && 0 <= j < d ==>
+          y[lin_row_start(q, d) + j] == lin_bias(b2, j) + lin_dot(h + lin_row_start(q, ff), w2 + lin_row_start(j, ff), ff); */
+#endif
 }
 
 /* v[i] = c for i < n (dh = 0 before the accumulating linear backward).  The value is proved in
@@ -199,10 +248,45 @@ void ffn_forward_f64(double *y, double *z, double *h, const double *x, const dou
                      const double *w2, const double *b2, const double *mask, double p, ffn_act act, int rows, int d, int ff)
 {
     linear_forward_f64(z, x, w1, b1, rows, d, ff);     /* z = x·w1ᵀ + b1 */
+#ifdef RESNORM_WP_ROWS
+z_ready:;
+#endif
     ffn_act_forward_f64(h, z, act, rows * ff);         /* h = act(z) */
+#ifdef RESNORM_WP_ROWS
+    /*@ assert act_here: \forall integer i; 0 <= i < rows * ff ==> h[i] == ffn_act64(act, z[i]); */
+#endif
     if (mask)                                           /* h = h·mask/(1 - p), in place */
         dropout_forward_f64(h, h, mask, dropout_scale_f64(p), rows * ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert h_here: \forall integer i; 0 <= i < rows * ff ==> h[i] == ffn_h64(act, z, mask, p, i); */
+    //@ ghost ffn_lemma_rows_fit(rows, ff);
+    //@ ghost ffn_lemma_rows_fit(d, ff);
+h_ready:;
+#endif
     linear_forward_f64(y, h, w2, b2, rows, ff, d);     /* y = h·w2ᵀ + b2 */
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: z's rows are as the first call left them, h as h_ready (the last call wrote y
+       only: frame facts first); y's rows, stated by the call over h and w2 as it read them (h_ready),
+       are over them here: each row's dot over two memory states by lin_dot_shift and
+       lin_dot_at_frame (specs/linear_rows.h). */
+    /*@ assert z_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], z_ready); */
+    /*@ assert h_same: \forall integer k; 0 <= k < rows * ff ==> h[k] == \at(h[k], h_ready); */
+    /*@ assert zh_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], h_ready); */
+    /*@ assert mask_same: mask == \null || \forall integer k; 0 <= k < rows * ff ==> mask[k] == \at(mask[k], h_ready); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h64(act, z, mask, p, i), h_ready) == ffn_h64(act, z, mask, p, i); */
+    /*@ assert w2_same: \forall integer k; 0 <= k < d * ff ==> w2[k] == \at(w2[k], h_ready); */
+    /*@ assert b2_same: b2 == \null || \forall integer j; 0 <= j < d ==> b2[j] == \at(b2[j], h_ready); */
+    /*@ assert dot_frame: \forall integer q, j; 0 <= q < rows && 0 <= j < d ==>
+          \at(lin_dot_at(h, lin_row_start(q, ff), w2, lin_row_start(j, ff), ff), h_ready) ==
+          lin_dot_at(h, lin_row_start(q, ff), w2, lin_row_start(j, ff), ff); */
+    /*@ assert dot_same: \forall integer q, j; 0 <= q < rows && 0 <= j < d ==>
+          \at(lin_dot(h + lin_row_start(q, ff), w2 + lin_row_start(j, ff), ff), h_ready) ==
+          lin_dot(h + lin_row_start(q, ff), w2 + lin_row_start(j, ff), ff); */
+    /*@ assert bias_same: \forall integer j; 0 <= j < d ==> \at(lin_bias(b2, j), h_ready) == lin_bias(b2, j); */
+    /*@ assert y_elems: \forall integer q, j; 0 <= q < rows && 0 <= j < d ==>
+          y[lin_row_start(q, d) + j] == lin_bias(b2, j) + lin_dot(h + lin_row_start(q, ff), w2 + lin_row_start(j, ff), ff); */
+#endif
 }
 
 /* v[i] = c for i < n (dh = 0 before the accumulating linear backward).  The value is proved in

@@ -43,8 +43,11 @@
  * Contracts (ACSL, checked by `make prove-attention`, proofs/attention.sh): RTE (index arithmetic
  * included), assigns and termination of every function; the functional statements are those of
  * the composed kernels (each call's postcondition: one dot product, one softmax row, one dropout
- * row in the real model); the attention-level formula above is not stated as one ACSL
- * postcondition (it needs the recursive sums across head slices, not attempted).
+ * row in the real model) and, in a rows run of its own (specs/attention_rows.h), the formula above
+ * for one query row of one head: P = softmax(q_i·Kᵀ) over qkv as at entry when nothing is masked
+ * (att_row), and ctx = A·V with A = P or its dropout (ctx_row).  The drivers' loops over (b, h, i)
+ * are not composed: attention_forward has no postcondition over att and ctx (each row's statement
+ * would need a frame of the recursive models across the other rows' writes), nor the backward.
  * Every goal is proved (proofs/results/attention.json; `make prove-attention`, opt-in: not in
  * `make prove`, as its replay costs 4.4 min of CPU).  Not stated:
  * attn_zero_* (a[k] = 0) has no functional postcondition, and the mask test kpm[j] != 0 is a helper

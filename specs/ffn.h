@@ -29,8 +29,9 @@
  * specs/libm.h (rn_erff / rn_tanhf / rn_expf return the real erf, tanh, exp: libm_erf, libm_tanh,
  * libm_exp, proofs/libm-assumptions.md).  The row activation loops are proved functionally (every
  * element is its helper's value); the drivers are proved free of runtime errors, assigning only their
- * outputs, and terminating (their composition is a sequence of calls of proved kernels; it is not
- * restated as one real-model formula).
+ * outputs, and terminating.  The forward driver's composition is proved in a rows run of its own
+ * (specs/ffn_rows.h): z = x·w1ᵀ + b1, h = act(z)·mask/(1 − p) and y = h·w2ᵀ + b2, row by row, over
+ * the reals; the backward's is not restated as one real-model formula.
  * EVA (proofs/eva_ffn.c, -warn-special-float non-finite): 0 alarms, f32 and f64, for the activation
  * kernels ffn_act_forward_* / ffn_act_backward_* with 0 <= n <= 64, |z|, |g| <= 1.0e4, every
  * activation (erf and tanh given a range stub there: proofs/libm-assumptions.md).
