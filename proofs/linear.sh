@@ -29,5 +29,11 @@ proof_wp_rows ref/linear.c "$LIN_ROWS_FCT" proofs/session_linear_rows "$LIN_ROWS
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait
+# EVA may leave unknown only the integer facts of the ghost lemma functions (row offsets and index
+# bounds, WP-proved, no float operation); every real-model statement and frame fact is \true for it
+# (LN_EXACT, LN_NOT_EVA, LIN_EXACT under -DRESNORM_EVA), so it narrows its states by nothing
+# else it did not prove (issue 13).
+proof_eva_no_unknown "lemma_lin_row: postcondition 'row_end'" "lemma_lin_index: postcondition 'idx_hi'" \
+  "function lemma_lin_rows_before: postcondition 'rows_before'" "assertion 'row_at'" "assertion 'dw_end'"
 proof_summary proofs/results/linear.json proofs/summary_linear.awk
 proof_finish "all goals proved, 0 EVA alarms"

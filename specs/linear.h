@@ -206,7 +206,7 @@ void linear_row_forward_f64(double *y, const double *x, const double *w, const d
     requires sep_x: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), x + (0 .. in - 1));
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
-    ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
+    ensures db_acc: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]));
     ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
@@ -227,7 +227,7 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     requires sep_x: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), x + (0 .. in - 1));
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
-    ensures db_acc: db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]);
+    ensures db_acc: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]));
     ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
