@@ -8,7 +8,7 @@ proof_init prove-dropout build/proofs/dropout
 
 proof_soundness_greps specs/dropout.h ref/dropout.c proofs/eva_dropout.c
 # EVA reads the annotations with -DRESNORM_EVA: the real-model statements and WP's frame facts
-# (DO_MODEL, specs/dropout.h) are \true for it, so it narrows its states by nothing it did not prove
+# (WP_ONLY, specs/wp_only.h) are \true for it, so it narrows its states by nothing it did not prove
 # itself; any property it leaves unknown fails the target (issue 13).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/dropout.c proofs/eva_dropout.c
 proof_wp_real proofs/session_dropout ref/dropout.c

@@ -12,8 +12,8 @@ source "$(dirname "$0")/lib.sh"
 proof_init prove-ffn build/proofs/ffn
 
 proof_soundness_greps specs/ffn.h specs/ffn_rows.h ref/ffn.c specs/libm.h proofs/eva_ffn.c
-# EVA reads the annotations with -DRESNORM_EVA: the real-model statements (FFN_MODEL, specs/ffn.h;
-# LIBM_REAL, specs/libm.h) are \true for it, so it narrows its states by nothing it did not prove
+# EVA reads the annotations with -DRESNORM_EVA: the real-model statements and libm's
+# erf, tanh (WP_ONLY, specs/wp_only.h) are \true for it, so it narrows its states by nothing it did not prove
 # itself (but the erf/tanh range stubs of proofs/eva_ffn.c, a stated assumption); any property it
 # leaves unknown fails the target (issue 13).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/ffn.c ref/libm.c proofs/eva_ffn.c

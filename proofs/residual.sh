@@ -10,7 +10,7 @@ proof_init prove-residual build/proofs/residual
 
 proof_soundness_greps specs/residual.h specs/fperr_rms.h ref/residual.c proofs/eva_residual.c
 # EVA reads the annotations with -DRESNORM_EVA: real- and float-model statements, and the frame
-# invariants (LN_NOT_EVA: what WP proves of memory, which EVA need not be told), are \true for it,
+# invariants (WP_ONLY: what WP proves of memory, which EVA need not be told), are \true for it,
 # so that it narrows its states by nothing it did not prove itself (proof_eva_no_unknown, below).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/residual.c proofs/eva_residual.c
 proof_wp_real proofs/session_residual ref/residual.c

@@ -11,7 +11,7 @@ proof_init prove-rmsnorm build/proofs/rmsnorm
 
 proof_soundness_greps specs/rmsnorm.h specs/rmsnorm_model.h specs/fperr_rms.h ref/rmsnorm.c proofs/eva_rmsnorm.c
 # EVA reads the annotations with -DRESNORM_EVA: real-model statements are \true for it (LN_EXACT,
-# LN_NOT_EVA in specs/fperr.h), so that it narrows its states by nothing it did not prove itself
+# WP_ONLY in specs/wp_only.h), so that it narrows its states by nothing it did not prove itself
 # (proof_eva_no_unknown, below).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/rmsnorm.c proofs/eva_rmsnorm.c
 proof_wp_real proofs/session_rmsnorm ref/rmsnorm.c

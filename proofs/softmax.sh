@@ -9,8 +9,8 @@ source "$(dirname "$0")/lib.sh"
 proof_init prove-softmax build/proofs/softmax
 
 proof_soundness_greps specs/softmax.h specs/libm.h ref/softmax.c ref/libm.c proofs/eva_softmax.c
-# EVA reads the annotations with -DRESNORM_EVA: the real-model statements (SM_MODEL, specs/softmax.h) and
-# the libm assumption (LIBM_REAL, specs/libm.h) are \true for it.  It is given two facts it cannot
+# EVA reads the annotations with -DRESNORM_EVA: the real-model statements and
+# the libm assumption (WP_ONLY, specs/wp_only.h) are \true for it.  It is given two facts it cannot
 # decide, the assertions d_nonpos (d = z - m <= 0) and s_ge_half (s >= 1/2) of ref/softmax.c, which the WP
 # run below proves and which hold in IEEE arithmetic (proofs/README-sublayers.md, "Softmax: the two
 # facts EVA is given"); any other property EVA leaves unknown fails the run (checked below).

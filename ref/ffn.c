@@ -70,9 +70,9 @@ float ffn_gelu_tanh_grad_f32(float a, float g)
 void ffn_act_forward_f32(float *a, const float *z, ffn_act act, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant relu: FFN_MODEL(act == FFN_RELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_relu(z[k]));
-        loop invariant gelu: FFN_MODEL(act == FFN_GELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu(z[k], 0x1.6a09e6p-1));
-        loop invariant gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+        loop invariant relu: WP_ONLY(act == FFN_RELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_relu(z[k]));
+        loop invariant gelu: WP_ONLY(act == FFN_GELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu(z[k], 0x1.6a09e6p-1));
+        loop invariant gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
           \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu_tanh(z[k], 0x1.988454p-1, 0x1.6e4e26p-5));
         loop assigns i, a[0 .. n - 1];
         loop variant n - i; */
@@ -83,13 +83,13 @@ void ffn_act_forward_f32(float *a, const float *z, ffn_act act, int n)
 void ffn_act_backward_f32(float *g, const float *z, ffn_act act, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant relu: FFN_MODEL(act == FFN_RELU ==>
+        loop invariant relu: WP_ONLY(act == FFN_RELU ==>
           \forall integer k; 0 <= k < i ==> g[k] == ffn_relu_grad(z[k], \at(g[k], Pre)));
-        loop invariant gelu: FFN_MODEL(act == FFN_GELU ==>
+        loop invariant gelu: WP_ONLY(act == FFN_GELU ==>
           \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_grad(z[k], \at(g[k], Pre), 0x1.6a09e6p-1, 0x1.988454p-2));
-        loop invariant gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+        loop invariant gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
           \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_tanh_grad(z[k], \at(g[k], Pre), 0x1.988454p-1, 0x1.6e4e26p-5));
-        loop invariant todo: FFN_MODEL(\forall integer k; i <= k < n ==> g[k] == \at(g[k], Pre));
+        loop invariant todo: WP_ONLY(\forall integer k; i <= k < n ==> g[k] == \at(g[k], Pre));
         loop assigns i, g[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
@@ -152,7 +152,7 @@ h_ready:;
 static void ffn_fill_f32(float *v, float c, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant done: FFN_MODEL(\forall integer k; 0 <= k < i ==> v[k] == c);
+        loop invariant done: WP_ONLY(\forall integer k; 0 <= k < i ==> v[k] == c);
         loop assigns i, v[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
@@ -217,9 +217,9 @@ double ffn_gelu_tanh_grad_f64(double a, double g)
 void ffn_act_forward_f64(double *a, const double *z, ffn_act act, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant relu: FFN_MODEL(act == FFN_RELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_relu(z[k]));
-        loop invariant gelu: FFN_MODEL(act == FFN_GELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu(z[k], 0x1.6a09e667f3bcdp-1));
-        loop invariant gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+        loop invariant relu: WP_ONLY(act == FFN_RELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_relu(z[k]));
+        loop invariant gelu: WP_ONLY(act == FFN_GELU ==> \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu(z[k], 0x1.6a09e667f3bcdp-1));
+        loop invariant gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
           \forall integer k; 0 <= k < i ==> a[k] == ffn_gelu_tanh(z[k], 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5));
         loop assigns i, a[0 .. n - 1];
         loop variant n - i; */
@@ -230,13 +230,13 @@ void ffn_act_forward_f64(double *a, const double *z, ffn_act act, int n)
 void ffn_act_backward_f64(double *g, const double *z, ffn_act act, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant relu: FFN_MODEL(act == FFN_RELU ==>
+        loop invariant relu: WP_ONLY(act == FFN_RELU ==>
           \forall integer k; 0 <= k < i ==> g[k] == ffn_relu_grad(z[k], \at(g[k], Pre)));
-        loop invariant gelu: FFN_MODEL(act == FFN_GELU ==>
+        loop invariant gelu: WP_ONLY(act == FFN_GELU ==>
           \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_grad(z[k], \at(g[k], Pre), 0x1.6a09e667f3bcdp-1, 0x1.9884533d43651p-2));
-        loop invariant gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+        loop invariant gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
           \forall integer k; 0 <= k < i ==> g[k] == ffn_gelu_tanh_grad(z[k], \at(g[k], Pre), 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5));
-        loop invariant todo: FFN_MODEL(\forall integer k; i <= k < n ==> g[k] == \at(g[k], Pre));
+        loop invariant todo: WP_ONLY(\forall integer k; i <= k < n ==> g[k] == \at(g[k], Pre));
         loop assigns i, g[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)
@@ -299,7 +299,7 @@ h_ready:;
 static void ffn_fill_f64(double *v, double c, int n)
 {
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant done: FFN_MODEL(\forall integer k; 0 <= k < i ==> v[k] == c);
+        loop invariant done: WP_ONLY(\forall integer k; 0 <= k < i ==> v[k] == c);
         loop assigns i, v[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++)

@@ -329,11 +329,11 @@ static void linear_acc_row_f32(float *dw, float dyj, const float *x, int in)
 {
     /*@ loop invariant k_range: 0 <= k <= in;
         loop invariant dw_done: LN_EXACT(\forall integer kk; 0 <= kk < k ==> dw[kk] == lin_acc_prod(\at(dw[kk], Pre), dyj, \at(x[kk], Pre)));
-        loop invariant dw_todo: LN_NOT_EVA(\forall integer kk; k <= kk < in ==> dw[kk] == \at(dw[kk], Pre));
+        loop invariant dw_todo: WP_ONLY(\forall integer kk; k <= kk < in ==> dw[kk] == \at(dw[kk], Pre));
         loop assigns k, dw[0 .. in - 1];
         loop variant in - k; */
     for (int k = 0; k < in; k++) {
-        //@ assert frame_in: LN_NOT_EVA(\forall integer kk; kk == k ==> x[kk] == \at(x[kk], Pre));
+        //@ assert frame_in: WP_ONLY(\forall integer kk; kk == k ==> x[kk] == \at(x[kk], Pre));
         dw[k] = lin_acc_prod_f32(dw[k], dyj, x[k]);
     }
 }
@@ -350,7 +350,7 @@ static void linear_acc_bias_f32(float *db, const float *dy, int out)
 {
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant db_done: LN_EXACT(\forall integer jj; 0 <= jj < j ==> db[jj] == \at(db[jj], Pre) + \at(dy[jj], Pre));
-        loop invariant db_todo: LN_NOT_EVA(\forall integer jj; j <= jj < out ==> db[jj] == \at(db[jj], Pre));
+        loop invariant db_todo: WP_ONLY(\forall integer jj; j <= jj < out ==> db[jj] == \at(db[jj], Pre));
         loop assigns j, db[0 .. out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++)
@@ -362,7 +362,7 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
 {
     /* dx[k] += sum_j dy[j] W[j, k]: column k of W against dy */
     /*@ loop invariant k_range: 0 <= k <= in;
-        loop invariant dw_same: LN_NOT_EVA(\forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre));
+        loop invariant dw_same: WP_ONLY(\forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre));
         LN_ROWS_CLAUSE(loop invariant dy_same: \forall integer j; 0 <= j < out ==> dy[j] == \at(dy[j], Pre);)
         LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
         LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer kk; 0 <= kk < k ==>
@@ -393,7 +393,7 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
           lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(q, in), q, in));
-        loop invariant dw_todo: LN_NOT_EVA(\forall integer m; lin_row_start(j, in) <= m < in * out ==> dw[m] == \at(dw[m], Pre));
+        loop invariant dw_todo: WP_ONLY(\forall integer m; lin_row_start(j, in) <= m < in * out ==> dw[m] == \at(dw[m], Pre));
         loop assigns j, dw[0 .. in * out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++) {
@@ -401,7 +401,7 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
         //@ ghost lemma_lin_rows_before(j, in);
         //@ assert row_at: j * in == lin_row_start(j, in) && j * in + in == lin_row_start(j + 1, in);
         linear_acc_row_f32(dw + j * in, dy[j], x, in);
-        /*@ assert frame_dw: LN_NOT_EVA(\forall integer m; 0 <= m < lin_row_start(j, in) ==> dw[m] == \at(dw[m], LoopCurrent)); */
+        /*@ assert frame_dw: WP_ONLY(\forall integer m; 0 <= m < lin_row_start(j, in) ==> dw[m] == \at(dw[m], LoopCurrent)); */
         /*@ assert row_j: LN_EXACT(\forall integer q, k; q == j && 0 <= k < in ==>
               dw[lin_row_start(q, in) + k] == lin_acc_prod(\at(dw[lin_row_start(q, in) + k], Pre), \at(dy[q], Pre), \at(x[k], Pre))); */
         /*@ assert rows_old: LN_EXACT(\forall integer q; 0 <= q < j ==>
@@ -489,7 +489,7 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
        have accumulated dy's rows times W, and every dW[j, k] the terms dy[q, j]·x[q, k] of rows
        0 .. r-1 (specs/linear_rows.h). */
     /*@ loop invariant r_range: 0 <= r <= rows;
-        loop invariant dy_same: LN_NOT_EVA(\forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre));
+        loop invariant dy_same: WP_ONLY(\forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre));
         loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
           db[j] == \at(db[j], Pre) + lin_csum{Pre}(dy, j, out, r));
         LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
@@ -826,11 +826,11 @@ static void linear_acc_row_f64(double *dw, double dyj, const double *x, int in)
 {
     /*@ loop invariant k_range: 0 <= k <= in;
         loop invariant dw_done: LN_EXACT(\forall integer kk; 0 <= kk < k ==> dw[kk] == lin_acc_prod(\at(dw[kk], Pre), dyj, \at(x[kk], Pre)));
-        loop invariant dw_todo: LN_NOT_EVA(\forall integer kk; k <= kk < in ==> dw[kk] == \at(dw[kk], Pre));
+        loop invariant dw_todo: WP_ONLY(\forall integer kk; k <= kk < in ==> dw[kk] == \at(dw[kk], Pre));
         loop assigns k, dw[0 .. in - 1];
         loop variant in - k; */
     for (int k = 0; k < in; k++) {
-        //@ assert frame_in: LN_NOT_EVA(\forall integer kk; kk == k ==> x[kk] == \at(x[kk], Pre));
+        //@ assert frame_in: WP_ONLY(\forall integer kk; kk == k ==> x[kk] == \at(x[kk], Pre));
         dw[k] = lin_acc_prod_f64(dw[k], dyj, x[k]);
     }
 }
@@ -847,7 +847,7 @@ static void linear_acc_bias_f64(double *db, const double *dy, int out)
 {
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant db_done: LN_EXACT(\forall integer jj; 0 <= jj < j ==> db[jj] == \at(db[jj], Pre) + \at(dy[jj], Pre));
-        loop invariant db_todo: LN_NOT_EVA(\forall integer jj; j <= jj < out ==> db[jj] == \at(db[jj], Pre));
+        loop invariant db_todo: WP_ONLY(\forall integer jj; j <= jj < out ==> db[jj] == \at(db[jj], Pre));
         loop assigns j, db[0 .. out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++)
@@ -859,7 +859,7 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
 {
     /* dx[k] += sum_j dy[j] W[j, k]: column k of W against dy */
     /*@ loop invariant k_range: 0 <= k <= in;
-        loop invariant dw_same: LN_NOT_EVA(\forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre));
+        loop invariant dw_same: WP_ONLY(\forall integer m; 0 <= m < in * out ==> dw[m] == \at(dw[m], Pre));
         LN_ROWS_CLAUSE(loop invariant dy_same: \forall integer j; 0 <= j < out ==> dy[j] == \at(dy[j], Pre);)
         LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)
         LN_ROWS_CLAUSE(loop invariant dx_done: \forall integer kk; 0 <= kk < k ==>
@@ -890,7 +890,7 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
     /*@ loop invariant j_range: 0 <= j <= out;
         loop invariant dw_done: LN_EXACT(\forall integer q; 0 <= q < j ==>
           lin_dw_row{Pre, Here}(dw, dy, x, lin_row_start(q, in), q, in));
-        loop invariant dw_todo: LN_NOT_EVA(\forall integer m; lin_row_start(j, in) <= m < in * out ==> dw[m] == \at(dw[m], Pre));
+        loop invariant dw_todo: WP_ONLY(\forall integer m; lin_row_start(j, in) <= m < in * out ==> dw[m] == \at(dw[m], Pre));
         loop assigns j, dw[0 .. in * out - 1];
         loop variant out - j; */
     for (int j = 0; j < out; j++) {
@@ -898,7 +898,7 @@ void linear_row_backward_f64(double *dx, double *dw, double *db, const double *d
         //@ ghost lemma_lin_rows_before(j, in);
         //@ assert row_at: j * in == lin_row_start(j, in) && j * in + in == lin_row_start(j + 1, in);
         linear_acc_row_f64(dw + j * in, dy[j], x, in);
-        /*@ assert frame_dw: LN_NOT_EVA(\forall integer m; 0 <= m < lin_row_start(j, in) ==> dw[m] == \at(dw[m], LoopCurrent)); */
+        /*@ assert frame_dw: WP_ONLY(\forall integer m; 0 <= m < lin_row_start(j, in) ==> dw[m] == \at(dw[m], LoopCurrent)); */
         /*@ assert row_j: LN_EXACT(\forall integer q, k; q == j && 0 <= k < in ==>
               dw[lin_row_start(q, in) + k] == lin_acc_prod(\at(dw[lin_row_start(q, in) + k], Pre), \at(dy[q], Pre), \at(x[k], Pre))); */
         /*@ assert rows_old: LN_EXACT(\forall integer q; 0 <= q < j ==>
@@ -986,7 +986,7 @@ void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, c
        have accumulated dy's rows times W, and every dW[j, k] the terms dy[q, j]·x[q, k] of rows
        0 .. r-1 (specs/linear_rows.h). */
     /*@ loop invariant r_range: 0 <= r <= rows;
-        loop invariant dy_same: LN_NOT_EVA(\forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre));
+        loop invariant dy_same: WP_ONLY(\forall integer k; 0 <= k < rows * out ==> dy[k] == \at(dy[k], Pre));
         loop invariant db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==>
           db[j] == \at(db[j], Pre) + lin_csum{Pre}(dy, j, out, r));
         LN_ROWS_CLAUSE(loop invariant w_same: \forall integer m; 0 <= m < in * out ==> w[m] == \at(w[m], Pre);)

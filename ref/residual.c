@@ -51,7 +51,7 @@ void residual_forward_f32(float *y, const float *x, const float *f, int n)
        y[k] for k < i is the rounded sum (|error| <= u |x_k + f_k|). */
     /*@ loop invariant i_range: 0 <= i <= n;
         loop invariant y_done: LN_EXACT(\forall integer k; 0 <= k < i ==> y[k] == \at(x[k], Pre) + \at(f[k], Pre));
-        loop invariant y_todo: LN_NOT_EVA(\forall integer k; i <= k < n ==> (real)y[k] == (real)\at(y[k], Pre));
+        loop invariant y_todo: WP_ONLY(\forall integer k; i <= k < n ==> (real)y[k] == (real)\at(y[k], Pre));
         loop invariant in_todo: LN_FLOAT(\forall integer k; i <= k < n ==>
           \is_finite(x[k]) && \is_finite(f[k]) && (real)x[k] == (real)\at(x[k], Pre) && (real)f[k] == (real)\at(f[k], Pre));
         loop invariant y_fl: LN_FLOAT(\forall integer k; 0 <= k < i ==> \is_finite(y[k]) &&
@@ -74,7 +74,7 @@ void residual_forward_f64(double *y, const double *x, const double *f, int n)
        y[k] for k < i is the rounded sum (|error| <= u |x_k + f_k|). */
     /*@ loop invariant i_range: 0 <= i <= n;
         loop invariant y_done: LN_EXACT(\forall integer k; 0 <= k < i ==> y[k] == \at(x[k], Pre) + \at(f[k], Pre));
-        loop invariant y_todo: LN_NOT_EVA(\forall integer k; i <= k < n ==> (real)y[k] == (real)\at(y[k], Pre));
+        loop invariant y_todo: WP_ONLY(\forall integer k; i <= k < n ==> (real)y[k] == (real)\at(y[k], Pre));
         loop invariant in_todo: LN_FLOAT(\forall integer k; i <= k < n ==>
           \is_finite(x[k]) && \is_finite(f[k]) && (real)x[k] == (real)\at(x[k], Pre) && (real)f[k] == (real)\at(f[k], Pre));
         loop invariant y_fl: LN_FLOAT(\forall integer k; 0 <= k < i ==> \is_finite(y[k]) &&
@@ -98,8 +98,8 @@ void residual_backward_f32(float *dx, float *df, const float *dy, int n)
     /*@ loop invariant i_range: 0 <= i <= n;
         loop invariant dx_done: LN_EXACT(\forall integer k; 0 <= k < i ==> dx[k] == \at(dx[k], Pre) + \at(dy[k], Pre));
         loop invariant df_done: LN_EXACT(\forall integer k; 0 <= k < i ==> df[k] == \at(df[k], Pre) + \at(dy[k], Pre));
-        loop invariant dx_todo: LN_NOT_EVA(\forall integer k; i <= k < n ==> (real)dx[k] == (real)\at(dx[k], Pre));
-        loop invariant df_todo: LN_NOT_EVA(\forall integer k; i <= k < n ==> (real)df[k] == (real)\at(df[k], Pre));
+        loop invariant dx_todo: WP_ONLY(\forall integer k; i <= k < n ==> (real)dx[k] == (real)\at(dx[k], Pre));
+        loop invariant df_todo: WP_ONLY(\forall integer k; i <= k < n ==> (real)df[k] == (real)\at(df[k], Pre));
         loop invariant in_todo: LN_FLOAT(\forall integer k; i <= k < n ==> \is_finite(dx[k]) && \is_finite(df[k]));
         loop invariant dx_fl: LN_FLOAT(\forall integer k; 0 <= k < i ==> \is_finite(dx[k]) &&
           \abs(dx[k] - (\at(dx[k], Pre) + \at(dy[k], Pre))) <= res_err32(\at(dx[k], Pre) + \at(dy[k], Pre)));
@@ -127,8 +127,8 @@ void residual_backward_f64(double *dx, double *df, const double *dy, int n)
     /*@ loop invariant i_range: 0 <= i <= n;
         loop invariant dx_done: LN_EXACT(\forall integer k; 0 <= k < i ==> dx[k] == \at(dx[k], Pre) + \at(dy[k], Pre));
         loop invariant df_done: LN_EXACT(\forall integer k; 0 <= k < i ==> df[k] == \at(df[k], Pre) + \at(dy[k], Pre));
-        loop invariant dx_todo: LN_NOT_EVA(\forall integer k; i <= k < n ==> (real)dx[k] == (real)\at(dx[k], Pre));
-        loop invariant df_todo: LN_NOT_EVA(\forall integer k; i <= k < n ==> (real)df[k] == (real)\at(df[k], Pre));
+        loop invariant dx_todo: WP_ONLY(\forall integer k; i <= k < n ==> (real)dx[k] == (real)\at(dx[k], Pre));
+        loop invariant df_todo: WP_ONLY(\forall integer k; i <= k < n ==> (real)df[k] == (real)\at(df[k], Pre));
         loop invariant in_todo: LN_FLOAT(\forall integer k; i <= k < n ==> \is_finite(dx[k]) && \is_finite(df[k]));
         loop invariant dx_fl: LN_FLOAT(\forall integer k; 0 <= k < i ==> \is_finite(dx[k]) &&
           \abs(dx[k] - (\at(dx[k], Pre) + \at(dy[k], Pre))) <= res_err64(\at(dx[k], Pre) + \at(dy[k], Pre)));

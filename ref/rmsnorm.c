@@ -13,11 +13,11 @@
    one point, proved once here with no other context, and called where they are used. */
 /*@ ghost
   /@ assigns \nothing;
-     ensures sq_nonneg: LN_NOT_EVA(a * a >= 0); @/
+     ensures sq_nonneg: WP_ONLY(a * a >= 0); @/
   static void lemma_sq_nonneg_f32(float a) {}
 
   /@ assigns \nothing;
-     ensures sq_nonneg: LN_NOT_EVA(a * a >= 0); @/
+     ensures sq_nonneg: WP_ONLY(a * a >= 0); @/
   static void lemma_sq_nonneg_f64(double a) {}
 
   /@ requires r_range: 0 <= r < rows;

@@ -19,27 +19,27 @@
 
 /* The rows' index facts as ghost functions whose postconditions the callers' goals read as they are,
    with ln_row_start as the trigger (the SMT solvers do not match the lemmas' products above once Qed has
-   reordered them: proofs/README-skip.md).  LN_NOT_EVA: integer facts that WP proves and EVA need
+   reordered them: proofs/README-skip.md).  WP_ONLY: integer facts that WP proves and EVA need
    not read. */
 /*@ ghost
   // Row r of the bias loop: where it starts, that it fits, and that every row before it ends first.
   /@ requires r_range: 0 <= r < rows;
      requires n_pos: n >= 1;
      assigns \nothing;
-     ensures start: LN_NOT_EVA(ln_row_start(r, n) == r * n);
-     ensures row_fits: LN_NOT_EVA(0 <= r * n && r * n + n <= rows * n);
-     ensures next: LN_NOT_EVA(ln_row_start(r + 1, n) == ln_row_start(r, n) + n);
-     ensures before: LN_NOT_EVA(\forall integer q; 0 <= q < r ==>
+     ensures start: WP_ONLY(ln_row_start(r, n) == r * n);
+     ensures row_fits: WP_ONLY(0 <= r * n && r * n + n <= rows * n);
+     ensures next: WP_ONLY(ln_row_start(r + 1, n) == ln_row_start(r, n) + n);
+     ensures before: WP_ONLY(\forall integer q; 0 <= q < r ==>
        0 <= ln_row_start(q, n) && ln_row_start(q, n) + n <= ln_row_start(r, n)); @/
   static void skip_ln_lemma_row(int r, int rows, int n) {
-    /@ assert row_mono: LN_NOT_EVA((r + 1) * n <= rows * n); @/
+    /@ assert row_mono: WP_ONLY((r + 1) * n <= rows * n); @/
   }
 
   // Every row fits in the rows x n array.
   /@ requires rows_nonneg: rows >= 0;
      requires n_pos: n >= 1;
      assigns \nothing;
-     ensures rows_fit: LN_NOT_EVA(\forall integer q; 0 <= q < rows ==>
+     ensures rows_fit: WP_ONLY(\forall integer q; 0 <= q < rows ==>
        0 <= ln_row_start(q, n) && ln_row_start(q, n) + n <= rows * n); @/
   static void skip_ln_lemma_rows_fit(int rows, int n) {}
 */

@@ -25,7 +25,7 @@
 /*@ requires valid_x: \valid_read(x + i);
     requires valid_mask: mask == \null || \valid_read(mask + i);
     assigns \nothing;
-    ensures z_def: SM_MODEL(\result == sm_z(x, mask, i)); */
+    ensures z_def: WP_ONLY(\result == sm_z(x, mask, i)); */
 static inline float softmax_z_f32(const float *x, const float *mask, int i)
 {
     return mask ? x[i] + mask[i] : x[i];
@@ -35,9 +35,9 @@ float softmax_row_max_f32(const float *x, const float *mask, int n)
 {
     float m = softmax_z_f32(x, mask, 0);
     /*@ loop invariant i_range: 1 <= i <= n;
-        loop invariant m_def: SM_MODEL(m == sm_max(x, mask, i));
-        loop invariant m_ge: SM_MODEL(\forall integer k; 0 <= k < i ==> sm_z(x, mask, k) <= m);
-        loop invariant m_at: SM_MODEL(\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m);
+        loop invariant m_def: WP_ONLY(m == sm_max(x, mask, i));
+        loop invariant m_ge: WP_ONLY(\forall integer k; 0 <= k < i ==> sm_z(x, mask, k) <= m);
+        loop invariant m_at: WP_ONLY(\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m);
         loop assigns i, m;
         loop variant n - i; */
     for (int i = 1; i < n; i++) {
@@ -52,9 +52,9 @@ float softmax_row_sum_f32(const float *x, const float *mask, float m, int n)
 {
     float s = 0.0f;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant s_def: SM_MODEL(s == sm_sum(x, mask, m, i));
-        loop invariant s_nonneg: SM_MODEL(s >= 0);
-        loop invariant s_ge_1_seen: SM_MODEL((\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m) ==> s >= 1);
+        loop invariant s_def: WP_ONLY(s == sm_sum(x, mask, m, i));
+        loop invariant s_nonneg: WP_ONLY(s >= 0);
+        loop invariant s_ge_1_seen: WP_ONLY((\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m) ==> s >= 1);
         loop assigns i, s;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
@@ -68,9 +68,9 @@ float softmax_row_sum_f32(const float *x, const float *mask, float m, int n)
 }
 
 /* y = exp(z - m)/s, z <= m (m: the row's max). */
-/*@ requires z_le_m: SM_MODEL(z <= m);
+/*@ requires z_le_m: WP_ONLY(z <= m);
     assigns \nothing;
-    ensures y_def: SM_MODEL(\result == sm_yv(z, m, s)); */
+    ensures y_def: WP_ONLY(\result == sm_yv(z, m, s)); */
 static inline float softmax_y_f32(float z, float m, float s)
 {
     float d = z - m;
@@ -88,18 +88,18 @@ void softmax_row_forward_f32(float *y, const float *x, const float *mask, int n)
        proofs/README-sublayers.md, "Softmax: the two facts EVA is given". */
     //@ assert s_ge_half: s >= 0.5;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant y_def: SM_MODEL(\forall integer k; 0 <= k < i ==>
+        loop invariant y_def: WP_ONLY(\forall integer k; 0 <= k < i ==>
           y[k] == sm_yv(sm_z{Pre}(x, mask, k), m, s));
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: SM_MODEL(\forall integer k; k == i ==> sm_z(x, mask, k) == sm_z{Pre}(x, mask, k));
+        //@ assert frame_in: WP_ONLY(\forall integer k; k == i ==> sm_z(x, mask, k) == sm_z{Pre}(x, mask, k));
         y[i] = softmax_y_f32(softmax_z_f32(x, mask, i), m, s);
     }
 }
 
 /*@ assigns \nothing;
-    ensures dx_def: SM_MODEL(\result == acc + sm_dx(y, dy, g)); */
+    ensures dx_def: WP_ONLY(\result == acc + sm_dx(y, dy, g)); */
 static inline float softmax_dx_f32(float acc, float y, float dy, float g)
 {
     return acc + y * (dy - g);
@@ -109,19 +109,19 @@ void softmax_row_backward_f32(float *dx, const float *y, const float *dy, int n)
 {
     float g = 0.0f;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant g_def: SM_MODEL(g == sm_gdot(dy, y, i));
+        loop invariant g_def: WP_ONLY(g == sm_gdot(dy, y, i));
         loop assigns i, g;
         loop variant n - i; */
     for (int i = 0; i < n; i++)
         g += dy[i] * y[i];
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant dx_done: SM_MODEL(\forall integer k; 0 <= k < i ==>
+        loop invariant dx_done: WP_ONLY(\forall integer k; 0 <= k < i ==>
           dx[k] == \at(dx[k], Pre) + sm_dx(\at(y[k], Pre), \at(dy[k], Pre), g));
-        loop invariant dx_todo: SM_MODEL(\forall integer k; i <= k < n ==> dx[k] == \at(dx[k], Pre));
+        loop invariant dx_todo: WP_ONLY(\forall integer k; i <= k < n ==> dx[k] == \at(dx[k], Pre));
         loop assigns i, dx[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: SM_MODEL(\forall integer k; k == i ==> y[k] == \at(y[k], Pre) && dy[k] == \at(dy[k], Pre));
+        //@ assert frame_in: WP_ONLY(\forall integer k; k == i ==> y[k] == \at(y[k], Pre) && dy[k] == \at(dy[k], Pre));
         dx[i] = softmax_dx_f32(dx[i], y[i], dy[i], g);
     }
 }
@@ -154,7 +154,7 @@ void softmax_backward_f32(float *dx, const float *y, const float *dy, int rows, 
 /*@ requires valid_x: \valid_read(x + i);
     requires valid_mask: mask == \null || \valid_read(mask + i);
     assigns \nothing;
-    ensures z_def: SM_MODEL(\result == sm_z(x, mask, i)); */
+    ensures z_def: WP_ONLY(\result == sm_z(x, mask, i)); */
 static inline double softmax_z_f64(const double *x, const double *mask, int i)
 {
     return mask ? x[i] + mask[i] : x[i];
@@ -164,9 +164,9 @@ double softmax_row_max_f64(const double *x, const double *mask, int n)
 {
     double m = softmax_z_f64(x, mask, 0);
     /*@ loop invariant i_range: 1 <= i <= n;
-        loop invariant m_def: SM_MODEL(m == sm_max(x, mask, i));
-        loop invariant m_ge: SM_MODEL(\forall integer k; 0 <= k < i ==> sm_z(x, mask, k) <= m);
-        loop invariant m_at: SM_MODEL(\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m);
+        loop invariant m_def: WP_ONLY(m == sm_max(x, mask, i));
+        loop invariant m_ge: WP_ONLY(\forall integer k; 0 <= k < i ==> sm_z(x, mask, k) <= m);
+        loop invariant m_at: WP_ONLY(\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m);
         loop assigns i, m;
         loop variant n - i; */
     for (int i = 1; i < n; i++) {
@@ -181,9 +181,9 @@ double softmax_row_sum_f64(const double *x, const double *mask, double m, int n)
 {
     double s = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant s_def: SM_MODEL(s == sm_sum(x, mask, m, i));
-        loop invariant s_nonneg: SM_MODEL(s >= 0);
-        loop invariant s_ge_1_seen: SM_MODEL((\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m) ==> s >= 1);
+        loop invariant s_def: WP_ONLY(s == sm_sum(x, mask, m, i));
+        loop invariant s_nonneg: WP_ONLY(s >= 0);
+        loop invariant s_ge_1_seen: WP_ONLY((\exists integer k; 0 <= k < i && sm_z(x, mask, k) == m) ==> s >= 1);
         loop assigns i, s;
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
@@ -197,9 +197,9 @@ double softmax_row_sum_f64(const double *x, const double *mask, double m, int n)
 }
 
 /* y = exp(z - m)/s, z <= m (m: the row's max). */
-/*@ requires z_le_m: SM_MODEL(z <= m);
+/*@ requires z_le_m: WP_ONLY(z <= m);
     assigns \nothing;
-    ensures y_def: SM_MODEL(\result == sm_yv(z, m, s)); */
+    ensures y_def: WP_ONLY(\result == sm_yv(z, m, s)); */
 static inline double softmax_y_f64(double z, double m, double s)
 {
     double d = z - m;
@@ -217,18 +217,18 @@ void softmax_row_forward_f64(double *y, const double *x, const double *mask, int
        proofs/README-sublayers.md, "Softmax: the two facts EVA is given". */
     //@ assert s_ge_half: s >= 0.5;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant y_def: SM_MODEL(\forall integer k; 0 <= k < i ==>
+        loop invariant y_def: WP_ONLY(\forall integer k; 0 <= k < i ==>
           y[k] == sm_yv(sm_z{Pre}(x, mask, k), m, s));
         loop assigns i, y[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: SM_MODEL(\forall integer k; k == i ==> sm_z(x, mask, k) == sm_z{Pre}(x, mask, k));
+        //@ assert frame_in: WP_ONLY(\forall integer k; k == i ==> sm_z(x, mask, k) == sm_z{Pre}(x, mask, k));
         y[i] = softmax_y_f64(softmax_z_f64(x, mask, i), m, s);
     }
 }
 
 /*@ assigns \nothing;
-    ensures dx_def: SM_MODEL(\result == acc + sm_dx(y, dy, g)); */
+    ensures dx_def: WP_ONLY(\result == acc + sm_dx(y, dy, g)); */
 static inline double softmax_dx_f64(double acc, double y, double dy, double g)
 {
     return acc + y * (dy - g);
@@ -238,19 +238,19 @@ void softmax_row_backward_f64(double *dx, const double *y, const double *dy, int
 {
     double g = 0.0;
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant g_def: SM_MODEL(g == sm_gdot(dy, y, i));
+        loop invariant g_def: WP_ONLY(g == sm_gdot(dy, y, i));
         loop assigns i, g;
         loop variant n - i; */
     for (int i = 0; i < n; i++)
         g += dy[i] * y[i];
     /*@ loop invariant i_range: 0 <= i <= n;
-        loop invariant dx_done: SM_MODEL(\forall integer k; 0 <= k < i ==>
+        loop invariant dx_done: WP_ONLY(\forall integer k; 0 <= k < i ==>
           dx[k] == \at(dx[k], Pre) + sm_dx(\at(y[k], Pre), \at(dy[k], Pre), g));
-        loop invariant dx_todo: SM_MODEL(\forall integer k; i <= k < n ==> dx[k] == \at(dx[k], Pre));
+        loop invariant dx_todo: WP_ONLY(\forall integer k; i <= k < n ==> dx[k] == \at(dx[k], Pre));
         loop assigns i, dx[0 .. n - 1];
         loop variant n - i; */
     for (int i = 0; i < n; i++) {
-        //@ assert frame_in: SM_MODEL(\forall integer k; k == i ==> y[k] == \at(y[k], Pre) && dy[k] == \at(dy[k], Pre));
+        //@ assert frame_in: WP_ONLY(\forall integer k; k == i ==> y[k] == \at(y[k], Pre) && dy[k] == \at(dy[k], Pre));
         dx[i] = softmax_dx_f64(dx[i], y[i], dy[i], g);
     }
 }

@@ -48,8 +48,8 @@
  * (att_row), and ctx = A·V with A = P or its dropout (ctx_row).  The drivers' loops over (b, h, i)
  * are not composed: attention_forward has no postcondition over att and ctx (each row's statement
  * would need a frame of the recursive models across the other rows' writes), nor the backward.
- * Every goal is proved (proofs/results/attention.json; `make prove-attention`, opt-in: not in
- * `make prove`, as its replay costs 4.4 min of CPU).  Not stated:
+ * Every goal is proved (proofs/results/attention.json; `make prove-attention`, one of `make prove`'s
+ * targets).  Not stated:
  * attn_zero_* (a[k] = 0) has no functional postcondition, and the mask test kpm[j] != 0 is a helper
  * without one (Frama-C 25's real model turns `== 0.0` into an integer literal that Why3 rejects; no
  * proved statement depends on either).  No EVA run on the attention kernels: nothing here claims

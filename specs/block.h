@@ -53,8 +53,7 @@
  * per element.  Compile with -ffp-contract=off.
  *
  * Contracts (ACSL, `make prove-block`, proofs/block.sh), with -wp-rte -wp-model real, using the
- * callees' contracts (proved by their own targets; attention's is NOT yet fully proved, see
- * specs/attention.h): no runtime error (index arithmetic included), every callee's precondition
+ * callees' contracts (each proved by its own target: specs/attention.h, specs/ffn.h, ...): no runtime error (index arithmetic included), every callee's precondition
  * (validity, the separation of the buffers it writes from those it reads, eps > 0, 0 <= p < 1,
  * the int sizes), `assigns` (only y / dx, the caches, the gradients and the scratch), termination.
  * NOT stated: any output as a formula of the inputs (layernorm_forward_*, attention_forward_* and

@@ -21,15 +21,9 @@
 #ifndef RESNORM_DROPOUT_H
 #define RESNORM_DROPOUT_H
 
-/* DO_MODEL(p): a statement WP proves in the real model (every float operation exact), or a frame fact
-   WP proves.  \true for EVA (-DRESNORM_EVA, proofs/dropout.sh): EVA narrows its states by every
-   property it cannot decide, and none of these is its to decide (issue 13; proofs/dropout.sh fails
-   if EVA leaves any property unknown). */
-#ifdef RESNORM_EVA
-#define DO_MODEL(...) \true
-#else
-#define DO_MODEL(...) (__VA_ARGS__)
-#endif
+/* WP_ONLY(p): a real-model statement or frame fact, \true for EVA (proofs/dropout.sh fails if EVA
+   leaves any property unknown) */
+#include "wp_only.h"
 
 /*@ logic real dropout_val(real a, real m, real s) = a * m * s;
 */
@@ -39,12 +33,12 @@
 
 /*@ requires p_range: 0.0 <= p < 1.0;
     assigns \nothing;
-    ensures scale_def: DO_MODEL(\result == 1.0 / (1.0 - p));
+    ensures scale_def: WP_ONLY(\result == 1.0 / (1.0 - p));
 */
 float dropout_scale_f32(float p);
 /*@ requires p_range: 0.0 <= p < 1.0;
     assigns \nothing;
-    ensures scale_def: DO_MODEL(\result == 1.0 / (1.0 - p));
+    ensures scale_def: WP_ONLY(\result == 1.0 / (1.0 - p));
 */
 double dropout_scale_f64(double p);
 
@@ -55,7 +49,7 @@ double dropout_scale_f64(double p);
     requires alias_x: y == x || \separated(y + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_mask: \separated(y + (0 .. n - 1), mask + (0 .. n - 1));
     assigns y[0 .. n - 1];
-    ensures y_def: DO_MODEL(\forall integer i; 0 <= i < n ==> y[i] == dropout_val(\old(x[i]), \old(mask[i]), scale));
+    ensures y_def: WP_ONLY(\forall integer i; 0 <= i < n ==> y[i] == dropout_val(\old(x[i]), \old(mask[i]), scale));
 */
 void dropout_forward_f32(float *y, const float *x, const float *mask, float scale, int n);
 /*@ requires n_nonneg: n >= 0;
@@ -65,7 +59,7 @@ void dropout_forward_f32(float *y, const float *x, const float *mask, float scal
     requires alias_x: y == x || \separated(y + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_mask: \separated(y + (0 .. n - 1), mask + (0 .. n - 1));
     assigns y[0 .. n - 1];
-    ensures y_def: DO_MODEL(\forall integer i; 0 <= i < n ==> y[i] == dropout_val(\old(x[i]), \old(mask[i]), scale));
+    ensures y_def: WP_ONLY(\forall integer i; 0 <= i < n ==> y[i] == dropout_val(\old(x[i]), \old(mask[i]), scale));
 */
 void dropout_forward_f64(double *y, const double *x, const double *mask, double scale, int n);
 
@@ -75,7 +69,7 @@ void dropout_forward_f64(double *y, const double *x, const double *mask, double 
     requires valid_dx: \valid(dx + (0 .. n - 1));
     requires sep: \separated(dx + (0 .. n - 1), dy + (0 .. n - 1), mask + (0 .. n - 1));
     assigns dx[0 .. n - 1];
-    ensures dx_acc: DO_MODEL(\forall integer i; 0 <= i < n ==> dx[i] == \old(dx[i]) + dropout_val(\old(dy[i]), \old(mask[i]), scale));
+    ensures dx_acc: WP_ONLY(\forall integer i; 0 <= i < n ==> dx[i] == \old(dx[i]) + dropout_val(\old(dy[i]), \old(mask[i]), scale));
 */
 void dropout_backward_f32(float *dx, const float *dy, const float *mask, float scale, int n);
 /*@ requires n_nonneg: n >= 0;
@@ -84,7 +78,7 @@ void dropout_backward_f32(float *dx, const float *dy, const float *mask, float s
     requires valid_dx: \valid(dx + (0 .. n - 1));
     requires sep: \separated(dx + (0 .. n - 1), dy + (0 .. n - 1), mask + (0 .. n - 1));
     assigns dx[0 .. n - 1];
-    ensures dx_acc: DO_MODEL(\forall integer i; 0 <= i < n ==> dx[i] == \old(dx[i]) + dropout_val(\old(dy[i]), \old(mask[i]), scale));
+    ensures dx_acc: WP_ONLY(\forall integer i; 0 <= i < n ==> dx[i] == \old(dx[i]) + dropout_val(\old(dy[i]), \old(mask[i]), scale));
 */
 void dropout_backward_f64(double *dx, const double *dy, const double *mask, double scale, int n);
 

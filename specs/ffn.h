@@ -44,15 +44,9 @@
 
 #include "libm.h"
 
-/* FFN_MODEL(p): a statement WP proves in the real model (every float operation exact; erf, tanh, exp
-   as specs/libm.h assumes), or a frame fact WP proves.  \true for EVA (-DRESNORM_EVA, proofs/ffn.sh):
-   EVA narrows its states by every property it cannot decide, and none of these is its to decide
-   (issue 13; proofs/ffn.sh fails if EVA leaves any property unknown). */
-#ifdef RESNORM_EVA
-#define FFN_MODEL(...) \true
-#else
-#define FFN_MODEL(...) (__VA_ARGS__)
-#endif
+/* WP_ONLY(p): a real-model statement (erf, tanh, exp as specs/libm.h assumes) or frame fact, \true
+   for EVA (proofs/ffn.sh fails if EVA leaves any property unknown) */
+#include "wp_only.h"
 
 /* The activation (values shared with ref/ffn_mpfr.h's rn_activation). */
 typedef enum { FFN_RELU = 0, FFN_GELU = 1 /* erf */, FFN_GELU_TANH = 2 } ffn_act;
@@ -85,43 +79,43 @@ typedef enum { FFN_RELU = 0, FFN_GELU = 1 /* erf */, FFN_GELU_TANH = 2 } ffn_act
 /* ---- the activation helpers: one element ---- */
 
 /*@ assigns \nothing;
-    ensures relu: FFN_MODEL(\result == ffn_relu(a)); */
+    ensures relu: WP_ONLY(\result == ffn_relu(a)); */
 float ffn_relu_f32(float a);
 /*@ assigns \nothing;
-    ensures relu: FFN_MODEL(\result == ffn_relu(a)); */
+    ensures relu: WP_ONLY(\result == ffn_relu(a)); */
 double ffn_relu_f64(double a);
 /* g·relu'(a) */
 /*@ assigns \nothing;
-    ensures relu_grad: FFN_MODEL(\result == ffn_relu_grad(a, g)); */
+    ensures relu_grad: WP_ONLY(\result == ffn_relu_grad(a, g)); */
 float ffn_relu_grad_f32(float a, float g);
 /*@ assigns \nothing;
-    ensures relu_grad: FFN_MODEL(\result == ffn_relu_grad(a, g)); */
+    ensures relu_grad: WP_ONLY(\result == ffn_relu_grad(a, g)); */
 double ffn_relu_grad_f64(double a, double g);
 
 /*@ assigns \nothing;
-    ensures gelu: FFN_MODEL(\result == ffn_gelu(a, 0x1.6a09e6p-1)); */
+    ensures gelu: WP_ONLY(\result == ffn_gelu(a, 0x1.6a09e6p-1)); */
 float ffn_gelu_f32(float a);
 /*@ assigns \nothing;
-    ensures gelu: FFN_MODEL(\result == ffn_gelu(a, 0x1.6a09e667f3bcdp-1)); */
+    ensures gelu: WP_ONLY(\result == ffn_gelu(a, 0x1.6a09e667f3bcdp-1)); */
 double ffn_gelu_f64(double a);
 /*@ assigns \nothing;
-    ensures gelu_grad: FFN_MODEL(\result == ffn_gelu_grad(a, g, 0x1.6a09e6p-1, 0x1.988454p-2)); */
+    ensures gelu_grad: WP_ONLY(\result == ffn_gelu_grad(a, g, 0x1.6a09e6p-1, 0x1.988454p-2)); */
 float ffn_gelu_grad_f32(float a, float g);
 /*@ assigns \nothing;
-    ensures gelu_grad: FFN_MODEL(\result == ffn_gelu_grad(a, g, 0x1.6a09e667f3bcdp-1, 0x1.9884533d43651p-2)); */
+    ensures gelu_grad: WP_ONLY(\result == ffn_gelu_grad(a, g, 0x1.6a09e667f3bcdp-1, 0x1.9884533d43651p-2)); */
 double ffn_gelu_grad_f64(double a, double g);
 
 /*@ assigns \nothing;
-    ensures gelu_tanh: FFN_MODEL(\result == ffn_gelu_tanh(a, 0x1.988454p-1, 0x1.6e4e26p-5)); */
+    ensures gelu_tanh: WP_ONLY(\result == ffn_gelu_tanh(a, 0x1.988454p-1, 0x1.6e4e26p-5)); */
 float ffn_gelu_tanh_f32(float a);
 /*@ assigns \nothing;
-    ensures gelu_tanh: FFN_MODEL(\result == ffn_gelu_tanh(a, 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5)); */
+    ensures gelu_tanh: WP_ONLY(\result == ffn_gelu_tanh(a, 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5)); */
 double ffn_gelu_tanh_f64(double a);
 /*@ assigns \nothing;
-    ensures gelu_tanh_grad: FFN_MODEL(\result == ffn_gelu_tanh_grad(a, g, 0x1.988454p-1, 0x1.6e4e26p-5)); */
+    ensures gelu_tanh_grad: WP_ONLY(\result == ffn_gelu_tanh_grad(a, g, 0x1.988454p-1, 0x1.6e4e26p-5)); */
 float ffn_gelu_tanh_grad_f32(float a, float g);
 /*@ assigns \nothing;
-    ensures gelu_tanh_grad: FFN_MODEL(\result == ffn_gelu_tanh_grad(a, g, 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5)); */
+    ensures gelu_tanh_grad: WP_ONLY(\result == ffn_gelu_tanh_grad(a, g, 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5)); */
 double ffn_gelu_tanh_grad_f64(double a, double g);
 
 /* ---- n elements: a[i] = act(z[i]) (forward), g[i] = g[i]·act'(z[i]) (backward, in place) ---- */
@@ -134,9 +128,9 @@ double ffn_gelu_tanh_grad_f64(double a, double g);
     requires valid_a: \valid(a + (0 .. n - 1));
     requires sep: \separated(a + (0 .. n - 1), z + (0 .. n - 1));
     assigns a[0 .. n - 1];
-    ensures relu: FFN_MODEL(act == FFN_RELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_relu(z[i]));
-    ensures gelu: FFN_MODEL(act == FFN_GELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_gelu(z[i], 0x1.6a09e6p-1));
-    ensures gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+    ensures relu: WP_ONLY(act == FFN_RELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_relu(z[i]));
+    ensures gelu: WP_ONLY(act == FFN_GELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_gelu(z[i], 0x1.6a09e6p-1));
+    ensures gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
       \forall integer i; 0 <= i < n ==> a[i] == ffn_gelu_tanh(z[i], 0x1.988454p-1, 0x1.6e4e26p-5));
 */
 void ffn_act_forward_f32(float *a, const float *z, ffn_act act, int n);
@@ -146,9 +140,9 @@ void ffn_act_forward_f32(float *a, const float *z, ffn_act act, int n);
     requires valid_a: \valid(a + (0 .. n - 1));
     requires sep: \separated(a + (0 .. n - 1), z + (0 .. n - 1));
     assigns a[0 .. n - 1];
-    ensures relu: FFN_MODEL(act == FFN_RELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_relu(z[i]));
-    ensures gelu: FFN_MODEL(act == FFN_GELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_gelu(z[i], 0x1.6a09e667f3bcdp-1));
-    ensures gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+    ensures relu: WP_ONLY(act == FFN_RELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_relu(z[i]));
+    ensures gelu: WP_ONLY(act == FFN_GELU ==> \forall integer i; 0 <= i < n ==> a[i] == ffn_gelu(z[i], 0x1.6a09e667f3bcdp-1));
+    ensures gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
       \forall integer i; 0 <= i < n ==> a[i] == ffn_gelu_tanh(z[i], 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5));
 */
 void ffn_act_forward_f64(double *a, const double *z, ffn_act act, int n);
@@ -159,11 +153,11 @@ void ffn_act_forward_f64(double *a, const double *z, ffn_act act, int n);
     requires valid_g: \valid(g + (0 .. n - 1));
     requires sep: \separated(g + (0 .. n - 1), z + (0 .. n - 1));
     assigns g[0 .. n - 1];
-    ensures relu: FFN_MODEL(act == FFN_RELU ==>
+    ensures relu: WP_ONLY(act == FFN_RELU ==>
       \forall integer i; 0 <= i < n ==> g[i] == ffn_relu_grad(z[i], \old(g[i])));
-    ensures gelu: FFN_MODEL(act == FFN_GELU ==>
+    ensures gelu: WP_ONLY(act == FFN_GELU ==>
       \forall integer i; 0 <= i < n ==> g[i] == ffn_gelu_grad(z[i], \old(g[i]), 0x1.6a09e6p-1, 0x1.988454p-2));
-    ensures gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+    ensures gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
       \forall integer i; 0 <= i < n ==> g[i] == ffn_gelu_tanh_grad(z[i], \old(g[i]), 0x1.988454p-1, 0x1.6e4e26p-5));
 */
 void ffn_act_backward_f32(float *g, const float *z, ffn_act act, int n);
@@ -173,11 +167,11 @@ void ffn_act_backward_f32(float *g, const float *z, ffn_act act, int n);
     requires valid_g: \valid(g + (0 .. n - 1));
     requires sep: \separated(g + (0 .. n - 1), z + (0 .. n - 1));
     assigns g[0 .. n - 1];
-    ensures relu: FFN_MODEL(act == FFN_RELU ==>
+    ensures relu: WP_ONLY(act == FFN_RELU ==>
       \forall integer i; 0 <= i < n ==> g[i] == ffn_relu_grad(z[i], \old(g[i])));
-    ensures gelu: FFN_MODEL(act == FFN_GELU ==>
+    ensures gelu: WP_ONLY(act == FFN_GELU ==>
       \forall integer i; 0 <= i < n ==> g[i] == ffn_gelu_grad(z[i], \old(g[i]), 0x1.6a09e667f3bcdp-1, 0x1.9884533d43651p-2));
-    ensures gelu_tanh: FFN_MODEL(act == FFN_GELU_TANH ==>
+    ensures gelu_tanh: WP_ONLY(act == FFN_GELU_TANH ==>
       \forall integer i; 0 <= i < n ==> g[i] == ffn_gelu_tanh_grad(z[i], \old(g[i]), 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5));
 */
 void ffn_act_backward_f64(double *g, const double *z, ffn_act act, int n);

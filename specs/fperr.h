@@ -18,6 +18,8 @@
 #ifndef RESNORM_FPERR_H
 #define RESNORM_FPERR_H
 
+#include "wp_only.h"
+
 #ifdef RESNORM_WP_FLOAT
 #define LN_EXACT(...) \true
 #define LN_FLOAT(...) (__VA_ARGS__)
@@ -74,11 +76,9 @@
 #undef LN_FLOAT
 #define LN_EXACT(...) \true
 #define LN_FLOAT(...) \true
-#define LN_NOT_EVA(...) \true
-#else
-/* LN_NOT_EVA(p): a statement both WP runs prove (e.g. a * a >= 0 of reals) that EVA does not decide */
-#define LN_NOT_EVA(...) (__VA_ARGS__)
 #endif
+/* (a statement both WP runs prove and EVA does not decide, e.g. a * a >= 0 of reals: WP_ONLY,
+   specs/wp_only.h) */
 /* ---- end of rows composed ---- */
 
 #endif

@@ -14,22 +14,17 @@
 #ifndef RESNORM_LIBM_H
 #define RESNORM_LIBM_H
 
-/* LIBM_REAL(p): the assumption p, read by WP (-wp-model real).  \true for EVA (-DRESNORM_EVA, the
-   softmax and ffn runs): EVA is given ref/libm.c and uses its own model of expf/exp (and the range
-   stubs of erf, tanh in proofs/eva_ffn.c), and must not narrow its states by a real-number statement
-   (it cannot evaluate \exp anyway). */
-#ifdef RESNORM_EVA
-#define LIBM_REAL(...) \true
-#else
-#define LIBM_REAL(...) (__VA_ARGS__)
-#endif
+/* The assumption is WP_ONLY: read by WP (-wp-model real), \true for EVA (the softmax and ffn runs),
+   which is given ref/libm.c and uses its own model of expf/exp (and the range stubs of erf, tanh in
+   proofs/eva_ffn.c). */
+#include "wp_only.h"
 
 /*@ assigns \nothing;
-    ensures libm_exp: LIBM_REAL(\result == \exp(x));
+    ensures libm_exp: WP_ONLY(\result == \exp(x));
 */
 float rn_expf(float x);
 /*@ assigns \nothing;
-    ensures libm_exp: LIBM_REAL(\result == \exp(x));
+    ensures libm_exp: WP_ONLY(\result == \exp(x));
 */
 double rn_exp(double x);
 
@@ -43,19 +38,19 @@ double rn_exp(double x);
  * Their floating-point accuracy is a separate assumption of specs/error-analysis-ffn.md §3. */
 /*@ logic real rn_real_erf(real x); */
 /*@ assigns \nothing;
-    ensures libm_erf: LIBM_REAL(\result == rn_real_erf(x));
+    ensures libm_erf: WP_ONLY(\result == rn_real_erf(x));
 */
 float rn_erff(float x);
 /*@ assigns \nothing;
-    ensures libm_erf: LIBM_REAL(\result == rn_real_erf(x));
+    ensures libm_erf: WP_ONLY(\result == rn_real_erf(x));
 */
 double rn_erf(double x);
 /*@ assigns \nothing;
-    ensures libm_tanh: LIBM_REAL(\result == \tanh(x));
+    ensures libm_tanh: WP_ONLY(\result == \tanh(x));
 */
 float rn_tanhf(float x);
 /*@ assigns \nothing;
-    ensures libm_tanh: LIBM_REAL(\result == \tanh(x));
+    ensures libm_tanh: WP_ONLY(\result == \tanh(x));
 */
 double rn_tanh(double x);
 

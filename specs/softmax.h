@@ -18,7 +18,7 @@
  * EVA (proofs/eva_softmax.c, -warn-special-float non-finite): 0 alarms for the row forward (without a
  * mask and with one) and the row backward on its output, 1 <= n <= EVA_NMAX (1024 in `make prove`),
  * float |x| <= 88 and mask in [-3.0e38, 0], double |x| <= 1.0e300 and mask in [-1.0e300, 0],
- * |dy| <= 1.0e4, given the two facts d_nonpos and s_ge_half (below, SM_MODEL).
+ * |dy| <= 1.0e4, given the two facts d_nonpos and s_ge_half (below, WP_ONLY).
  */
 #ifndef RESNORM_SOFTMAX_H
 #define RESNORM_SOFTMAX_H
@@ -27,18 +27,12 @@
 
 #include "libm.h"
 
-/* SM_MODEL(p): a statement of the real model (every float operation exact), proved by WP with
-   -wp-model real.  EVA reads the annotations with -DRESNORM_EVA (proofs/softmax.sh), where it is
-   \true: EVA narrows its states by what it cannot decide, and a real-model statement must not
-   narrow them (issue 13).  The only annotations EVA is given undecided are the assertions d_nonpos
-   (z - m <= 0) and s_ge_half (s >= 1/2) of ref/softmax.c, which WP proves and which hold in IEEE
-   arithmetic (the argument: proofs/README-sublayers.md, "Softmax: the two facts EVA is given");
-   proofs/softmax.sh fails if EVA leaves any other property unknown. */
-#ifdef RESNORM_EVA
-#define SM_MODEL(...) \true
-#else
-#define SM_MODEL(...) (__VA_ARGS__)
-#endif
+/* WP_ONLY(p) (specs/wp_only.h, via libm.h): a statement of the real model (every float operation
+   exact), proved by WP with -wp-model real, \true for EVA (proofs/softmax.sh).  The only annotations
+   EVA is given undecided are the assertions d_nonpos (z - m <= 0) and s_ge_half (s >= 1/2) of
+   ref/softmax.c, which WP proves and which hold in IEEE arithmetic (the argument:
+   proofs/README-sublayers.md, "Softmax: the two facts EVA is given"); proofs/softmax.sh fails if EVA
+   leaves any other property unknown. */
 
 /*@
   logic real sm_max2(real a, real b) = a >= b ? a : b;
@@ -64,37 +58,37 @@
     requires valid_x: \valid_read(x + (0 .. n - 1));
     requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
     assigns \nothing;
-    ensures max_def: SM_MODEL(\result == sm_max(x, mask, n));
-    ensures max_ge: SM_MODEL(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= \result);
-    ensures max_at: SM_MODEL(\exists integer k; 0 <= k < n && sm_z(x, mask, k) == \result);
+    ensures max_def: WP_ONLY(\result == sm_max(x, mask, n));
+    ensures max_ge: WP_ONLY(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= \result);
+    ensures max_at: WP_ONLY(\exists integer k; 0 <= k < n && sm_z(x, mask, k) == \result);
 */
 float softmax_row_max_f32(const float *x, const float *mask, int n);
 /*@ requires n_pos: n >= 1;
     requires valid_x: \valid_read(x + (0 .. n - 1));
     requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
     assigns \nothing;
-    ensures max_def: SM_MODEL(\result == sm_max(x, mask, n));
-    ensures max_ge: SM_MODEL(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= \result);
-    ensures max_at: SM_MODEL(\exists integer k; 0 <= k < n && sm_z(x, mask, k) == \result);
+    ensures max_def: WP_ONLY(\result == sm_max(x, mask, n));
+    ensures max_ge: WP_ONLY(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= \result);
+    ensures max_at: WP_ONLY(\exists integer k; 0 <= k < n && sm_z(x, mask, k) == \result);
 */
 double softmax_row_max_f64(const double *x, const double *mask, int n);
 
 /*@ requires n_pos: n >= 0;
     requires valid_x: \valid_read(x + (0 .. n - 1));
     requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
-    requires m_ge: SM_MODEL(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= m);
+    requires m_ge: WP_ONLY(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= m);
     assigns \nothing;
-    ensures sum_def: SM_MODEL(\result == sm_sum(x, mask, m, n));
-    ensures sum_ge_1: SM_MODEL((\exists integer k; 0 <= k < n && sm_z(x, mask, k) == m) ==> \result >= 1);
+    ensures sum_def: WP_ONLY(\result == sm_sum(x, mask, m, n));
+    ensures sum_ge_1: WP_ONLY((\exists integer k; 0 <= k < n && sm_z(x, mask, k) == m) ==> \result >= 1);
 */
 float softmax_row_sum_f32(const float *x, const float *mask, float m, int n);
 /*@ requires n_pos: n >= 0;
     requires valid_x: \valid_read(x + (0 .. n - 1));
     requires valid_mask: mask == \null || \valid_read(mask + (0 .. n - 1));
-    requires m_ge: SM_MODEL(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= m);
+    requires m_ge: WP_ONLY(\forall integer k; 0 <= k < n ==> sm_z(x, mask, k) <= m);
     assigns \nothing;
-    ensures sum_def: SM_MODEL(\result == sm_sum(x, mask, m, n));
-    ensures sum_ge_1: SM_MODEL((\exists integer k; 0 <= k < n && sm_z(x, mask, k) == m) ==> \result >= 1);
+    ensures sum_def: WP_ONLY(\result == sm_sum(x, mask, m, n));
+    ensures sum_ge_1: WP_ONLY((\exists integer k; 0 <= k < n && sm_z(x, mask, k) == m) ==> \result >= 1);
 */
 double softmax_row_sum_f64(const double *x, const double *mask, double m, int n);
 
@@ -107,7 +101,7 @@ double softmax_row_sum_f64(const double *x, const double *mask, double m, int n)
     requires sep_x: \separated(y + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_mask: mask == \null || \separated(y + (0 .. n - 1), mask + (0 .. n - 1));
     assigns y[0 .. n - 1];
-    ensures y_def: SM_MODEL(\forall integer i; 0 <= i < n ==>
+    ensures y_def: WP_ONLY(\forall integer i; 0 <= i < n ==>
       y[i] == sm_yv(sm_z{Pre}(x, mask, i), sm_max{Pre}(x, mask, n), sm_sum{Pre}(x, mask, sm_max{Pre}(x, mask, n), n)));
 */
 void softmax_row_forward_f32(float *y, const float *x, const float *mask, int n);
@@ -118,7 +112,7 @@ void softmax_row_forward_f32(float *y, const float *x, const float *mask, int n)
     requires sep_x: \separated(y + (0 .. n - 1), x + (0 .. n - 1));
     requires sep_mask: mask == \null || \separated(y + (0 .. n - 1), mask + (0 .. n - 1));
     assigns y[0 .. n - 1];
-    ensures y_def: SM_MODEL(\forall integer i; 0 <= i < n ==>
+    ensures y_def: WP_ONLY(\forall integer i; 0 <= i < n ==>
       y[i] == sm_yv(sm_z{Pre}(x, mask, i), sm_max{Pre}(x, mask, n), sm_sum{Pre}(x, mask, sm_max{Pre}(x, mask, n), n)));
 */
 void softmax_row_forward_f64(double *y, const double *x, const double *mask, int n);
@@ -130,7 +124,7 @@ void softmax_row_forward_f64(double *y, const double *x, const double *mask, int
     requires valid_dx: \valid(dx + (0 .. n - 1));
     requires sep: \separated(dx + (0 .. n - 1), y + (0 .. n - 1), dy + (0 .. n - 1));
     assigns dx[0 .. n - 1];
-    ensures dx_acc: SM_MODEL(\forall integer i; 0 <= i < n ==>
+    ensures dx_acc: WP_ONLY(\forall integer i; 0 <= i < n ==>
       dx[i] == \old(dx[i]) + sm_dx(\old(y[i]), \old(dy[i]), sm_gdot{Pre}(dy, y, n)));
 */
 void softmax_row_backward_f32(float *dx, const float *y, const float *dy, int n);
@@ -140,7 +134,7 @@ void softmax_row_backward_f32(float *dx, const float *y, const float *dy, int n)
     requires valid_dx: \valid(dx + (0 .. n - 1));
     requires sep: \separated(dx + (0 .. n - 1), y + (0 .. n - 1), dy + (0 .. n - 1));
     assigns dx[0 .. n - 1];
-    ensures dx_acc: SM_MODEL(\forall integer i; 0 <= i < n ==>
+    ensures dx_acc: WP_ONLY(\forall integer i; 0 <= i < n ==>
       dx[i] == \old(dx[i]) + sm_dx(\old(y[i]), \old(dy[i]), sm_gdot{Pre}(dy, y, n)));
 */
 void softmax_row_backward_f64(double *dx, const double *y, const double *dy, int n);
