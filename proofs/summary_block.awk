@@ -7,11 +7,12 @@ function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
   if (g ~ /_wp_smoke_dead_call_s[0-9]+$/ && match(g, /_f(32|64)_wp_smoke_dead_call_/))
     return "block_calls_" substr(g, RSTART + 1, 3) "_dead_call"
-  if (match(g, /^block_(forward|backward|fill|dropout_grad)_f(32|64)/)) return substr(g, 1, RLENGTH)
+  if (match(g, /^block_(forward|backward|fill|dropout_grad|head|layernorm|ffn_sublayer|ffn_add|tail_pre|out_post|tail_post)_f(32|64)/)) return substr(g, 1, RLENGTH)
+  if (g ~ /^blk_lemma_rows_fit/) return "blk_lemma_rows_fit"
   return "other"
 }
 function json_head() {
-  return "  \"family\": \"block\",\n  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real, -wp-smoke-tests), cvc5 1.0.3, z3 4.8.12\",\n  \"assumptions\": [\"the callees' contracts: specs/layernorm.h, specs/attention.h, specs/ffn.h, specs/residual.h, specs/dropout.h (proved by their own targets)\"],\n"
+  return "  \"family\": \"block\",\n  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real, -wp-smoke-tests), cvc5 1.0.3, z3 4.8.12\",\n  \"assumptions\": [\"the callees' contracts: specs/layernorm.h, specs/attention.h, specs/ffn.h, specs/residual.h, specs/dropout.h (proved by their own targets)\", \"rows run (the forward composed, specs/block_rows.h): the rows contracts of layernorm_forward (specs/layernorm.h) and ffn_forward (specs/ffn_rows.h) and the lemmas lin_dot_shift, lin_dot_at_frame of specs/linear_rows.h (proved by prove-layernorm, prove-ffn, prove-linear)\"],\n"
 }
 function json_tail() {
   return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n", tp, tt) \

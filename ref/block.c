@@ -11,6 +11,23 @@
 #include "ffn.h"
 #include "layernorm.h"
 #include "residual.h"
+#ifdef RESNORM_WP_ROWS
+#include "block_rows.h" /* the rows run: the forward composed (specs/block_rows.h) */
+#endif
+
+#ifdef RESNORM_WP_ROWS
+/* The rows run: every row of a [rows, n] array fits in it, with lin_row_start as the trigger. */
+/*@ ghost
+  /@ requires rows_nonneg: rows >= 0;
+     requires n_pos: n >= 1;
+     assigns \nothing;
+     ensures rows_fit: \forall integer q; 0 <= q < rows ==>
+       0 <= lin_row_start(q, n) && lin_row_start(q, n) + n <= rows * n;
+     ensures ln_rows_fit: \forall integer q; 0 <= q < rows ==>
+       0 <= ln_row_start(q, n) && ln_row_start(q, n) + n <= rows * n; @/
+  static void blk_lemma_rows_fit(int rows, int n) {}
+*/
+#endif
 
 /* ---- float ---- */
 
@@ -50,6 +67,219 @@ static const float *block_dropout_grad_f32(float *out, const float *g, const flo
     return out;
 }
 
+/* yv = LayerNorm(xv) with gv, bv (mv, rv: its statistics), xv [rows, d]: the norm's call, and in
+   the rows run its rows restated over the buffers at return (LayerNorm's own clause reads xv, gv,
+   bv at entry). */
+/*@ BLK_LN_CONTRACT */
+static void block_layernorm_f32(float *yv, float *mv, float *rv, const float *xv, const float *gv,
+                                const float *bv, int rows, int d, float eps)
+{
+    layernorm_forward_f32(yv, mv, rv, xv, gv, bv, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    /*@ assert x_same: BLK_SAME(xv, rows * d, Pre); */
+    /*@ assert g_same: BLK_SAME(gv, d, Pre); */
+    /*@ assert b_same: BLK_SAME(bv, d, Pre); */
+#endif
+}
+
+/* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
+/*@ BLK_FFN_SUB_CONTRACT(ffn_h32) */
+static void block_ffn_sublayer_f32(float *f, float *z, float *hh, const float *u, const float *w1,
+                                   const float *b1, const float *w2, const float *b2, const float *dmask,
+                                   const float *d2mask, float p, ffn_act act, int rows, int d, int ff)
+{
+    ffn_forward_f32(f, z, hh, u, w1, b1, w2, b2, dmask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+ffn_done:;
+#endif
+    if (d2mask)
+        dropout_forward_f32(f, f, d2mask, dropout_scale_f32(p), rows * d);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the FFN's rows, stated over u, w1 at entry and hh, w2 at ffn_done, are over
+       them at return (the dropout wrote f only): frame facts, then each dot over two memory states
+       by lin_dot_shift and lin_dot_at_frame (specs/linear_rows.h), as in ref/ffn.c. */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    //@ ghost blk_lemma_rows_fit(rows, ff);
+    //@ ghost blk_lemma_rows_fit(ff, d);
+    //@ ghost blk_lemma_rows_fit(d, ff);
+    /*@ assert z_same: BLK_SAME(z, rows * ff, ffn_done); */
+    /*@ assert hh_same: BLK_SAME(hh, rows * ff, ffn_done); */
+    /*@ assert u_same: BLK_SAME(u, rows * d, Pre); */
+    /*@ assert w1_same: BLK_SAME(w1, d * ff, Pre); */
+    /*@ assert b1_same: BLK_SAME(b1, ff, Pre); */
+    /*@ assert w2_same: BLK_SAME(w2, d * ff, ffn_done); */
+    /*@ assert b2_same: BLK_SAME(b2, d, ffn_done); */
+    /*@ assert dmask_same: dmask == \null || BLK_SAME(dmask, rows * ff, ffn_done); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h32(act, z, dmask, p, i), ffn_done) == ffn_h32(act, z, dmask, p, i); */
+    /*@ assert dot1_at: BLK_DOT_AT_SAME(u, w1, d, rows, ff, Pre); */
+    /*@ assert dot1: BLK_DOT_SAME(u, w1, d, rows, ff, Pre); */
+    /*@ assert bias1: BLK_BIAS_SAME(b1, ff, Pre); */
+    /*@ assert dot2_at: BLK_DOT_AT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert dot2: BLK_DOT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert bias2: BLK_BIAS_SAME(b2, d, ffn_done); */
+    /*@ assert f_at_ffn: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(f[lin_row_start(r, d) + j], ffn_done) == \at(blk_ffn_y(hh, w2, b2, r, j, ff), ffn_done); */
+    /*@ assert f_ffn: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(f[lin_row_start(r, d) + j], ffn_done) == blk_ffn_y(hh, w2, b2, r, j, ff); */
+#endif
+}
+
+/* pre-LN's FFN and add: f = drop2(ffn(u)); y = s1 + f. */
+/*@ BLK_FFN_ADD_CONTRACT(ffn_h32) */
+static void block_ffn_add_f32(float *y, float *f, float *z, float *hh, const float *u, const float *s1,
+                              const float *w1, const float *b1, const float *w2, const float *b2,
+                              const float *dmask, const float *d2mask, float p, ffn_act act, int rows, int d,
+                              int ff)
+{
+    block_ffn_sublayer_f32(f, z, hh, u, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+ffn_done:;
+#endif
+    residual_forward_f32(y, s1, f, rows * d);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the FFN's rows (ffn_done) at return (the add wrote y only): frame facts, then
+       the FFN's dots over two memory states. */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    //@ ghost blk_lemma_rows_fit(rows, ff);
+    //@ ghost blk_lemma_rows_fit(ff, d);
+    //@ ghost blk_lemma_rows_fit(d, ff);
+    /*@ assert z_same: BLK_SAME(z, rows * ff, ffn_done); */
+    /*@ assert hh_same: BLK_SAME(hh, rows * ff, ffn_done); */
+    /*@ assert f_same: BLK_SAME(f, rows * d, ffn_done); */
+    /*@ assert u_same: BLK_SAME(u, rows * d, ffn_done); */
+    /*@ assert w1_same: BLK_SAME(w1, d * ff, ffn_done); */
+    /*@ assert b1_same: BLK_SAME(b1, ff, ffn_done); */
+    /*@ assert w2_same: BLK_SAME(w2, d * ff, ffn_done); */
+    /*@ assert b2_same: BLK_SAME(b2, d, ffn_done); */
+    /*@ assert dmask_same: dmask == \null || BLK_SAME(dmask, rows * ff, ffn_done); */
+    /*@ assert d2mask_same: d2mask == \null || BLK_SAME(d2mask, rows * d, ffn_done); */
+    /*@ assert dot1_at: BLK_DOT_AT_SAME(u, w1, d, rows, ff, ffn_done); */
+    /*@ assert dot1: BLK_DOT_SAME(u, w1, d, rows, ff, ffn_done); */
+    /*@ assert bias1: BLK_BIAS_SAME(b1, ff, ffn_done); */
+    /*@ assert dot2_at: BLK_DOT_AT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert dot2: BLK_DOT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert bias2: BLK_BIAS_SAME(b2, d, ffn_done); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h32(act, z, dmask, p, i), ffn_done) == ffn_h32(act, z, dmask, p, i); */
+    /*@ assert f_model_same: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(BLK_F_MODEL, ffn_done) == BLK_F_MODEL; */
+#endif
+}
+
+/* pre-LN's tail: ln2 = norm2(s1); f = drop2(ffn(ln2)); y = s1 + f. */
+/*@ BLK_TAIL_PRE_CONTRACT(ffn_h32) */
+static void block_tail_pre_f32(float *y, float *ln2, float *mean2, float *rstd2, float *f, float *z,
+                               float *hh, const float *s1, const float *w1, const float *b1,
+                               const float *w2, const float *b2, const float *g2, const float *b2n,
+                               const float *dmask, const float *d2mask, float p, float eps, ffn_act act,
+                               int rows, int d, int ff)
+{
+    block_layernorm_f32(ln2, mean2, rstd2, s1, g2, b2n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+ln_done:;
+#endif
+    block_ffn_add_f32(y, f, z, hh, ln2, s1, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: ln2's rows (ln_done) at return (the FFN and add wrote y, f, z, hh only) */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    /*@ assert ln_same: BLK_SAME(ln2, rows * d, ln_done); */
+    /*@ assert mean_same: BLK_SAME(mean2, rows, ln_done); */
+    /*@ assert rstd_same: BLK_SAME(rstd2, rows, ln_done); */
+    /*@ assert x_same: BLK_SAME(s1, rows * d, ln_done); */
+    /*@ assert g_same: BLK_SAME(g2, d, ln_done); */
+    /*@ assert b_same: BLK_SAME(b2n, d, ln_done); */
+    /*@ assert ln_pt: BLK_LN_PT(ln2, mean2, rstd2, s1, g2, b2n); */
+    /*@ assert ln_rows: BLK_LN_ROWS_AT(Here, rows, ln2, mean2, rstd2, s1, g2, b2n); */
+#endif
+}
+
+/* post-LN's output: s2 = h + f; y = norm2(s2). */
+/*@ BLK_OUT_POST_CONTRACT */
+static void block_out_post_f32(float *y, float *s2, float *mean2, float *rstd2, const float *h,
+                               const float *f, const float *g2, const float *b2n, float eps, int rows, int d)
+{
+    residual_forward_f32(s2, h, f, rows * d);
+#ifdef RESNORM_WP_ROWS
+res_done:;
+#endif
+    block_layernorm_f32(y, mean2, rstd2, s2, g2, b2n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: s2 as the add left it */
+    /*@ assert s2_same: BLK_SAME(s2, rows * d, res_done); */
+    /*@ assert h_same: BLK_SAME(h, rows * d, res_done); */
+    /*@ assert f_same: BLK_SAME(f, rows * d, res_done); */
+#endif
+}
+
+/* post-LN's tail after h = norm1(s1): f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
+/*@ BLK_TAIL_POST_CONTRACT(ffn_h32) */
+static void block_tail_post_f32(float *y, float *s2, float *mean2, float *rstd2, float *f, float *z, float *hh,
+                                const float *h, const float *w1, const float *b1, const float *w2,
+                                const float *b2, const float *g2, const float *b2n, const float *dmask,
+                                const float *d2mask, float p, float eps, ffn_act act, int rows, int d, int ff)
+{
+    block_ffn_sublayer_f32(f, z, hh, h, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+ffn_done:;
+#endif
+    block_out_post_f32(y, s2, mean2, rstd2, h, f, g2, b2n, eps, rows, d);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the FFN's rows (ffn_done) at return (the output wrote y, s2, mean2 and rstd2
+       only): frame facts, then the FFN's dots over two memory states. */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    //@ ghost blk_lemma_rows_fit(rows, ff);
+    //@ ghost blk_lemma_rows_fit(ff, d);
+    //@ ghost blk_lemma_rows_fit(d, ff);
+    /*@ assert z_same: BLK_SAME(z, rows * ff, ffn_done); */
+    /*@ assert hh_same: BLK_SAME(hh, rows * ff, ffn_done); */
+    /*@ assert f_same: BLK_SAME(f, rows * d, ffn_done); */
+    /*@ assert u_same: BLK_SAME(h, rows * d, ffn_done); */
+    /*@ assert w1_same: BLK_SAME(w1, d * ff, ffn_done); */
+    /*@ assert b1_same: BLK_SAME(b1, ff, ffn_done); */
+    /*@ assert w2_same: BLK_SAME(w2, d * ff, ffn_done); */
+    /*@ assert b2_same: BLK_SAME(b2, d, ffn_done); */
+    /*@ assert dmask_same: dmask == \null || BLK_SAME(dmask, rows * ff, ffn_done); */
+    /*@ assert d2mask_same: d2mask == \null || BLK_SAME(d2mask, rows * d, ffn_done); */
+    /*@ assert dot1_at: BLK_DOT_AT_SAME(h, w1, d, rows, ff, ffn_done); */
+    /*@ assert dot1: BLK_DOT_SAME(h, w1, d, rows, ff, ffn_done); */
+    /*@ assert bias1: BLK_BIAS_SAME(b1, ff, ffn_done); */
+    /*@ assert dot2_at: BLK_DOT_AT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert dot2: BLK_DOT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert bias2: BLK_BIAS_SAME(b2, d, ffn_done); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h32(act, z, dmask, p, i), ffn_done) == ffn_h32(act, z, dmask, p, i); */
+    /*@ assert f_model_same: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(BLK_F_MODEL, ffn_done) == BLK_F_MODEL; */
+#endif
+}
+
+/* The first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a, in the caches
+   of specs/block.h. */
+/*@ BLK_HEAD_CONTRACT */
+static void block_head_f32(float *acts, const float *x, const float *params, const float *kpm,
+                           const float *amask, const float *d1mask, float p, float eps, int post, int causal,
+                           int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d;
+    /* (the offsets' products: see block_forward_f32) */
+    const float *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
+                *g1 = out_b + d + d * ff + ff + d * ff + d, *b1n = g1 + d;
+    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
+          *row = ctx + n, *a = row + 2 * T, *s1 = a + n,
+          *att = s1 + n + n + rows + rows + B * T * ff + B * T * ff + n + n; /* after ln2 .. s2 */
+    const float *v = x;
+    if (!post) {
+        layernorm_forward_f32(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
+        v = ln1;
+    }
+    attention_forward_f32(a, qkv, att, ctx, row, v, in_w, in_b, out_w, out_b, kpm, amask, p, B, T, d, H, causal);
+    if (d1mask)
+        dropout_forward_f32(a, a, d1mask, dropout_scale_f32(p), n);
+    residual_forward_f32(s1, x, a, n);
+}
+
 void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
                        const float *amask, const float *dmask, const float *d1mask,
                        const float *d2mask, float p, float eps, int post, ffn_act act, int causal,
@@ -60,45 +290,25 @@ void block_forward_f32(float *y, float *acts, const float *x, const float *param
        B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
        int-overflow goals then need no nonlinear step, which the solvers do not take) */
     /* the parameters and the caches, in the layout of specs/block.h */
-    const float *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
-                *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
-                *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
-    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
-          *row = ctx + n, *a = row + 2 * T, *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n,
-          *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *f = hh + B * T * ff,
-          *s2 = f + n, *att = s2 + n;
-    float scale = dropout_scale_f32(p);
-    /* the first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a */
-    const float *v = x;
+    const float *w1 = params + 4 * (d * d) + 4 * d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff,
+                *g1 = b2 + d, *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
+    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *s1 = rstd1 + rows + 5 * n + 2 * T,
+          *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff,
+          *f = hh + B * T * ff, *s2 = f + n;
+#ifdef RESNORM_WP_ROWS
+    /*@ assert BLK_ROWS_PTRS; */
+#endif
+    /* the first sublayer: s1 = x + drop1(attn(v)) */
+    block_head_f32(acts, x, params, kpm, amask, d1mask, p, eps, post, causal, B, T, d, H, ff);
+    /* the second sublayer and the output: pre-LN y = s1 + drop2(ffn(norm2(s1))); post-LN
+       h = norm1(s1), y = norm2(h + drop2(ffn(h))) */
     if (!post) {
-        layernorm_forward_f32(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
-        v = ln1;
-    }
-    attention_forward_f32(a, qkv, att, ctx, row, v, in_w, in_b, out_w, out_b, kpm, amask, p, B, T, d, H, causal);
-    if (d1mask)
-        dropout_forward_f32(a, a, d1mask, scale, n);
-    residual_forward_f32(s1, x, a, n);
-    /* h = s1 (pre) or norm1(s1) (post); the second sublayer: f = drop2(ffn(u)), u = norm2(h) (pre)
-       or h (post) */
-    const float *h = s1;
-    if (post) {
-        layernorm_forward_f32(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
-        h = ln1;
-    }
-    const float *u = h;
-    if (!post) {
-        layernorm_forward_f32(ln2, mean2, rstd2, h, g2, b2n, rows, d, eps);
-        u = ln2;
-    }
-    ffn_forward_f32(f, z, hh, u, w1, b1, w2, b2, dmask, p, act, rows, d, ff);
-    if (d2mask)
-        dropout_forward_f32(f, f, d2mask, scale, n);
-    /* y = h + f (pre) or norm2(h + f) (post) */
-    if (!post) {
-        residual_forward_f32(y, h, f, n);
+        block_tail_pre_f32(y, ln2, mean2, rstd2, f, z, hh, s1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
+                           eps, act, rows, d, ff);
     } else {
-        residual_forward_f32(s2, h, f, n);
-        layernorm_forward_f32(y, mean2, rstd2, s2, g2, b2n, rows, d, eps);
+        block_layernorm_f32(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+        block_tail_post_f32(y, s2, mean2, rstd2, f, z, hh, ln1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
+                            eps, act, rows, d, ff);
     }
 }
 
@@ -189,6 +399,219 @@ static const double *block_dropout_grad_f64(double *out, const double *g, const 
     return out;
 }
 
+/* yv = LayerNorm(xv) with gv, bv (mv, rv: its statistics), xv [rows, d]: the norm's call, and in
+   the rows run its rows restated over the buffers at return (LayerNorm's own clause reads xv, gv,
+   bv at entry). */
+/*@ BLK_LN_CONTRACT */
+static void block_layernorm_f64(double *yv, double *mv, double *rv, const double *xv, const double *gv,
+                                const double *bv, int rows, int d, double eps)
+{
+    layernorm_forward_f64(yv, mv, rv, xv, gv, bv, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    /*@ assert x_same: BLK_SAME(xv, rows * d, Pre); */
+    /*@ assert g_same: BLK_SAME(gv, d, Pre); */
+    /*@ assert b_same: BLK_SAME(bv, d, Pre); */
+#endif
+}
+
+/* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
+/*@ BLK_FFN_SUB_CONTRACT(ffn_h64) */
+static void block_ffn_sublayer_f64(double *f, double *z, double *hh, const double *u, const double *w1,
+                                   const double *b1, const double *w2, const double *b2, const double *dmask,
+                                   const double *d2mask, double p, ffn_act act, int rows, int d, int ff)
+{
+    ffn_forward_f64(f, z, hh, u, w1, b1, w2, b2, dmask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+ffn_done:;
+#endif
+    if (d2mask)
+        dropout_forward_f64(f, f, d2mask, dropout_scale_f64(p), rows * d);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the FFN's rows, stated over u, w1 at entry and hh, w2 at ffn_done, are over
+       them at return (the dropout wrote f only): frame facts, then each dot over two memory states
+       by lin_dot_shift and lin_dot_at_frame (specs/linear_rows.h), as in ref/ffn.c. */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    //@ ghost blk_lemma_rows_fit(rows, ff);
+    //@ ghost blk_lemma_rows_fit(ff, d);
+    //@ ghost blk_lemma_rows_fit(d, ff);
+    /*@ assert z_same: BLK_SAME(z, rows * ff, ffn_done); */
+    /*@ assert hh_same: BLK_SAME(hh, rows * ff, ffn_done); */
+    /*@ assert u_same: BLK_SAME(u, rows * d, Pre); */
+    /*@ assert w1_same: BLK_SAME(w1, d * ff, Pre); */
+    /*@ assert b1_same: BLK_SAME(b1, ff, Pre); */
+    /*@ assert w2_same: BLK_SAME(w2, d * ff, ffn_done); */
+    /*@ assert b2_same: BLK_SAME(b2, d, ffn_done); */
+    /*@ assert dmask_same: dmask == \null || BLK_SAME(dmask, rows * ff, ffn_done); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h64(act, z, dmask, p, i), ffn_done) == ffn_h64(act, z, dmask, p, i); */
+    /*@ assert dot1_at: BLK_DOT_AT_SAME(u, w1, d, rows, ff, Pre); */
+    /*@ assert dot1: BLK_DOT_SAME(u, w1, d, rows, ff, Pre); */
+    /*@ assert bias1: BLK_BIAS_SAME(b1, ff, Pre); */
+    /*@ assert dot2_at: BLK_DOT_AT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert dot2: BLK_DOT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert bias2: BLK_BIAS_SAME(b2, d, ffn_done); */
+    /*@ assert f_at_ffn: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(f[lin_row_start(r, d) + j], ffn_done) == \at(blk_ffn_y(hh, w2, b2, r, j, ff), ffn_done); */
+    /*@ assert f_ffn: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(f[lin_row_start(r, d) + j], ffn_done) == blk_ffn_y(hh, w2, b2, r, j, ff); */
+#endif
+}
+
+/* pre-LN's FFN and add: f = drop2(ffn(u)); y = s1 + f. */
+/*@ BLK_FFN_ADD_CONTRACT(ffn_h64) */
+static void block_ffn_add_f64(double *y, double *f, double *z, double *hh, const double *u, const double *s1,
+                              const double *w1, const double *b1, const double *w2, const double *b2,
+                              const double *dmask, const double *d2mask, double p, ffn_act act, int rows, int d,
+                              int ff)
+{
+    block_ffn_sublayer_f64(f, z, hh, u, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+ffn_done:;
+#endif
+    residual_forward_f64(y, s1, f, rows * d);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the FFN's rows (ffn_done) at return (the add wrote y only): frame facts, then
+       the FFN's dots over two memory states. */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    //@ ghost blk_lemma_rows_fit(rows, ff);
+    //@ ghost blk_lemma_rows_fit(ff, d);
+    //@ ghost blk_lemma_rows_fit(d, ff);
+    /*@ assert z_same: BLK_SAME(z, rows * ff, ffn_done); */
+    /*@ assert hh_same: BLK_SAME(hh, rows * ff, ffn_done); */
+    /*@ assert f_same: BLK_SAME(f, rows * d, ffn_done); */
+    /*@ assert u_same: BLK_SAME(u, rows * d, ffn_done); */
+    /*@ assert w1_same: BLK_SAME(w1, d * ff, ffn_done); */
+    /*@ assert b1_same: BLK_SAME(b1, ff, ffn_done); */
+    /*@ assert w2_same: BLK_SAME(w2, d * ff, ffn_done); */
+    /*@ assert b2_same: BLK_SAME(b2, d, ffn_done); */
+    /*@ assert dmask_same: dmask == \null || BLK_SAME(dmask, rows * ff, ffn_done); */
+    /*@ assert d2mask_same: d2mask == \null || BLK_SAME(d2mask, rows * d, ffn_done); */
+    /*@ assert dot1_at: BLK_DOT_AT_SAME(u, w1, d, rows, ff, ffn_done); */
+    /*@ assert dot1: BLK_DOT_SAME(u, w1, d, rows, ff, ffn_done); */
+    /*@ assert bias1: BLK_BIAS_SAME(b1, ff, ffn_done); */
+    /*@ assert dot2_at: BLK_DOT_AT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert dot2: BLK_DOT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert bias2: BLK_BIAS_SAME(b2, d, ffn_done); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h64(act, z, dmask, p, i), ffn_done) == ffn_h64(act, z, dmask, p, i); */
+    /*@ assert f_model_same: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(BLK_F_MODEL, ffn_done) == BLK_F_MODEL; */
+#endif
+}
+
+/* pre-LN's tail: ln2 = norm2(s1); f = drop2(ffn(ln2)); y = s1 + f. */
+/*@ BLK_TAIL_PRE_CONTRACT(ffn_h64) */
+static void block_tail_pre_f64(double *y, double *ln2, double *mean2, double *rstd2, double *f, double *z,
+                               double *hh, const double *s1, const double *w1, const double *b1,
+                               const double *w2, const double *b2, const double *g2, const double *b2n,
+                               const double *dmask, const double *d2mask, double p, double eps, ffn_act act,
+                               int rows, int d, int ff)
+{
+    block_layernorm_f64(ln2, mean2, rstd2, s1, g2, b2n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+ln_done:;
+#endif
+    block_ffn_add_f64(y, f, z, hh, ln2, s1, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: ln2's rows (ln_done) at return (the FFN and add wrote y, f, z, hh only) */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    /*@ assert ln_same: BLK_SAME(ln2, rows * d, ln_done); */
+    /*@ assert mean_same: BLK_SAME(mean2, rows, ln_done); */
+    /*@ assert rstd_same: BLK_SAME(rstd2, rows, ln_done); */
+    /*@ assert x_same: BLK_SAME(s1, rows * d, ln_done); */
+    /*@ assert g_same: BLK_SAME(g2, d, ln_done); */
+    /*@ assert b_same: BLK_SAME(b2n, d, ln_done); */
+    /*@ assert ln_pt: BLK_LN_PT(ln2, mean2, rstd2, s1, g2, b2n); */
+    /*@ assert ln_rows: BLK_LN_ROWS_AT(Here, rows, ln2, mean2, rstd2, s1, g2, b2n); */
+#endif
+}
+
+/* post-LN's output: s2 = h + f; y = norm2(s2). */
+/*@ BLK_OUT_POST_CONTRACT */
+static void block_out_post_f64(double *y, double *s2, double *mean2, double *rstd2, const double *h,
+                               const double *f, const double *g2, const double *b2n, double eps, int rows, int d)
+{
+    residual_forward_f64(s2, h, f, rows * d);
+#ifdef RESNORM_WP_ROWS
+res_done:;
+#endif
+    block_layernorm_f64(y, mean2, rstd2, s2, g2, b2n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: s2 as the add left it */
+    /*@ assert s2_same: BLK_SAME(s2, rows * d, res_done); */
+    /*@ assert h_same: BLK_SAME(h, rows * d, res_done); */
+    /*@ assert f_same: BLK_SAME(f, rows * d, res_done); */
+#endif
+}
+
+/* post-LN's tail after h = norm1(s1): f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
+/*@ BLK_TAIL_POST_CONTRACT(ffn_h64) */
+static void block_tail_post_f64(double *y, double *s2, double *mean2, double *rstd2, double *f, double *z, double *hh,
+                                const double *h, const double *w1, const double *b1, const double *w2,
+                                const double *b2, const double *g2, const double *b2n, const double *dmask,
+                                const double *d2mask, double p, double eps, ffn_act act, int rows, int d, int ff)
+{
+    block_ffn_sublayer_f64(f, z, hh, h, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+ffn_done:;
+#endif
+    block_out_post_f64(y, s2, mean2, rstd2, h, f, g2, b2n, eps, rows, d);
+#ifdef RESNORM_WP_ROWS
+    /* The rows run: the FFN's rows (ffn_done) at return (the output wrote y, s2, mean2 and rstd2
+       only): frame facts, then the FFN's dots over two memory states. */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    //@ ghost blk_lemma_rows_fit(rows, ff);
+    //@ ghost blk_lemma_rows_fit(ff, d);
+    //@ ghost blk_lemma_rows_fit(d, ff);
+    /*@ assert z_same: BLK_SAME(z, rows * ff, ffn_done); */
+    /*@ assert hh_same: BLK_SAME(hh, rows * ff, ffn_done); */
+    /*@ assert f_same: BLK_SAME(f, rows * d, ffn_done); */
+    /*@ assert u_same: BLK_SAME(h, rows * d, ffn_done); */
+    /*@ assert w1_same: BLK_SAME(w1, d * ff, ffn_done); */
+    /*@ assert b1_same: BLK_SAME(b1, ff, ffn_done); */
+    /*@ assert w2_same: BLK_SAME(w2, d * ff, ffn_done); */
+    /*@ assert b2_same: BLK_SAME(b2, d, ffn_done); */
+    /*@ assert dmask_same: dmask == \null || BLK_SAME(dmask, rows * ff, ffn_done); */
+    /*@ assert d2mask_same: d2mask == \null || BLK_SAME(d2mask, rows * d, ffn_done); */
+    /*@ assert dot1_at: BLK_DOT_AT_SAME(h, w1, d, rows, ff, ffn_done); */
+    /*@ assert dot1: BLK_DOT_SAME(h, w1, d, rows, ff, ffn_done); */
+    /*@ assert bias1: BLK_BIAS_SAME(b1, ff, ffn_done); */
+    /*@ assert dot2_at: BLK_DOT_AT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert dot2: BLK_DOT_SAME(hh, w2, ff, rows, d, ffn_done); */
+    /*@ assert bias2: BLK_BIAS_SAME(b2, d, ffn_done); */
+    /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
+          \at(ffn_h64(act, z, dmask, p, i), ffn_done) == ffn_h64(act, z, dmask, p, i); */
+    /*@ assert f_model_same: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
+          \at(BLK_F_MODEL, ffn_done) == BLK_F_MODEL; */
+#endif
+}
+
+/* The first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a, in the caches
+   of specs/block.h. */
+/*@ BLK_HEAD_CONTRACT */
+static void block_head_f64(double *acts, const double *x, const double *params, const double *kpm,
+                           const double *amask, const double *d1mask, double p, double eps, int post, int causal,
+                           int B, int T, int d, int H, int ff)
+{
+    int rows = B * T, n = B * T * d;
+    /* (the offsets' products: see block_forward_f64) */
+    const double *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
+                *g1 = out_b + d + d * ff + ff + d * ff + d, *b1n = g1 + d;
+    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
+          *row = ctx + n, *a = row + 2 * T, *s1 = a + n,
+          *att = s1 + n + n + rows + rows + B * T * ff + B * T * ff + n + n; /* after ln2 .. s2 */
+    const double *v = x;
+    if (!post) {
+        layernorm_forward_f64(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
+        v = ln1;
+    }
+    attention_forward_f64(a, qkv, att, ctx, row, v, in_w, in_b, out_w, out_b, kpm, amask, p, B, T, d, H, causal);
+    if (d1mask)
+        dropout_forward_f64(a, a, d1mask, dropout_scale_f64(p), n);
+    residual_forward_f64(s1, x, a, n);
+}
+
 void block_forward_f64(double *y, double *acts, const double *x, const double *params, const double *kpm,
                        const double *amask, const double *dmask, const double *d1mask,
                        const double *d2mask, double p, double eps, int post, ffn_act act, int causal,
@@ -199,45 +622,25 @@ void block_forward_f64(double *y, double *acts, const double *x, const double *p
        B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
        int-overflow goals then need no nonlinear step, which the solvers do not take) */
     /* the parameters and the caches, in the layout of specs/block.h */
-    const double *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
-                *w1 = out_b + d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff, *g1 = b2 + d,
-                *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
-    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
-          *row = ctx + n, *a = row + 2 * T, *s1 = a + n, *ln2 = s1 + n, *mean2 = ln2 + n,
-          *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *f = hh + B * T * ff,
-          *s2 = f + n, *att = s2 + n;
-    double scale = dropout_scale_f64(p);
-    /* the first sublayer: a = drop1(attn(v)), v = norm1(x) (pre) or x (post); s1 = x + a */
-    const double *v = x;
+    const double *w1 = params + 4 * (d * d) + 4 * d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff,
+                *g1 = b2 + d, *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
+    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *s1 = rstd1 + rows + 5 * n + 2 * T,
+          *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff,
+          *f = hh + B * T * ff, *s2 = f + n;
+#ifdef RESNORM_WP_ROWS
+    /*@ assert BLK_ROWS_PTRS; */
+#endif
+    /* the first sublayer: s1 = x + drop1(attn(v)) */
+    block_head_f64(acts, x, params, kpm, amask, d1mask, p, eps, post, causal, B, T, d, H, ff);
+    /* the second sublayer and the output: pre-LN y = s1 + drop2(ffn(norm2(s1))); post-LN
+       h = norm1(s1), y = norm2(h + drop2(ffn(h))) */
     if (!post) {
-        layernorm_forward_f64(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
-        v = ln1;
-    }
-    attention_forward_f64(a, qkv, att, ctx, row, v, in_w, in_b, out_w, out_b, kpm, amask, p, B, T, d, H, causal);
-    if (d1mask)
-        dropout_forward_f64(a, a, d1mask, scale, n);
-    residual_forward_f64(s1, x, a, n);
-    /* h = s1 (pre) or norm1(s1) (post); the second sublayer: f = drop2(ffn(u)), u = norm2(h) (pre)
-       or h (post) */
-    const double *h = s1;
-    if (post) {
-        layernorm_forward_f64(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
-        h = ln1;
-    }
-    const double *u = h;
-    if (!post) {
-        layernorm_forward_f64(ln2, mean2, rstd2, h, g2, b2n, rows, d, eps);
-        u = ln2;
-    }
-    ffn_forward_f64(f, z, hh, u, w1, b1, w2, b2, dmask, p, act, rows, d, ff);
-    if (d2mask)
-        dropout_forward_f64(f, f, d2mask, scale, n);
-    /* y = h + f (pre) or norm2(h + f) (post) */
-    if (!post) {
-        residual_forward_f64(y, h, f, n);
+        block_tail_pre_f64(y, ln2, mean2, rstd2, f, z, hh, s1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
+                           eps, act, rows, d, ff);
     } else {
-        residual_forward_f64(s2, h, f, n);
-        layernorm_forward_f64(y, mean2, rstd2, s2, g2, b2n, rows, d, eps);
+        block_layernorm_f64(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+        block_tail_post_f64(y, s2, mean2, rstd2, f, z, hh, ln1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
+                            eps, act, rows, d, ff);
     }
 }
 

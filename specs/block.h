@@ -56,8 +56,11 @@
  * callees' contracts (each proved by its own target: specs/attention.h, specs/ffn.h, ...): no runtime error (index arithmetic included), every callee's precondition
  * (validity, the separation of the buffers it writes from those it reads, eps > 0, 0 <= p < 1,
  * the int sizes), `assigns` (only y / dx, the caches, the gradients and the scratch), termination.
- * NOT stated: any output as a formula of the inputs (layernorm_forward_*, attention_forward_* and
- * ffn_forward_* have no functional postcondition to compose), nor any backward value.
+ * The forward's wiring over the reals (ln2 = norm2(s1), y = s1 + f pre-LN; s2 = ln1 + f,
+ * y = norm2(s2) post-LN; f = drop2(ffn(u)); in the head s1 = x + a) is proved in a rows run
+ * (specs/block_rows.h; the helpers' contracts below).  NOT stated: a as a formula of the attention's
+ * input, s1 = x + a and post-LN's ln1 = norm1(s1) at the block's return (proved in the helpers
+ * only), nor any backward value.
  */
 #ifndef RESNORM_BLOCK_H
 #define RESNORM_BLOCK_H
@@ -147,6 +150,165 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     requires sep_masks: BLK_MASKS_SEP(BLK_RD(dx), BLK_PAR(grads), BLK_WS(ws)) &&                   \
                         (d2mask == \null || \separated(BLK_RD(d2mask), BLK_RD(dy)));             \
     assigns *BLK_RD(dx), *BLK_PAR(grads), *BLK_WS(ws);
+
+/* The forward's first sublayer (a static helper of ref/block.c): a = drop1(attn(v)), v = norm1(x)
+   (pre) or x (post), s1 = x + a, into the caches (acts, the layout above); in the rows run s1_def
+   (BLK_S1, BLK_A: specs/block_rows.h). */
+#define BLK_HEAD_CONTRACT                                                                          \
+    requires dims: BLK_DIMS;                                                                       \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires eps_pos: eps > 0;                                                                     \
+    requires valid_in: \valid_read(BLK_RD(x)) && \valid_read(BLK_PAR(params));                     \
+    requires valid_masks: (amask == \null || \valid_read(BLK_ATT(amask))) &&                       \
+                          (d1mask == \null || \valid_read(BLK_RD(d1mask))) &&                      \
+                          (kpm == \null || \valid_read(BLK_KPM(kpm)));                             \
+    requires valid_out: \valid(BLK_ACT(acts));                                                     \
+    requires sep: \separated(BLK_ACT(acts), BLK_RD(x), BLK_PAR(params));                           \
+    requires sep_masks: (amask == \null || \separated(BLK_ATT(amask), BLK_ACT(acts))) &&           \
+                        (d1mask == \null || \separated(BLK_RD(d1mask), BLK_ACT(acts))) &&          \
+                        (kpm == \null || \separated(BLK_KPM(kpm), BLK_ACT(acts)));                 \
+    assigns *BLK_ACT(acts);                                                                        \
+    LN_ROWS_CLAUSE(ensures s1_def: \forall integer i; 0 <= i < BLK_N ==> BLK_S1[i] == x[i] + BLK_A[i];)
+
+/* The forward's tails (static helpers of ref/block.c; the driver calls one of them after
+   s1 = x + drop1(attn(v)) and, post-LN, h = norm1(s1)): everything after behind small contracts, so
+   that the rows run (specs/block_rows.h) carries each fact across one small call at a time
+   (proofs/README-block.md, "The forward composed").  Every buffer [rows, d] but the FFN's caches
+   z, hh [rows, ff] and the norms' mean, rstd [rows].  The functional clauses (LN_ROWS_CLAUSE: the
+   rows run only, over the reals, every buffer at return):
+     layernorm     yv = LayerNorm(xv) with gv, bv and the statistics mv, rv: y_rows, y_pt
+     ffn sublayer  f = drop2(ffn(u)):   z_rows, h_def (HF: ffn_h32 / ffn_h64, specs/ffn_rows.h), f_def
+     ffn and add   f = drop2(ffn(u)), y = s1 + f (y_def)
+     pre tail      ln2 = norm2(s1) (ln2_rows), then the FFN and the add with u = ln2
+     post output   s2 = h + f (s2_def), y = norm2(s2) (y_rows)
+     post tail     f = drop2(ffn(h)), s2 = h + f, y = norm2(s2) (h = norm1(s1): the driver's call) */
+#define BLK_R(v, m) (v + (0 .. (m) - 1))
+#define BLK_SUB_DIMS                                                                               \
+    rows >= 1 && d >= 1 && ff >= 1 && rows * d <= INT_MAX && rows * ff <= INT_MAX && d * ff <= INT_MAX
+/* the FFN's parameters w1, b1, w2, b2 and the two masks' validity */
+#define BLK_FFN_READ                                                                               \
+    \valid_read(BLK_R(w1, d * ff)) && \valid_read(BLK_R(b1, ff)) && \valid_read(BLK_R(w2, d * ff)) && \
+    \valid_read(BLK_R(b2, d)) && (dmask == \null || \valid_read(BLK_R(dmask, rows * ff))) &&        \
+    (d2mask == \null || \valid_read(BLK_R(d2mask, rows * d)))
+#define BLK_FFN_IN BLK_R(w1, d * ff), BLK_R(b1, ff), BLK_R(w2, d * ff), BLK_R(b2, d)
+#define BLK_FFN_OUT BLK_R(f, rows * d), BLK_R(z, rows * ff), BLK_R(hh, rows * ff)
+/* outputs (a list of ranges) separated from the masks */
+#define BLK_SUB_MASKS_SEP(...)                                                                     \
+    (dmask == \null || \separated(BLK_R(dmask, rows * ff), __VA_ARGS__)) &&                        \
+    (d2mask == \null || \separated(BLK_R(d2mask, rows * d), __VA_ARGS__))
+/* the rows run's FFN clauses, over u (HF: ffn_h32 / ffn_h64) */
+#define BLK_FFN_ENSURES(HF, u)                                                                     \
+    LN_ROWS_CLAUSE(                                                                                \
+    ensures z_rows: \forall integer r; 0 <= r < rows ==> lin_row_y{Post, Post}(z, u, w1, b1, r, d, ff); \
+    ensures h_def: \forall integer i; 0 <= i < rows * ff ==> hh[i] == HF(act, z, dmask, p, i);     \
+    ensures f_def: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>                           \
+      f[lin_row_start(r, d) + j] == blk_drop(blk_ffn_y(hh, w2, b2, r, j, ff), d2mask, p, lin_row_start(r, d) + j);)
+/* the R rows of yv are LayerNorm of xv's rows with gamma gv, beta bv, the statistics mv, rv (all at
+   label L; BLK_LN_ROWS: at return) */
+#define BLK_LN_ROWS_AT(L, R, yv, mv, rv, xv, gv, bv)                                               \
+    \forall integer r; 0 <= r < (R) ==> ln_row_affine{L, L}(yv, mv, rv, xv, gv, bv, r, ln_row_start(r, d), d)
+#define BLK_LN_ROWS(R, yv, mv, rv, xv, gv, bv) BLK_LN_ROWS_AT(Post, R, yv, mv, rv, xv, gv, bv)
+/* the same, element by element (the form a frame carries: ln_row_affine's body) */
+#define BLK_LN_PT(yv, mv, rv, xv, gv, bv)                                                          \
+    \forall integer r, i; 0 <= r < rows && 0 <= i < d ==>                                           \
+      yv[ln_row_start(r, d) + i] == ln_affine(xv[ln_row_start(r, d) + i], mv[r], rv[r], gv[i], bv[i])
+
+/* yv = LayerNorm(xv) (gv, bv), its statistics in mv, rv: LayerNorm's contract, its rows at return */
+#define BLK_LN_CONTRACT                                                                            \
+    requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
+    requires eps_pos: eps > 0;                                                                     \
+    requires valid_in: \valid_read(BLK_R(xv, rows * d)) && \valid_read(BLK_R(gv, d)) &&            \
+                       \valid_read(BLK_R(bv, d));                                                  \
+    requires valid_out: \valid(BLK_R(yv, rows * d)) && \valid(BLK_R(mv, rows)) && \valid(BLK_R(rv, rows)); \
+    requires sep: \separated(BLK_R(yv, rows * d), BLK_R(mv, rows), BLK_R(rv, rows),                 \
+                             BLK_R(xv, rows * d), BLK_R(gv, d), BLK_R(bv, d));                     \
+    assigns *BLK_R(yv, rows * d), *BLK_R(mv, rows), *BLK_R(rv, rows);                              \
+    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, yv, mv, rv, xv, gv, bv);)                    \
+    LN_ROWS_CLAUSE(ensures y_pt: BLK_LN_PT(yv, mv, rv, xv, gv, bv);)
+
+#define BLK_FFN_SUB_CONTRACT(HF)                                                                   \
+    requires dims: BLK_SUB_DIMS;                                                                   \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires valid_in: \valid_read(BLK_R(u, rows * d)) && BLK_FFN_READ;                            \
+    requires valid_out: \valid(BLK_R(f, rows * d)) && \valid(BLK_R(z, rows * ff)) &&               \
+                        \valid(BLK_R(hh, rows * ff));                                              \
+    requires sep: \separated(BLK_FFN_OUT, BLK_R(u, rows * d), BLK_FFN_IN);                          \
+    requires sep_masks: BLK_SUB_MASKS_SEP(BLK_FFN_OUT);                                            \
+    assigns *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff);                      \
+    BLK_FFN_ENSURES(HF, u)
+
+#define BLK_FFN_ADD_OUT BLK_R(y, rows * d), BLK_FFN_OUT
+#define BLK_FFN_ADD_CONTRACT(HF)                                                                   \
+    requires dims: BLK_SUB_DIMS;                                                                   \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires valid_in: \valid_read(BLK_R(u, rows * d)) && \valid_read(BLK_R(s1, rows * d)) &&      \
+                       BLK_FFN_READ;                                                               \
+    requires valid_out: \valid(BLK_R(y, rows * d)) && \valid(BLK_R(f, rows * d)) &&                \
+                        \valid(BLK_R(z, rows * ff)) && \valid(BLK_R(hh, rows * ff));              \
+    requires sep: \separated(BLK_FFN_ADD_OUT, BLK_R(u, rows * d), BLK_R(s1, rows * d), BLK_FFN_IN); \
+    requires sep_masks: BLK_SUB_MASKS_SEP(BLK_FFN_ADD_OUT);                                        \
+    assigns *BLK_R(y, rows * d), *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff); \
+    BLK_FFN_ENSURES(HF, u)                                                                         \
+    LN_ROWS_CLAUSE(ensures y_def: \forall integer i; 0 <= i < rows * d ==> y[i] == s1[i] + f[i];)
+
+#define BLK_TAIL_PRE_OUT                                                                           \
+    BLK_R(y, rows * d), BLK_R(ln2, rows * d), BLK_R(mean2, rows), BLK_R(rstd2, rows), BLK_FFN_OUT
+#define BLK_TAIL_PRE_CONTRACT(HF)                                                                  \
+    requires dims: BLK_SUB_DIMS;                                                                   \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires eps_pos: eps > 0;                                                                     \
+    requires valid_in: \valid_read(BLK_R(s1, rows * d)) && \valid_read(BLK_R(g2, d)) &&            \
+                       \valid_read(BLK_R(b2n, d)) && BLK_FFN_READ;                                 \
+    requires valid_out: \valid(BLK_R(y, rows * d)) && \valid(BLK_R(ln2, rows * d)) &&              \
+                        \valid(BLK_R(mean2, rows)) && \valid(BLK_R(rstd2, rows)) &&                \
+                        \valid(BLK_R(f, rows * d)) && \valid(BLK_R(z, rows * ff)) &&               \
+                        \valid(BLK_R(hh, rows * ff));                                              \
+    requires sep: \separated(BLK_TAIL_PRE_OUT, BLK_R(s1, rows * d), BLK_R(g2, d), BLK_R(b2n, d),    \
+                             BLK_FFN_IN);                                                          \
+    requires sep_masks: BLK_SUB_MASKS_SEP(BLK_TAIL_PRE_OUT);                                       \
+    assigns *BLK_R(y, rows * d), *BLK_R(ln2, rows * d), *BLK_R(mean2, rows), *BLK_R(rstd2, rows),  \
+            *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff);                      \
+    LN_ROWS_CLAUSE(ensures ln2_rows: BLK_LN_ROWS(rows, ln2, mean2, rstd2, s1, g2, b2n);)                 \
+    BLK_FFN_ENSURES(HF, ln2)                                                                       \
+    LN_ROWS_CLAUSE(ensures y_def: \forall integer i; 0 <= i < rows * d ==> y[i] == s1[i] + f[i];)
+
+#define BLK_OUT_POST_OUT BLK_R(y, rows * d), BLK_R(s2, rows * d), BLK_R(mean2, rows), BLK_R(rstd2, rows)
+#define BLK_OUT_POST_CONTRACT                                                                      \
+    requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
+    requires eps_pos: eps > 0;                                                                     \
+    requires valid_in: \valid_read(BLK_R(h, rows * d)) && \valid_read(BLK_R(f, rows * d)) &&       \
+                       \valid_read(BLK_R(g2, d)) && \valid_read(BLK_R(b2n, d));                    \
+    requires valid_out: \valid(BLK_R(y, rows * d)) && \valid(BLK_R(s2, rows * d)) &&               \
+                        \valid(BLK_R(mean2, rows)) && \valid(BLK_R(rstd2, rows));                  \
+    requires sep: \separated(BLK_OUT_POST_OUT, BLK_R(h, rows * d), BLK_R(f, rows * d), BLK_R(g2, d), \
+                             BLK_R(b2n, d));                                                       \
+    assigns *BLK_R(y, rows * d), *BLK_R(s2, rows * d), *BLK_R(mean2, rows), *BLK_R(rstd2, rows);   \
+    LN_ROWS_CLAUSE(ensures s2_def: \forall integer i; 0 <= i < rows * d ==> s2[i] == h[i] + f[i];)  \
+    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, y, mean2, rstd2, s2, g2, b2n);)
+
+#define BLK_TAIL_POST_OUT BLK_OUT_POST_OUT, BLK_FFN_OUT
+#define BLK_TAIL_POST_CONTRACT(HF)                                                                 \
+    requires dims: BLK_SUB_DIMS;                                                                   \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires p_range: 0.0 <= p < 1.0;                                                              \
+    requires eps_pos: eps > 0;                                                                     \
+    requires valid_in: \valid_read(BLK_R(h, rows * d)) && \valid_read(BLK_R(g2, d)) &&             \
+                       \valid_read(BLK_R(b2n, d)) && BLK_FFN_READ;                                 \
+    requires valid_out: \valid(BLK_R(y, rows * d)) && \valid(BLK_R(s2, rows * d)) &&               \
+                        \valid(BLK_R(mean2, rows)) && \valid(BLK_R(rstd2, rows)) &&                \
+                        \valid(BLK_R(f, rows * d)) && \valid(BLK_R(z, rows * ff)) &&               \
+                        \valid(BLK_R(hh, rows * ff));                                              \
+    requires sep: \separated(BLK_TAIL_POST_OUT, BLK_R(h, rows * d), BLK_R(g2, d), BLK_R(b2n, d),    \
+                             BLK_FFN_IN);                                                          \
+    requires sep_masks: BLK_SUB_MASKS_SEP(BLK_TAIL_POST_OUT);                                      \
+    assigns *BLK_R(y, rows * d), *BLK_R(s2, rows * d), *BLK_R(mean2, rows), *BLK_R(rstd2, rows),   \
+            *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff);                      \
+    BLK_FFN_ENSURES(HF, h)                                                                         \
+    LN_ROWS_CLAUSE(ensures s2_def: \forall integer i; 0 <= i < rows * d ==> s2[i] == h[i] + f[i];)  \
+    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, y, mean2, rstd2, s2, g2, b2n);)
 
 /*@ BLK_FWD_CONTRACT */
 void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,

@@ -1,0 +1,136 @@
+/* The block's forward, composed (issue 9): what the block rows run proves (-DRESNORM_WP_ROWS,
+ * proofs/block.sh, session proofs/session_block/rows; proofs/README-block.md "The
+ * forward composed").  Included by ref/block.c in that run only; with it specs/ffn_rows.h (the
+ * FFN's rows contract: z_rows, h_def, y_rows, proved by prove-ffn's rows run) and specs/layernorm.h's
+ * rows clauses (y_rows, stats_rows: proved by prove-layernorm's rows run), which the block is proved
+ * against; Frama-C merges the clauses below into block_forward_*'s contract there.  Every statement
+ * is over the reals (-wp-model real) and over the block's output and its caches (acts, in
+ * specs/block.h's layout) on return; x, params and the masks are read only (assigns), so their
+ * values on return are the inputs.  n = B·T·d, rows = B·T, rows of width d (x, the norms, a, s1,
+ * f, s2, y) or ff (z, hh):
+ *
+ *   pre-LN (post == 0), norm_first=True:
+ *     ln2_pre  every row of ln2 is LayerNorm (norm2: its weight and bias) of s1's row, with the
+ *              row's cached mean2, rstd2: ln2[r·d + i] == (s1[r·d + i] − mean2[r])·rstd2[r]·g2[i] + b2n[i]
+ *     y_pre    y = s1 + f
+ *   post-LN (post != 0), norm_first=False:
+ *     s2_post  s2 = ln1 + f
+ *     y_post   every row of y is LayerNorm (norm2) of s2's row, with mean2, rstd2
+ *   both:
+ *     z_rows   every row of z is u's row times linear1.weightᵀ plus linear1.bias, u = ln2 (pre) or
+ *              ln1 (post), the FFN's input: z[r·ff + k] == b1[k] + sum_c u[r·d + c]·w1[k·d + c]
+ *     h_def    hh[i] == act(z[i]), times dmask[i]/(1 − p) with dropout.mask (ffn_h32 / ffn_h64)
+ *     f_def    every f[r·d + j] is b2[j] + sum_k hh[r·ff + k]·w2[j·ff + k] (linear2), times
+ *              d2mask[r·d + j]/(1 − p) with dropout2.mask
+ * and, where they are made (specs/block.h): s1 = x + a (block_head_*'s s1_def: a is the attention's
+ * output after dropout1) and post-LN's ln1 = norm1(s1) (block_layernorm_*'s rows).  So
+ *   pre-LN:  y = s1 + drop2(ffn(norm2(s1))),  s1 = x + a
+ *   post-LN: y = norm2(h + drop2(ffn(h))),    h = norm1(s1), s1 = x + a
+ * the wiring of specs/block.h: which norm (its weight and bias) reads which tensor, where the
+ * residual adds take their operands, dropout2 before the add.  NOT stated: s1 = x + a and post-LN's
+ * ln1 rows at the block's return (carrying them across the tail call in the driver times out:
+ * proofs/README-block.md); a as a formula of the attention's input (attention_forward_* has no
+ * composed contract: specs/attention_rows.h states one query row of one head), so neither which
+ * tensor the attention read (pre-LN's ln1 = norm1(x)) nor dropout1; the norms' mean and rstd as
+ * formulas of their input rows; the backward.
+ *
+ * The proof: the driver is block_head_* then one tail of small static helpers, each with its own
+ * contract over its buffers as parameters (specs/block.h), so that each fact crosses at most one or
+ * two small calls.  (Stated at once over the driver, with its eight calls and attention's contract in
+ * every goal, 64 of 528 goals failed: proofs/attempts/issue9-block-rows.md.)
+ */
+#ifndef RESNORM_BLOCK_ROWS_H
+#define RESNORM_BLOCK_ROWS_H
+
+#include "block.h"
+#include "ffn_rows.h"
+
+/*@
+  // f before dropout2: row r, column j of the FFN's linear2, b2[j] + hh[r, :]·w2[j, :].
+  logic real blk_ffn_y{L}(float *hh, float *w2, float *b2, integer r, integer j, integer ff) =
+    lin_bias(b2, j) + lin_dot(hh + lin_row_start(r, ff), w2 + lin_row_start(j, ff), ff);
+  logic real blk_ffn_y{L}(double *hh, double *w2, double *b2, integer r, integer j, integer ff) =
+    lin_bias(b2, j) + lin_dot(hh + lin_row_start(r, ff), w2 + lin_row_start(j, ff), ff);
+  // v after a dropout with the 0/1 mask m at index i (m == NULL: eval mode, v itself), scale 1/(1 − p).
+  logic real blk_drop{L}(real v, float *m, real p, integer i) =
+    m == \null ? v : dropout_val(v, m[i], 1.0 / (1.0 - p));
+  logic real blk_drop{L}(real v, double *m, real p, integer i) =
+    m == \null ? v : dropout_val(v, m[i], 1.0 / (1.0 - p));
+*/
+
+/* Sizes and the caches' and parameters' offsets (elements), as ref/block.c lays them out. */
+#define BLK_N (B * T * d)
+#define BLK_ROWS (B * T)
+#define BLK_NF (B * T * ff)
+#define BLK_LN1 (acts)
+#define BLK_MEAN1 (acts + BLK_N)
+#define BLK_RSTD1 (acts + (BLK_N + BLK_ROWS))
+#define BLK_A (acts + (5 * BLK_N + 2 * BLK_ROWS + 2 * T))
+#define BLK_S1 (acts + (6 * BLK_N + 2 * BLK_ROWS + 2 * T))
+#define BLK_LN2 (acts + (7 * BLK_N + 2 * BLK_ROWS + 2 * T))
+#define BLK_MEAN2 (acts + (8 * BLK_N + 2 * BLK_ROWS + 2 * T))
+#define BLK_RSTD2 (acts + (8 * BLK_N + 3 * BLK_ROWS + 2 * T))
+#define BLK_Z (acts + (8 * BLK_N + 4 * BLK_ROWS + 2 * T))
+#define BLK_HH (acts + (8 * BLK_N + 4 * BLK_ROWS + 2 * T + BLK_NF))
+#define BLK_F (acts + (8 * BLK_N + 4 * BLK_ROWS + 2 * T + 2 * BLK_NF))
+#define BLK_S2 (acts + (9 * BLK_N + 4 * BLK_ROWS + 2 * T + 2 * BLK_NF))
+#define BLK_W1 (params + (4 * (d * d) + 4 * d))
+#define BLK_B1 (params + (4 * (d * d) + 4 * d + d * ff))
+#define BLK_W2 (params + (4 * (d * d) + 4 * d + d * ff + ff))
+#define BLK_B2 (params + (4 * (d * d) + 4 * d + 2 * (d * ff) + ff))
+#define BLK_G1 (params + (4 * (d * d) + 5 * d + 2 * (d * ff) + ff))
+#define BLK_B1N (params + (4 * (d * d) + 6 * d + 2 * (d * ff) + ff))
+#define BLK_G2 (params + (4 * (d * d) + 7 * d + 2 * (d * ff) + ff))
+#define BLK_B2N (params + (4 * (d * d) + 8 * d + 2 * (d * ff) + ff))
+
+/* The driver's local pointers are the offsets above (the driver's assertion ptrs). */
+#define BLK_ROWS_PTRS                                                                              \
+    ptrs: n == BLK_N && rows == BLK_ROWS && ln1 == BLK_LN1 && mean1 == BLK_MEAN1 &&                \
+          rstd1 == BLK_RSTD1 && s1 == BLK_S1 && ln2 == BLK_LN2 &&                    \
+          mean2 == BLK_MEAN2 && rstd2 == BLK_RSTD2 && z == BLK_Z && hh == BLK_HH && f == BLK_F &&  \
+          s2 == BLK_S2 && w1 == BLK_W1 && b1 == BLK_B1 && w2 == BLK_W2 && b2 == BLK_B2 &&          \
+          g1 == BLK_G1 && b1n == BLK_B1N && g2 == BLK_G2 && b2n == BLK_B2N
+
+/* The helpers' and the driver's assertions (ref/block.c, after each one's last call). */
+/* buffer v[0 .. m-1] unchanged since label L */
+#define BLK_SAME(v, m, L) \forall integer k; 0 <= k < (m) ==> v[k] == \at(v[k], L)
+/* The dots of x's rows q < R with w's rows j < J (both of width m), and the biases b[j], as at
+   label L: first over lin_dot_at (lin_dot_at_frame), then over lin_dot (lin_dot_shift). */
+#define BLK_DOT_AT_SAME(x, w, m, R, J, L)                                                          \
+    \forall integer q, j; 0 <= q < (R) && 0 <= j < (J) ==>                                          \
+      \at(lin_dot_at(x, lin_row_start(q, m), w, lin_row_start(j, m), m), L) ==                      \
+        lin_dot_at(x, lin_row_start(q, m), w, lin_row_start(j, m), m)
+#define BLK_DOT_SAME(x, w, m, R, J, L)                                                             \
+    \forall integer q, j; 0 <= q < (R) && 0 <= j < (J) ==>                                          \
+      \at(lin_dot(x + lin_row_start(q, m), w + lin_row_start(j, m), m), L) ==                       \
+        lin_dot(x + lin_row_start(q, m), w + lin_row_start(j, m), m)
+/* f's model (the FFN sublayer's f_def) at row r, column j */
+#define BLK_F_MODEL blk_drop(blk_ffn_y(hh, w2, b2, r, j, ff), d2mask, p, lin_row_start(r, d) + j)
+#define BLK_BIAS_SAME(b, J, L) \forall integer j; 0 <= j < (J) ==> \at(lin_bias(b, j), L) == lin_bias(b, j)
+
+/* HF: ffn_h32 or ffn_h64 (specs/ffn_rows.h). */
+#define BLK_ROWS_CONTRACT(HF)                                                                      \
+    ensures ln2_pre: post == 0 ==>                                                                 \
+      BLK_LN_ROWS(BLK_ROWS, BLK_LN2, BLK_MEAN2, BLK_RSTD2, BLK_S1, BLK_G2, BLK_B2N);                \
+    ensures y_pre: post == 0 ==> \forall integer i; 0 <= i < BLK_N ==> y[i] == BLK_S1[i] + BLK_F[i]; \
+    ensures s2_post: post != 0 ==> \forall integer i; 0 <= i < BLK_N ==> BLK_S2[i] == BLK_LN1[i] + BLK_F[i]; \
+    ensures y_post: post != 0 ==> BLK_LN_ROWS(BLK_ROWS, y, BLK_MEAN2, BLK_RSTD2, BLK_S2, BLK_G2, BLK_B2N); \
+    ensures z_rows: \forall integer r; 0 <= r < BLK_ROWS ==>                                       \
+      lin_row_y{Post, Post}(BLK_Z, post == 0 ? BLK_LN2 : BLK_LN1, BLK_W1, BLK_B1, r, d, ff);       \
+    ensures h_def: \forall integer i; 0 <= i < BLK_NF ==> BLK_HH[i] == HF(act, BLK_Z, dmask, p, i); \
+    ensures f_def: \forall integer r, j; 0 <= r < BLK_ROWS && 0 <= j < d ==>                       \
+      BLK_F[lin_row_start(r, d) + j] ==                                                            \
+        blk_drop(blk_ffn_y(BLK_HH, BLK_W2, BLK_B2, r, j, ff), d2mask, p, lin_row_start(r, d) + j);
+
+/*@ BLK_ROWS_CONTRACT(ffn_h32) */
+void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
+                       const float *amask, const float *dmask, const float *d1mask,
+                       const float *d2mask, float p, float eps, int post, ffn_act act, int causal,
+                       int B, int T, int d, int H, int ff);
+/*@ BLK_ROWS_CONTRACT(ffn_h64) */
+void block_forward_f64(double *y, double *acts, const double *x, const double *params,
+                       const double *kpm, const double *amask, const double *dmask,
+                       const double *d1mask, const double *d2mask, double p, double eps, int post,
+                       ffn_act act, int causal, int B, int T, int d, int H, int ff);
+
+#endif
