@@ -31,7 +31,7 @@ PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 proof_eva_wait
 # EVA may leave unknown only the integer facts of the ghost lemma functions (row offsets and index
 # bounds, WP-proved, no float operation); every real-model statement and frame fact is \true for it
-# (LN_EXACT, WP_ONLY, LIN_EXACT under -DRESNORM_EVA), so it narrows its states by nothing
+# (LN_EXACT, WP_ONLY under -DRESNORM_EVA), so it narrows its states by nothing
 # else it did not prove (issue 13).
 proof_eva_no_unknown "lemma_lin_row: postcondition 'row_end'" "lemma_lin_index: postcondition 'idx_hi'" \
   "function lemma_lin_rows_before: postcondition 'rows_before'" "assertion 'row_at'" "assertion 'dw_end'"

@@ -16,18 +16,32 @@
 #endif
 
 #ifdef RESNORM_WP_ROWS
-/* The rows run: every row of a [rows, n] array fits in it, with lin_row_start as the trigger. */
-/*@ ghost
-  /@ requires rows_nonneg: rows >= 0;
-     requires n_pos: n >= 1;
-     assigns \nothing;
-     ensures rows_fit: \forall integer q; 0 <= q < rows ==>
-       0 <= lin_row_start(q, n) && lin_row_start(q, n) + n <= rows * n;
-     ensures ln_rows_fit: \forall integer q; 0 <= q < rows ==>
-       0 <= ln_row_start(q, n) && ln_row_start(q, n) + n <= rows * n; @/
-  static void blk_lemma_rows_fit(int rows, int n) {}
-*/
+#include "rows_fit.h"
+
+/* The rows run: every row of a [rows, n] array fits in it, with lin_row_start and ln_row_start as
+   the triggers (specs/rows_fit.h). */
+/*@ ghost ROWS_FIT_LEMMA(blk_lemma_rows_fit, ensures rows_fit: ROWS_FIT(lin_row_start);
+                                             ensures ln_rows_fit: ROWS_FIT(ln_row_start);) */
 #endif
+
+/* The parameters' and the caches' layout (specs/block.h lists the fields in order), in one place
+   for the head, the forward and the backward.  Each macro declares the pointers into one block from
+   the locals rows = B·T, n = B·T·d, B, T, d and ff (a function leaves some unused).  Every offset is
+   one small int product (3 * (d * d), 3 * n, B * T * ff rather than 3 * d * d, B * T * 3 * d), and
+   att [B, H, T, T] is the last cache, so that no offset needs B·H·T·T: the int-overflow goals then
+   need no nonlinear step, which the solvers do not take.
+   BLOCK_PARAMS(Q, P, base): Q *P##in_w .. *P##b2n from base (P empty: the parameters; P = d: their
+   gradients, din_w .. db2n, the same layout).  BLOCK_CACHES(Q, base): Q *ln1 .. *att from base. */
+#define BLOCK_PARAMS(Q, P, base)                                                                   \
+    __attribute__((unused)) Q *P##in_w = (base), *P##in_b = P##in_w + 3 * (d * d),                 \
+        *P##out_w = P##in_b + 3 * d, *P##out_b = P##out_w + d * d, *P##w1 = P##out_b + d,          \
+        *P##b1 = P##w1 + d * ff, *P##w2 = P##b1 + ff, *P##b2 = P##w2 + d * ff, *P##g1 = P##b2 + d, \
+        *P##b1n = P##g1 + d, *P##g2 = P##b1n + d, *P##b2n = P##g2 + d
+#define BLOCK_CACHES(Q, base)                                                                      \
+    __attribute__((unused)) Q *ln1 = (base), *mean1 = ln1 + n, *rstd1 = mean1 + rows,              \
+        *qkv = rstd1 + rows, *ctx = qkv + 3 * n, *row = ctx + n, *a = row + 2 * T, *s1 = a + n,    \
+        *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows,                 \
+        *hh = z + B * T * ff, *f = hh + B * T * ff, *s2 = f + n, *att = s2 + n
 
 /* ---- float ---- */
 
@@ -263,12 +277,8 @@ static void block_head_f32(float *acts, const float *x, const float *params, con
                            int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
-    /* (the offsets' products: see block_forward_f32) */
-    const float *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
-                *g1 = out_b + d + d * ff + ff + d * ff + d, *b1n = g1 + d;
-    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
-          *row = ctx + n, *a = row + 2 * T, *s1 = a + n,
-          *att = s1 + n + n + rows + rows + B * T * ff + B * T * ff + n + n; /* after ln2 .. s2 */
+    BLOCK_PARAMS(const float, , params);
+    BLOCK_CACHES(float, acts);
     const float *v = x;
     if (!post) {
         layernorm_forward_f32(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
@@ -286,15 +296,8 @@ void block_forward_f32(float *y, float *acts, const float *x, const float *param
                        int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
-    /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
-       B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
-       int-overflow goals then need no nonlinear step, which the solvers do not take) */
-    /* the parameters and the caches, in the layout of specs/block.h */
-    const float *w1 = params + 4 * (d * d) + 4 * d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff,
-                *g1 = b2 + d, *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
-    float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *s1 = rstd1 + rows + 5 * n + 2 * T,
-          *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff,
-          *f = hh + B * T * ff, *s2 = f + n;
+    BLOCK_PARAMS(const float, , params);
+    BLOCK_CACHES(float, acts);
 #ifdef RESNORM_WP_ROWS
     /*@ assert BLK_ROWS_PTRS; */
 #endif
@@ -318,18 +321,12 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
                         int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
-    /* the parameters (their gradients: the same layout), the caches and the scratch */
-    const float *in_w = params, *out_w = in_w + 3 * (d * d) + 3 * d, *w1 = out_w + d * d + d,
-                *w2 = w1 + d * ff + ff, *g1 = w2 + d * ff + d, *g2 = g1 + 2 * d;
-    float *din_w = grads, *din_b = din_w + 3 * (d * d), *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
-          *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
-          *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
-    const float *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-                *ctx = qkv + 3 * n, *s1 = ctx + n + 2 * T + n, *ln2 = s1 + n, *mean2 = ln2 + n,
-                *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *s2 = hh + B * T * ff + n,
-                *att = s2 + n;
+    /* the parameters, their gradients (the same layout), the caches and the scratch */
+    BLOCK_PARAMS(const float, , params);
+    BLOCK_PARAMS(float, d, grads);
+    BLOCK_CACHES(const float, acts);
     float *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
-          *row = dh + B * T * ff;
+          *ws_row = dh + B * T * ff;
     float scale = dropout_scale_f32(p);
     if (!post) {
         /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
@@ -341,7 +338,7 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const float *gd = block_dropout_grad_f32(ga, dx, d1mask, scale, n);
         block_fill_f32(gb, 0.0f, n);
-        attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, ln1, in_w, out_w, qkv,
+        attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         layernorm_backward_f32(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
         residual_forward_f32(dx, dx, ga, n);
@@ -356,7 +353,7 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         layernorm_backward_f32(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
         const float *gd = block_dropout_grad_f32(gb, ga, d1mask, scale, n);
         block_fill_f32(dx, 0.0f, n);
-        attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, x, in_w, out_w, qkv,
+        attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         residual_forward_f32(dx, dx, ga, n);
     }
@@ -595,12 +592,8 @@ static void block_head_f64(double *acts, const double *x, const double *params, 
                            int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
-    /* (the offsets' products: see block_forward_f64) */
-    const double *in_w = params, *in_b = in_w + 3 * (d * d), *out_w = in_b + 3 * d, *out_b = out_w + d * d,
-                *g1 = out_b + d + d * ff + ff + d * ff + d, *b1n = g1 + d;
-    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows, *ctx = qkv + 3 * n,
-          *row = ctx + n, *a = row + 2 * T, *s1 = a + n,
-          *att = s1 + n + n + rows + rows + B * T * ff + B * T * ff + n + n; /* after ln2 .. s2 */
+    BLOCK_PARAMS(const double, , params);
+    BLOCK_CACHES(double, acts);
     const double *v = x;
     if (!post) {
         layernorm_forward_f64(ln1, mean1, rstd1, x, g1, b1n, rows, d, eps);
@@ -618,15 +611,8 @@ void block_forward_f64(double *y, double *acts, const double *x, const double *p
                        int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
-    /* (the offsets' products are written 3 * (d * d) and 3 * n rather than 3 * d * d and
-       B * T * 3 * d, and att [B, H, T, T] is the last cache so that no offset needs B·H·T·T: the
-       int-overflow goals then need no nonlinear step, which the solvers do not take) */
-    /* the parameters and the caches, in the layout of specs/block.h */
-    const double *w1 = params + 4 * (d * d) + 4 * d, *b1 = w1 + d * ff, *w2 = b1 + ff, *b2 = w2 + d * ff,
-                *g1 = b2 + d, *b1n = g1 + d, *g2 = b1n + d, *b2n = g2 + d;
-    double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *s1 = rstd1 + rows + 5 * n + 2 * T,
-          *ln2 = s1 + n, *mean2 = ln2 + n, *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff,
-          *f = hh + B * T * ff, *s2 = f + n;
+    BLOCK_PARAMS(const double, , params);
+    BLOCK_CACHES(double, acts);
 #ifdef RESNORM_WP_ROWS
     /*@ assert BLK_ROWS_PTRS; */
 #endif
@@ -650,18 +636,12 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
                         int B, int T, int d, int H, int ff)
 {
     int rows = B * T, n = B * T * d;
-    /* the parameters (their gradients: the same layout), the caches and the scratch */
-    const double *in_w = params, *out_w = in_w + 3 * (d * d) + 3 * d, *w1 = out_w + d * d + d,
-                *w2 = w1 + d * ff + ff, *g1 = w2 + d * ff + d, *g2 = g1 + 2 * d;
-    double *din_w = grads, *din_b = din_w + 3 * (d * d), *dout_w = din_b + 3 * d, *dout_b = dout_w + d * d,
-          *dw1 = dout_b + d, *db1 = dw1 + d * ff, *dw2 = db1 + ff, *db2 = dw2 + d * ff, *dg1 = db2 + d,
-          *db1n = dg1 + d, *dg2 = db1n + d, *db2n = dg2 + d;
-    const double *ln1 = acts, *mean1 = ln1 + n, *rstd1 = mean1 + rows, *qkv = rstd1 + rows,
-                *ctx = qkv + 3 * n, *s1 = ctx + n + 2 * T + n, *ln2 = s1 + n, *mean2 = ln2 + n,
-                *rstd2 = mean2 + rows, *z = rstd2 + rows, *hh = z + B * T * ff, *s2 = hh + B * T * ff + n,
-                *att = s2 + n;
+    /* the parameters, their gradients (the same layout), the caches and the scratch */
+    BLOCK_PARAMS(const double, , params);
+    BLOCK_PARAMS(double, d, grads);
+    BLOCK_CACHES(const double, acts);
     double *ga = ws, *gb = ga + n, *dqkv = gb + n, *dctx = dqkv + 3 * n, *dh = dctx + n,
-          *row = dh + B * T * ff;
+          *ws_row = dh + B * T * ff;
     double scale = dropout_scale_f64(p);
     if (!post) {
         /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
@@ -673,7 +653,7 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const double *gd = block_dropout_grad_f64(ga, dx, d1mask, scale, n);
         block_fill_f64(gb, 0.0, n);
-        attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, ln1, in_w, out_w, qkv,
+        attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         layernorm_backward_f64(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
         residual_forward_f64(dx, dx, ga, n);
@@ -688,7 +668,7 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         layernorm_backward_f64(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
         const double *gd = block_dropout_grad_f64(gb, ga, d1mask, scale, n);
         block_fill_f64(dx, 0.0, n);
-        attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, gd, x, in_w, out_w, qkv,
+        attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w, qkv,
                                att, ctx, amask, p, B, T, d, H);
         residual_forward_f64(dx, dx, ga, n);
     }

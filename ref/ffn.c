@@ -12,16 +12,11 @@
 #ifdef RESNORM_WP_ROWS
 #include "ffn_rows.h" /* the rows run: the forward composed (z_rows, h_def, y_rows) */
 
+#include "rows_fit.h"
+
 /* The rows run: every row of a [rows, n] array fits in it, with lin_row_start as the trigger
-   (the rows' index facts in the form the goals read; cf. ref/skip_layernorm.c). */
-/*@ ghost
-  /@ requires rows_nonneg: rows >= 0;
-     requires n_pos: n >= 1;
-     assigns \nothing;
-     ensures rows_fit: \forall integer q; 0 <= q < rows ==>
-       0 <= lin_row_start(q, n) && lin_row_start(q, n) + n <= rows * n; @/
-  static void ffn_lemma_rows_fit(int rows, int n) {}
-*/
+   (specs/rows_fit.h). */
+/*@ ghost ROWS_FIT_LEMMA(ffn_lemma_rows_fit, ensures rows_fit: ROWS_FIT(lin_row_start);) */
 #endif
 
 /* ---- float ---- */

@@ -6,6 +6,7 @@
 
 #include "residual.h"
 #include "rmsnorm.h"
+#include "rows_fit.h"
 #ifdef RESNORM_WP_ROWS
 #include "skip_rmsnorm_rows.h" /* the rows run: y_rows, rstd_rows; dx_rows, dgamma_sum, dbias_sum */
 #endif
@@ -35,13 +36,8 @@
     /@ assert row_mono: WP_ONLY((r + 1) * n <= rows * n); @/
   }
 
-  // Every row fits in the rows x n array.
-  /@ requires rows_nonneg: rows >= 0;
-     requires n_pos: n >= 1;
-     assigns \nothing;
-     ensures rows_fit: WP_ONLY(\forall integer q; 0 <= q < rows ==>
-       0 <= rms_row_start(q, n) && rms_row_start(q, n) + n <= rows * n); @/
-  static void skip_rms_lemma_rows_fit(int rows, int n) {}
+  // Every row fits in the rows x n array (specs/rows_fit.h).
+  ROWS_FIT_LEMMA(skip_rms_lemma_rows_fit, ensures rows_fit: WP_ONLY(ROWS_FIT(rms_row_start));)
 */
 
 #ifdef RESNORM_WP_ROWS

@@ -53,9 +53,10 @@
  * per element.  Compile with -ffp-contract=off.
  *
  * Contracts (ACSL, `make prove-block`, proofs/block.sh), with -wp-rte -wp-model real, using the
- * callees' contracts (each proved by its own target: specs/attention.h, specs/ffn.h, ...): no runtime error (index arithmetic included), every callee's precondition
- * (validity, the separation of the buffers it writes from those it reads, eps > 0, 0 <= p < 1,
- * the int sizes), `assigns` (only y / dx, the caches, the gradients and the scratch), termination.
+ * callees' contracts (each proved by its own target: specs/attention.h, specs/ffn.h, ...): no
+ * runtime error (index arithmetic included), every callee's precondition (validity, the
+ * separation of the buffers it writes from those it reads, eps > 0, 0 <= p < 1, the int sizes),
+ * `assigns` (only y / dx, the caches, the gradients and the scratch), termination.
  * The forward's wiring over the reals (ln2 = norm2(s1), y = s1 + f pre-LN; s2 = ln1 + f,
  * y = norm2(s2) post-LN; f = drop2(ffn(u)); in the head s1 = x + a) is proved in a rows run
  * (specs/block_rows.h; the helpers' contracts below).  NOT stated: a as a formula of the attention's
@@ -185,6 +186,11 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 #define BLK_R(v, m) (v + (0 .. (m) - 1))
 #define BLK_SUB_DIMS                                                                               \
     rows >= 1 && d >= 1 && ff >= 1 && rows * d <= INT_MAX && rows * ff <= INT_MAX && d * ff <= INT_MAX
+/* what every helper that runs the FFN requires first (sizes, activation, dropout probability) */
+#define BLK_SUB_REQUIRES                                                                           \
+    requires dims: BLK_SUB_DIMS;                                                                   \
+    requires act_ok: ffn_act_ok(act);                                                              \
+    requires p_range: 0.0 <= p < 1.0;
 /* the FFN's parameters w1, b1, w2, b2 and the two masks' validity */
 #define BLK_FFN_READ                                                                               \
     \valid_read(BLK_R(w1, d * ff)) && \valid_read(BLK_R(b1, ff)) && \valid_read(BLK_R(w2, d * ff)) && \
@@ -202,7 +208,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     ensures z_rows: \forall integer r; 0 <= r < rows ==> lin_row_y{Post, Post}(z, u, w1, b1, r, d, ff); \
     ensures h_def: \forall integer i; 0 <= i < rows * ff ==> hh[i] == HF(act, z, dmask, p, i);     \
     ensures f_def: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>                           \
-      f[lin_row_start(r, d) + j] == blk_drop(blk_ffn_y(hh, w2, b2, r, j, ff), d2mask, p, lin_row_start(r, d) + j);)
+      f[lin_row_start(r, d) + j] ==                                                                 \
+        blk_drop(blk_ffn_y(hh, w2, b2, r, j, ff), d2mask, p, lin_row_start(r, d) + j);)
 /* the R rows of yv are LayerNorm of xv's rows with gamma gv, beta bv, the statistics mv, rv (all at
    label L; BLK_LN_ROWS: at return) */
 #define BLK_LN_ROWS_AT(L, R, yv, mv, rv, xv, gv, bv)                                               \
@@ -227,9 +234,7 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     LN_ROWS_CLAUSE(ensures y_pt: BLK_LN_PT(yv, mv, rv, xv, gv, bv);)
 
 #define BLK_FFN_SUB_CONTRACT(HF)                                                                   \
-    requires dims: BLK_SUB_DIMS;                                                                   \
-    requires act_ok: ffn_act_ok(act);                                                              \
-    requires p_range: 0.0 <= p < 1.0;                                                              \
+    BLK_SUB_REQUIRES                                                                               \
     requires valid_in: \valid_read(BLK_R(u, rows * d)) && BLK_FFN_READ;                            \
     requires valid_out: \valid(BLK_R(f, rows * d)) && \valid(BLK_R(z, rows * ff)) &&               \
                         \valid(BLK_R(hh, rows * ff));                                              \
@@ -240,9 +245,7 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 
 #define BLK_FFN_ADD_OUT BLK_R(y, rows * d), BLK_FFN_OUT
 #define BLK_FFN_ADD_CONTRACT(HF)                                                                   \
-    requires dims: BLK_SUB_DIMS;                                                                   \
-    requires act_ok: ffn_act_ok(act);                                                              \
-    requires p_range: 0.0 <= p < 1.0;                                                              \
+    BLK_SUB_REQUIRES                                                                               \
     requires valid_in: \valid_read(BLK_R(u, rows * d)) && \valid_read(BLK_R(s1, rows * d)) &&      \
                        BLK_FFN_READ;                                                               \
     requires valid_out: \valid(BLK_R(y, rows * d)) && \valid(BLK_R(f, rows * d)) &&                \
@@ -256,9 +259,7 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 #define BLK_TAIL_PRE_OUT                                                                           \
     BLK_R(y, rows * d), BLK_R(ln2, rows * d), BLK_R(mean2, rows), BLK_R(rstd2, rows), BLK_FFN_OUT
 #define BLK_TAIL_PRE_CONTRACT(HF)                                                                  \
-    requires dims: BLK_SUB_DIMS;                                                                   \
-    requires act_ok: ffn_act_ok(act);                                                              \
-    requires p_range: 0.0 <= p < 1.0;                                                              \
+    BLK_SUB_REQUIRES                                                                               \
     requires eps_pos: eps > 0;                                                                     \
     requires valid_in: \valid_read(BLK_R(s1, rows * d)) && \valid_read(BLK_R(g2, d)) &&            \
                        \valid_read(BLK_R(b2n, d)) && BLK_FFN_READ;                                 \
@@ -291,9 +292,7 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 
 #define BLK_TAIL_POST_OUT BLK_OUT_POST_OUT, BLK_FFN_OUT
 #define BLK_TAIL_POST_CONTRACT(HF)                                                                 \
-    requires dims: BLK_SUB_DIMS;                                                                   \
-    requires act_ok: ffn_act_ok(act);                                                              \
-    requires p_range: 0.0 <= p < 1.0;                                                              \
+    BLK_SUB_REQUIRES                                                                               \
     requires eps_pos: eps > 0;                                                                     \
     requires valid_in: \valid_read(BLK_R(h, rows * d)) && \valid_read(BLK_R(g2, d)) &&             \
                        \valid_read(BLK_R(b2n, d)) && BLK_FFN_READ;                                 \

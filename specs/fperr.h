@@ -1,5 +1,6 @@
-/* Rounding vocabulary of the float-model proofs (ACSL only; nothing here is compiled), and the switch
- * between the two WP runs that read the same annotations (proofs/README.md, "Two runs").
+/* Rounding vocabulary of the float-model proofs (ACSL only; nothing here is compiled).  The switch
+ * between the two WP runs that read the same annotations (proofs/README.md, "Two runs"), LN_EXACT(p)
+ * and LN_FLOAT(p), is specs/wp_only.h's, included here.
  *
  * The symbols are declared here without a body and defined in proofs/fperr.mlw (Why3 definitions,
  * nothing assumed), linked by proofs/fperr.driver, which only the float-model run loads:
@@ -8,25 +9,11 @@
  *   is_f32(x) <=> rnd32(x) == x,  no_ovf32(x) <=> rounding x to nearest does not overflow.
  * They stay named symbols in the WP goals so that WP's simplifier does not rewrite |rnd(a + b) - (a + b)|
  * out of the shape Gappa recognises as a relative error.
- *
- * LN_EXACT(p) (variadic: p may contain commas): a statement about the real model (every float operation exact): p in the real-model
- * run (`-wp-model real`), \true in the float-model run (where it is false: floats round).
- * LN_FLOAT(p): a statement about the IEEE float model (rounding, finiteness, error bounds): p in the
- * float-model run (-DRESNORM_WP_FLOAT), \true in the real-model run (whose floats are reals).
- * Each run proves every annotation it reads, so neither run uses a statement of the other model.
  */
 #ifndef RESNORM_FPERR_H
 #define RESNORM_FPERR_H
 
-#include "wp_only.h"
-
-#ifdef RESNORM_WP_FLOAT
-#define LN_EXACT(...) \true
-#define LN_FLOAT(...) (__VA_ARGS__)
-#else
-#define LN_EXACT(...) (__VA_ARGS__)
-#define LN_FLOAT(...) \true
-#endif
+#include "wp_only.h" /* LN_EXACT, LN_FLOAT, WP_ONLY */
 
 /*@ axiomatic FpErr {
       logic real fp_err(real computed, real exact);
@@ -67,18 +54,10 @@
 #define LN_ROWMODEL(...) LN_EXACT(__VA_ARGS__)
 #endif
 
-/* EVA (-DRESNORM_EVA, proofs/prove.sh): EVA reduces its states by every annotation it cannot decide,
- * so a statement proved only over the reals (LN_EXACT) could hide a NaN from it, and a float-model
- * statement (LN_FLOAT) is not EVA's to use either: both read \true.  EVA then relies only on what it
- * proves itself (prove.sh checks that no assertion, invariant or postcondition is left "unknown").  */
-#ifdef RESNORM_EVA
-#undef LN_EXACT
-#undef LN_FLOAT
-#define LN_EXACT(...) \true
-#define LN_FLOAT(...) \true
-#endif
-/* (a statement both WP runs prove and EVA does not decide, e.g. a * a >= 0 of reals: WP_ONLY,
-   specs/wp_only.h) */
+/* EVA (-DRESNORM_EVA, proofs/prove.sh) reads LN_EXACT and LN_FLOAT as \true (specs/wp_only.h): it
+ * relies only on what it proves itself (prove.sh checks that no assertion, invariant or
+ * postcondition is left "unknown").  A statement both WP runs prove and EVA does not decide (e.g.
+ * a * a >= 0 of reals): WP_ONLY. */
 /* ---- end of rows composed ---- */
 
 #endif

@@ -36,7 +36,7 @@
  * proofs/linear_float.sh, part of `make prove-linear`): for 1 <= n <= 4096, |x[k]|, |w[k]| <= 2^50,
  * |acc| <= 2^100 (lin_in_range32/64), |result - (acc + sum x_k w_k)| <=
  * (1 + 2^-11)(n + 1) u (|acc| + sum |x_k w_k|) + n 2^-149 (f64: n 2^-1074) (lin_err32/64,
- * specs/fperr_linear.h; specs/error-analysis-linear.md §2a).  LN_EXACT(p) / LN_FLOAT(p) (specs/fperr.h)
+ * specs/fperr_linear.h; specs/error-analysis-linear.md §2a).  LN_EXACT(p) / LN_FLOAT(p) (specs/wp_only.h)
  * keep the two runs apart: each reads only its own model's statements.
  * EVA (proofs/eva_linear.c, -warn-special-float non-finite, `make prove-linear`): 0 alarms, float
  * and double, forward then backward, for 1 <= in <= 64, 1 <= out <= 4, 1 <= rows <= 2 (EVA unrolls
@@ -50,12 +50,13 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "wp_only.h" /* LN_EXACT: the real-model postconditions */
+
 /* The float-model clauses, and the float-model logic they use (specs/fperr_linear.h, with
    specs/fperr.h's axiomatic FpErr), exist only where they are read: in ref/linear.c's own runs
    (which include fperr_linear.h themselves) and the float-model run (-DRESNORM_WP_FLOAT).  Every
    other file that includes this header (attention, ffn, the block: proved against these contracts
-   from committed sessions) sees the contracts as they were before them, so its goals are unchanged.
-   LIN_EXACT(p): the real-model postcondition, \true in the float-model and EVA runs (as LN_EXACT). */
+   from committed sessions) sees the contracts as they were before them, so its goals are unchanged. */
 #if defined(RESNORM_WP_FLOAT) && !defined(RESNORM_EVA)
 #include "fperr_linear.h"
 #define LIN_FLOAT_REQUIRES(name, ...) requires name: __VA_ARGS__;
@@ -63,11 +64,6 @@
 #else
 #define LIN_FLOAT_REQUIRES(name, ...)
 #define LIN_FLOAT_ENSURES(name, ...)
-#endif
-#if defined(RESNORM_WP_FLOAT) || defined(RESNORM_EVA)
-#define LIN_EXACT(...) \true
-#else
-#define LIN_EXACT(...) (__VA_ARGS__)
 #endif
 
 /*@
@@ -109,7 +105,7 @@
     requires valid_w: \valid_read(w + (0 .. n - 1));
     LIN_FLOAT_REQUIRES(fl_range, lin_in_range32(acc, x, w, n))
     assigns \nothing;
-    ensures dot_def: LIN_EXACT(\result == acc + lin_dot(x, w, n));
+    ensures dot_def: LN_EXACT(\result == acc + lin_dot(x, w, n));
     LIN_FLOAT_ENSURES(dot_fin, \is_finite(\result))
     LIN_FLOAT_ENSURES(dot_err, \abs(\result - (acc + lin_dot(x, w, n))) <= lin_err32(n, \abs(acc) + lin_adot(x, w, n)))
 */
@@ -119,7 +115,7 @@ float linear_dot_f32(float acc, const float *x, const float *w, int n);
     requires valid_w: \valid_read(w + (0 .. n - 1));
     LIN_FLOAT_REQUIRES(fl_range, lin_in_range64(acc, x, w, n))
     assigns \nothing;
-    ensures dot_def: LIN_EXACT(\result == acc + lin_dot(x, w, n));
+    ensures dot_def: LN_EXACT(\result == acc + lin_dot(x, w, n));
     LIN_FLOAT_ENSURES(dot_fin, \is_finite(\result))
     LIN_FLOAT_ENSURES(dot_err, \abs(\result - (acc + lin_dot(x, w, n))) <= lin_err64(n, \abs(acc) + lin_adot(x, w, n)))
 */
@@ -134,7 +130,7 @@ double linear_dot_f64(double acc, const double *x, const double *w, int n);
     requires valid_w: \valid_read(w + (0 .. n * s - 1));
     LIN_FLOAT_REQUIRES(fl_range, lin_sin_range32(acc, a, w, c, s, n))
     assigns \nothing;
-    ensures sdot_def: LIN_EXACT(\result == acc + lin_sdot(a, w, c, s, n));
+    ensures sdot_def: LN_EXACT(\result == acc + lin_sdot(a, w, c, s, n));
     LIN_FLOAT_ENSURES(sdot_fin, \is_finite(\result))
     LIN_FLOAT_ENSURES(sdot_err, \abs(\result - (acc + lin_sdot(a, w, c, s, n)))
                                <= lin_err32(n, \abs(acc) + lin_sadot(a, w, c, s, n)))
@@ -148,7 +144,7 @@ float linear_sdot_f32(float acc, const float *a, const float *w, int c, int s, i
     requires valid_w: \valid_read(w + (0 .. n * s - 1));
     LIN_FLOAT_REQUIRES(fl_range, lin_sin_range64(acc, a, w, c, s, n))
     assigns \nothing;
-    ensures sdot_def: LIN_EXACT(\result == acc + lin_sdot(a, w, c, s, n));
+    ensures sdot_def: LN_EXACT(\result == acc + lin_sdot(a, w, c, s, n));
     LIN_FLOAT_ENSURES(sdot_fin, \is_finite(\result))
     LIN_FLOAT_ENSURES(sdot_err, \abs(\result - (acc + lin_sdot(a, w, c, s, n)))
                                <= lin_err64(n, \abs(acc) + lin_sadot(a, w, c, s, n)))
@@ -167,7 +163,7 @@ double linear_sdot_f64(double acc, const double *a, const double *w, int c, int 
     requires sep_w: \separated(y + (0 .. out - 1), w + (0 .. in * out - 1));
     requires sep_b: b == \null || \separated(y + (0 .. out - 1), b + (0 .. out - 1));
     assigns y[0 .. out - 1];
-    ensures y_def: LIN_EXACT(\forall integer j; 0 <= j < out ==>
+    ensures y_def: LN_EXACT(\forall integer j; 0 <= j < out ==>
                      y[j] == lin_bias{Pre}(b, j) + lin_dot{Pre}(x, w + lin_row_start(j, in), in));
 */
 void linear_row_forward_f32(float *y, const float *x, const float *w, const float *b, int in, int out);
@@ -182,7 +178,7 @@ void linear_row_forward_f32(float *y, const float *x, const float *w, const floa
     requires sep_w: \separated(y + (0 .. out - 1), w + (0 .. in * out - 1));
     requires sep_b: b == \null || \separated(y + (0 .. out - 1), b + (0 .. out - 1));
     assigns y[0 .. out - 1];
-    ensures y_def: LIN_EXACT(\forall integer j; 0 <= j < out ==>
+    ensures y_def: LN_EXACT(\forall integer j; 0 <= j < out ==>
                      y[j] == lin_bias{Pre}(b, j) + lin_dot{Pre}(x, w + lin_row_start(j, in), in));
 */
 void linear_row_forward_f64(double *y, const double *x, const double *w, const double *b, int in,
@@ -206,8 +202,8 @@ void linear_row_forward_f64(double *y, const double *x, const double *w, const d
     requires sep_x: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), x + (0 .. in - 1));
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
-    ensures db_acc: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]));
-    ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
+    ensures db_acc: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]));
+    ensures dw_acc: LN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                              const float *w, int in, int out);
@@ -227,8 +223,8 @@ void linear_row_backward_f32(float *dx, float *dw, float *db, const float *dy, c
     requires sep_x: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), x + (0 .. in - 1));
     requires sep_w: \separated(dx + (0 .. in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
-    ensures db_acc: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]));
-    ensures dw_acc: LIN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
+    ensures db_acc: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + \old(dy[j]));
+    ensures dw_acc: LN_EXACT(\forall integer j; 0 <= j < out ==> lin_dw_row{Pre, Post}(dw, dy, x, lin_row_start(j, in), j, in));
 */
 void linear_row_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                              const double *w, int in, int out);
@@ -284,7 +280,7 @@ void linear_forward_f64(double *y, const double *x, const double *w, const doubl
     requires sep_x: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), x + (0 .. rows * in - 1));
     requires sep_w: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
-    ensures db_sum: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + lin_csum{Pre}(dy, j, out, rows));
+    ensures db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + lin_csum{Pre}(dy, j, out, rows));
 */
 void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const float *x,
                          const float *w, int rows, int in, int out);
@@ -305,7 +301,7 @@ void linear_backward_f32(float *dx, float *dw, float *db, const float *dy, const
     requires sep_x: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), x + (0 .. rows * in - 1));
     requires sep_w: \separated(dx + (0 .. rows * in - 1), dw + (0 .. in * out - 1), w + (0 .. in * out - 1));
     assigns dx[0 .. rows * in - 1], dw[0 .. in * out - 1], db[0 .. out - 1];
-    ensures db_sum: LIN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + lin_csum{Pre}(dy, j, out, rows));
+    ensures db_sum: LN_EXACT(db != \null ==> \forall integer j; 0 <= j < out ==> db[j] == \old(db[j]) + lin_csum{Pre}(dy, j, out, rows));
 */
 void linear_backward_f64(double *dx, double *dw, double *db, const double *dy, const double *x,
                          const double *w, int rows, int in, int out);
