@@ -84,7 +84,7 @@ static const float *block_dropout_grad_f32(float *out, const float *g, const flo
 /* yv = LayerNorm(xv) with gv, bv (mv, rv: its statistics), xv [rows, d]: the norm's call, and in
    the rows run its rows restated over the buffers at return (LayerNorm's own clause reads xv, gv,
    bv at entry). */
-/*@ BLK_LN_CONTRACT */
+/*@ BLK_LN_CONTRACT(float) */
 static void block_layernorm_f32(float *yv, float *mv, float *rv, const float *xv, const float *gv,
                                 const float *bv, int rows, int d, float eps)
 {
@@ -98,7 +98,7 @@ static void block_layernorm_f32(float *yv, float *mv, float *rv, const float *xv
 }
 
 /* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
-/*@ BLK_FFN_SUB_CONTRACT(ffn_h32) */
+/*@ BLK_FFN_SUB_CONTRACT(ffn_h32, float) */
 static void block_ffn_sublayer_f32(float *f, float *z, float *hh, const float *u, const float *w1,
                                    const float *b1, const float *w2, const float *b2, const float *dmask,
                                    const float *d2mask, float p, ffn_act act, int rows, int d, int ff)
@@ -183,7 +183,7 @@ ffn_done:;
 }
 
 /* pre-LN's tail: ln2 = norm2(s1); f = drop2(ffn(ln2)); y = s1 + f. */
-/*@ BLK_TAIL_PRE_CONTRACT(ffn_h32) */
+/*@ BLK_TAIL_PRE_CONTRACT(ffn_h32, float) */
 static void block_tail_pre_f32(float *y, float *ln2, float *mean2, float *rstd2, float *f, float *z,
                                float *hh, const float *s1, const float *w1, const float *b1,
                                const float *w2, const float *b2, const float *g2, const float *b2n,
@@ -210,7 +210,7 @@ ln_done:;
 }
 
 /* post-LN's output: s2 = h + f; y = norm2(s2). */
-/*@ BLK_OUT_POST_CONTRACT */
+/*@ BLK_OUT_POST_CONTRACT(float) */
 static void block_out_post_f32(float *y, float *s2, float *mean2, float *rstd2, const float *h,
                                const float *f, const float *g2, const float *b2n, float eps, int rows, int d)
 {
@@ -228,7 +228,7 @@ res_done:;
 }
 
 /* post-LN's tail after h = norm1(s1): f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
-/*@ BLK_TAIL_POST_CONTRACT(ffn_h32) */
+/*@ BLK_TAIL_POST_CONTRACT(ffn_h32, float) */
 static void block_tail_post_f32(float *y, float *s2, float *mean2, float *rstd2, float *f, float *z, float *hh,
                                 const float *h, const float *w1, const float *b1, const float *w2,
                                 const float *b2, const float *g2, const float *b2n, const float *dmask,
@@ -303,15 +303,44 @@ void block_forward_f32(float *y, float *acts, const float *x, const float *param
 #endif
     /* the first sublayer: s1 = x + drop1(attn(v)) */
     block_head_f32(acts, x, params, kpm, amask, d1mask, p, eps, post, causal, B, T, d, H, ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert s1_head: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+head_done:;
+#endif
     /* the second sublayer and the output: pre-LN y = s1 + drop2(ffn(norm2(s1))); post-LN
        h = norm1(s1), y = norm2(h + drop2(ffn(h))) */
     if (!post) {
         block_tail_pre_f32(y, ln2, mean2, rstd2, f, z, hh, s1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
                            eps, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+        /* the rows run: s1 = x + a (the head's) at return: the tail kept them (its kept clause) */
+        //@ ghost blk_lemma_rows_fit(rows, d);
+        /*@ assert s1_same: BLK_SAME(s1, n, head_done); */
+        /*@ assert a_same: BLK_SAME(a, n, head_done); */
+        /*@ assert x_same: BLK_SAME(x, n, head_done); */
+        /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+#endif
     } else {
         block_layernorm_f32(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+ln1_done:;
+        /*@ assert x_same_ln1: BLK_SAME(x, n, head_done); */
+        /*@ assert s1_same_ln1: BLK_SAME(s1, n, head_done); */
+        /*@ assert a_same_ln1: BLK_SAME(a, n, head_done); */
+        /*@ assert s1_ln1: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+        /*@ assert x_sep: \forall integer k; 0 <= k < n ==> \separated(x + k, BLK_TAIL_POST_OUT); */
+#endif
         block_tail_post_f32(y, s2, mean2, rstd2, f, z, hh, ln1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
                             eps, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+        /* the rows run: s1 = x + a (the head's) at return: kept by the norm and the tail (their
+           kept clauses) */
+        //@ ghost blk_lemma_rows_fit(rows, d);
+        /*@ assert s1_same: BLK_SAME(s1, n, ln1_done); */
+        /*@ assert a_same: BLK_SAME(a, n, ln1_done); */
+        /*@ assert x_same: BLK_SAME(x, n, ln1_done); */
+        /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+#endif
     }
 }
 
@@ -399,7 +428,7 @@ static const double *block_dropout_grad_f64(double *out, const double *g, const 
 /* yv = LayerNorm(xv) with gv, bv (mv, rv: its statistics), xv [rows, d]: the norm's call, and in
    the rows run its rows restated over the buffers at return (LayerNorm's own clause reads xv, gv,
    bv at entry). */
-/*@ BLK_LN_CONTRACT */
+/*@ BLK_LN_CONTRACT(double) */
 static void block_layernorm_f64(double *yv, double *mv, double *rv, const double *xv, const double *gv,
                                 const double *bv, int rows, int d, double eps)
 {
@@ -413,7 +442,7 @@ static void block_layernorm_f64(double *yv, double *mv, double *rv, const double
 }
 
 /* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
-/*@ BLK_FFN_SUB_CONTRACT(ffn_h64) */
+/*@ BLK_FFN_SUB_CONTRACT(ffn_h64, double) */
 static void block_ffn_sublayer_f64(double *f, double *z, double *hh, const double *u, const double *w1,
                                    const double *b1, const double *w2, const double *b2, const double *dmask,
                                    const double *d2mask, double p, ffn_act act, int rows, int d, int ff)
@@ -498,7 +527,7 @@ ffn_done:;
 }
 
 /* pre-LN's tail: ln2 = norm2(s1); f = drop2(ffn(ln2)); y = s1 + f. */
-/*@ BLK_TAIL_PRE_CONTRACT(ffn_h64) */
+/*@ BLK_TAIL_PRE_CONTRACT(ffn_h64, double) */
 static void block_tail_pre_f64(double *y, double *ln2, double *mean2, double *rstd2, double *f, double *z,
                                double *hh, const double *s1, const double *w1, const double *b1,
                                const double *w2, const double *b2, const double *g2, const double *b2n,
@@ -525,7 +554,7 @@ ln_done:;
 }
 
 /* post-LN's output: s2 = h + f; y = norm2(s2). */
-/*@ BLK_OUT_POST_CONTRACT */
+/*@ BLK_OUT_POST_CONTRACT(double) */
 static void block_out_post_f64(double *y, double *s2, double *mean2, double *rstd2, const double *h,
                                const double *f, const double *g2, const double *b2n, double eps, int rows, int d)
 {
@@ -543,7 +572,7 @@ res_done:;
 }
 
 /* post-LN's tail after h = norm1(s1): f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
-/*@ BLK_TAIL_POST_CONTRACT(ffn_h64) */
+/*@ BLK_TAIL_POST_CONTRACT(ffn_h64, double) */
 static void block_tail_post_f64(double *y, double *s2, double *mean2, double *rstd2, double *f, double *z, double *hh,
                                 const double *h, const double *w1, const double *b1, const double *w2,
                                 const double *b2, const double *g2, const double *b2n, const double *dmask,
@@ -618,15 +647,44 @@ void block_forward_f64(double *y, double *acts, const double *x, const double *p
 #endif
     /* the first sublayer: s1 = x + drop1(attn(v)) */
     block_head_f64(acts, x, params, kpm, amask, d1mask, p, eps, post, causal, B, T, d, H, ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert s1_head: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+head_done:;
+#endif
     /* the second sublayer and the output: pre-LN y = s1 + drop2(ffn(norm2(s1))); post-LN
        h = norm1(s1), y = norm2(h + drop2(ffn(h))) */
     if (!post) {
         block_tail_pre_f64(y, ln2, mean2, rstd2, f, z, hh, s1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
                            eps, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+        /* the rows run: s1 = x + a (the head's) at return: the tail kept them (its kept clause) */
+        //@ ghost blk_lemma_rows_fit(rows, d);
+        /*@ assert s1_same: BLK_SAME(s1, n, head_done); */
+        /*@ assert a_same: BLK_SAME(a, n, head_done); */
+        /*@ assert x_same: BLK_SAME(x, n, head_done); */
+        /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+#endif
     } else {
         block_layernorm_f64(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+ln1_done:;
+        /*@ assert x_same_ln1: BLK_SAME(x, n, head_done); */
+        /*@ assert s1_same_ln1: BLK_SAME(s1, n, head_done); */
+        /*@ assert a_same_ln1: BLK_SAME(a, n, head_done); */
+        /*@ assert s1_ln1: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+        /*@ assert x_sep: \forall integer k; 0 <= k < n ==> \separated(x + k, BLK_TAIL_POST_OUT); */
+#endif
         block_tail_post_f64(y, s2, mean2, rstd2, f, z, hh, ln1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
                             eps, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+        /* the rows run: s1 = x + a (the head's) at return: kept by the norm and the tail (their
+           kept clauses) */
+        //@ ghost blk_lemma_rows_fit(rows, d);
+        /*@ assert s1_same: BLK_SAME(s1, n, ln1_done); */
+        /*@ assert a_same: BLK_SAME(a, n, ln1_done); */
+        /*@ assert x_same: BLK_SAME(x, n, ln1_done); */
+        /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
+#endif
     }
 }
 

@@ -182,7 +182,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
      ffn and add   f = drop2(ffn(u)), y = s1 + f (y_def)
      pre tail      ln2 = norm2(s1) (ln2_rows), then the FFN and the add with u = ln2
      post output   s2 = h + f (s2_def), y = norm2(s2) (y_rows)
-     post tail     f = drop2(ffn(h)), s2 = h + f, y = norm2(s2) (h = norm1(s1): the driver's call) */
+     post tail     f = drop2(ffn(h)), s2 = h + f, y = norm2(s2) (h = norm1(s1): the driver's call)
+   and, in the helpers after the head, the kept clause (BLK_KEPT, below). */
 #define BLK_R(v, m) (v + (0 .. (m) - 1))
 #define BLK_SUB_DIMS                                                                               \
     rows >= 1 && d >= 1 && ff >= 1 && rows * d <= INT_MAX && rows * ff <= INT_MAX && d * ff <= INT_MAX
@@ -220,8 +221,14 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     \forall integer r, i; 0 <= r < rows && 0 <= i < d ==>                                           \
       yv[ln_row_start(r, d) + i] == ln_affine(xv[ln_row_start(r, d) + i], mv[r], rv[r], gv[i], bv[i])
 
+/* kept (the rows run): every location of type FT (float or double) outside the ranges given is as on
+   entry -- the assigns clause's frame, restated as a postcondition that the driver instantiates at
+   each buffer it carries across the call (s1, a, x: block_forward's s1_pre, s1_post).  Through
+   WP's frame of the assigns clause alone, the driver's solvers time out. */
+#define BLK_KEPT(FT, ...)                                                                          \
+    LN_ROWS_CLAUSE(ensures kept: \forall FT *q; \separated(q, __VA_ARGS__) ==> *q == \old(*q);)
 /* yv = LayerNorm(xv) (gv, bv), its statistics in mv, rv: LayerNorm's contract, its rows at return */
-#define BLK_LN_CONTRACT                                                                            \
+#define BLK_LN_CONTRACT(FT)                                                                        \
     requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
     requires eps_pos: eps > 0;                                                                     \
     requires valid_in: \valid_read(BLK_R(xv, rows * d)) && \valid_read(BLK_R(gv, d)) &&            \
@@ -231,9 +238,10 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
                              BLK_R(xv, rows * d), BLK_R(gv, d), BLK_R(bv, d));                     \
     assigns *BLK_R(yv, rows * d), *BLK_R(mv, rows), *BLK_R(rv, rows);                              \
     LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, yv, mv, rv, xv, gv, bv);)                    \
-    LN_ROWS_CLAUSE(ensures y_pt: BLK_LN_PT(yv, mv, rv, xv, gv, bv);)
+    LN_ROWS_CLAUSE(ensures y_pt: BLK_LN_PT(yv, mv, rv, xv, gv, bv);)                            \
+    BLK_KEPT(FT, BLK_R(yv, rows * d), BLK_R(mv, rows), BLK_R(rv, rows))
 
-#define BLK_FFN_SUB_CONTRACT(HF)                                                                   \
+#define BLK_FFN_SUB_CONTRACT(HF, FT)                                                               \
     BLK_SUB_REQUIRES                                                                               \
     requires valid_in: \valid_read(BLK_R(u, rows * d)) && BLK_FFN_READ;                            \
     requires valid_out: \valid(BLK_R(f, rows * d)) && \valid(BLK_R(z, rows * ff)) &&               \
@@ -241,7 +249,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     requires sep: \separated(BLK_FFN_OUT, BLK_R(u, rows * d), BLK_FFN_IN);                          \
     requires sep_masks: BLK_SUB_MASKS_SEP(BLK_FFN_OUT);                                            \
     assigns *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff);                      \
-    BLK_FFN_ENSURES(HF, u)
+    BLK_FFN_ENSURES(HF, u)                                                                         \
+    BLK_KEPT(FT, BLK_FFN_OUT)
 
 #define BLK_FFN_ADD_OUT BLK_R(y, rows * d), BLK_FFN_OUT
 #define BLK_FFN_ADD_CONTRACT(HF)                                                                   \
@@ -258,7 +267,7 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 
 #define BLK_TAIL_PRE_OUT                                                                           \
     BLK_R(y, rows * d), BLK_R(ln2, rows * d), BLK_R(mean2, rows), BLK_R(rstd2, rows), BLK_FFN_OUT
-#define BLK_TAIL_PRE_CONTRACT(HF)                                                                  \
+#define BLK_TAIL_PRE_CONTRACT(HF, FT)                                                              \
     BLK_SUB_REQUIRES                                                                               \
     requires eps_pos: eps > 0;                                                                     \
     requires valid_in: \valid_read(BLK_R(s1, rows * d)) && \valid_read(BLK_R(g2, d)) &&            \
@@ -274,10 +283,11 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
             *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff);                      \
     LN_ROWS_CLAUSE(ensures ln2_rows: BLK_LN_ROWS(rows, ln2, mean2, rstd2, s1, g2, b2n);)                 \
     BLK_FFN_ENSURES(HF, ln2)                                                                       \
-    LN_ROWS_CLAUSE(ensures y_def: \forall integer i; 0 <= i < rows * d ==> y[i] == s1[i] + f[i];)
+    LN_ROWS_CLAUSE(ensures y_def: \forall integer i; 0 <= i < rows * d ==> y[i] == s1[i] + f[i];)  \
+    BLK_KEPT(FT, BLK_TAIL_PRE_OUT)
 
 #define BLK_OUT_POST_OUT BLK_R(y, rows * d), BLK_R(s2, rows * d), BLK_R(mean2, rows), BLK_R(rstd2, rows)
-#define BLK_OUT_POST_CONTRACT                                                                      \
+#define BLK_OUT_POST_CONTRACT(FT)                                                                  \
     requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
     requires eps_pos: eps > 0;                                                                     \
     requires valid_in: \valid_read(BLK_R(h, rows * d)) && \valid_read(BLK_R(f, rows * d)) &&       \
@@ -288,10 +298,11 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
                              BLK_R(b2n, d));                                                       \
     assigns *BLK_R(y, rows * d), *BLK_R(s2, rows * d), *BLK_R(mean2, rows), *BLK_R(rstd2, rows);   \
     LN_ROWS_CLAUSE(ensures s2_def: \forall integer i; 0 <= i < rows * d ==> s2[i] == h[i] + f[i];)  \
-    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, y, mean2, rstd2, s2, g2, b2n);)
+    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, y, mean2, rstd2, s2, g2, b2n);)               \
+    BLK_KEPT(FT, BLK_OUT_POST_OUT)
 
 #define BLK_TAIL_POST_OUT BLK_OUT_POST_OUT, BLK_FFN_OUT
-#define BLK_TAIL_POST_CONTRACT(HF)                                                                 \
+#define BLK_TAIL_POST_CONTRACT(HF, FT)                                                             \
     BLK_SUB_REQUIRES                                                                               \
     requires eps_pos: eps > 0;                                                                     \
     requires valid_in: \valid_read(BLK_R(h, rows * d)) && \valid_read(BLK_R(g2, d)) &&             \
@@ -307,7 +318,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
             *BLK_R(f, rows * d), *BLK_R(z, rows * ff), *BLK_R(hh, rows * ff);                      \
     BLK_FFN_ENSURES(HF, h)                                                                         \
     LN_ROWS_CLAUSE(ensures s2_def: \forall integer i; 0 <= i < rows * d ==> s2[i] == h[i] + f[i];)  \
-    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, y, mean2, rstd2, s2, g2, b2n);)
+    LN_ROWS_CLAUSE(ensures y_rows: BLK_LN_ROWS(rows, y, mean2, rstd2, s2, g2, b2n);)               \
+    BLK_KEPT(FT, BLK_TAIL_POST_OUT)
 
 /*@ BLK_FWD_CONTRACT */
 void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,

@@ -9,6 +9,9 @@
  * values on return are the inputs.  n = B·T·d, rows = B·T, rows of width d (x, the norms, a, s1,
  * f, s2, y) or ff (z, hh):
  *
+ *   both norms:
+ *     s1_pre, s1_post  s1 = x + a, the first residual add (a: the attention's output after
+ *              dropout1), one clause per branch
  *   pre-LN (post == 0), norm_first=True:
  *     ln2_pre  every row of ln2 is LayerNorm (norm2: its weight and bias) of s1's row, with the
  *              row's cached mean2, rstd2: ln2[r·d + i] == (s1[r·d + i] − mean2[r])·rstd2[r]·g2[i] + b2n[i]
@@ -22,13 +25,13 @@
  *     h_def    hh[i] == act(z[i]), times dmask[i]/(1 − p) with dropout.mask (ffn_h32 / ffn_h64)
  *     f_def    every f[r·d + j] is b2[j] + sum_k hh[r·ff + k]·w2[j·ff + k] (linear2), times
  *              d2mask[r·d + j]/(1 − p) with dropout2.mask
- * and, where they are made (specs/block.h): s1 = x + a (block_head_*'s s1_def: a is the attention's
- * output after dropout1) and post-LN's ln1 = norm1(s1) (block_layernorm_*'s rows).  So
+ * and, where it is made (specs/block.h), post-LN's ln1 = norm1(s1) (block_layernorm_*'s rows).  So
  *   pre-LN:  y = s1 + drop2(ffn(norm2(s1))),  s1 = x + a
  *   post-LN: y = norm2(h + drop2(ffn(h))),    h = norm1(s1), s1 = x + a
  * the wiring of specs/block.h: which norm (its weight and bias) reads which tensor, where the
- * residual adds take their operands, dropout2 before the add.  NOT stated: s1 = x + a and post-LN's
- * ln1 rows at the block's return (carrying them across the tail call in the driver times out:
+ * residual adds take their operands, dropout2 before the add.  NOT stated: post-LN's ln1 rows at
+ * the block's return (tried: the frames of ln1, its statistics, s1 and norm1's parameters across
+ * the tail prove, the step from them to LayerNorm's formula after the tail times out:
  * proofs/README-block.md); a as a formula of the attention's input (attention_forward_* has no
  * composed contract: specs/attention_rows.h states one query row of one head), so neither which
  * tensor the attention read (pre-LN's ln1 = norm1(x)) nor dropout1; the norms' mean and rstd as
@@ -86,7 +89,7 @@
 /* The driver's local pointers are the offsets above (the driver's assertion ptrs). */
 #define BLK_ROWS_PTRS                                                                              \
     ptrs: n == BLK_N && rows == BLK_ROWS && ln1 == BLK_LN1 && mean1 == BLK_MEAN1 &&                \
-          rstd1 == BLK_RSTD1 && s1 == BLK_S1 && ln2 == BLK_LN2 &&                    \
+          rstd1 == BLK_RSTD1 && a == BLK_A && s1 == BLK_S1 && ln2 == BLK_LN2 &&                     \
           mean2 == BLK_MEAN2 && rstd2 == BLK_RSTD2 && z == BLK_Z && hh == BLK_HH && f == BLK_F &&  \
           s2 == BLK_S2 && w1 == BLK_W1 && b1 == BLK_B1 && w2 == BLK_W2 && b2 == BLK_B2 &&          \
           g1 == BLK_G1 && b1n == BLK_B1N && g2 == BLK_G2 && b2n == BLK_B2N
@@ -108,8 +111,14 @@
 #define BLK_F_MODEL blk_drop(blk_ffn_y(hh, w2, b2, r, j, ff), d2mask, p, lin_row_start(r, d) + j)
 #define BLK_BIAS_SAME(b, J, L) \forall integer j; 0 <= j < (J) ==> \at(lin_bias(b, j), L) == lin_bias(b, j)
 
-/* HF: ffn_h32 or ffn_h64 (specs/ffn_rows.h). */
+/* s1 = x + a over the caches (block_head_*'s s1_def) */
+#define BLK_S1_DEF \forall integer i; 0 <= i < BLK_N ==> BLK_S1[i] == x[i] + BLK_A[i]
+
+/* HF: ffn_h32 or ffn_h64 (specs/ffn_rows.h).  s1 = x + a is stated once per branch (s1_pre,
+   s1_post), as the other clauses: one clause over both branches timed out at their join. */
 #define BLK_ROWS_CONTRACT(HF)                                                                      \
+    ensures s1_pre: post == 0 ==> BLK_S1_DEF;                                                      \
+    ensures s1_post: post != 0 ==> BLK_S1_DEF;                                                     \
     ensures ln2_pre: post == 0 ==>                                                                 \
       BLK_LN_ROWS(BLK_ROWS, BLK_LN2, BLK_MEAN2, BLK_RSTD2, BLK_S1, BLK_G2, BLK_B2N);                \
     ensures y_pre: post == 0 ==> \forall integer i; 0 <= i < BLK_N ==> y[i] == BLK_S1[i] + BLK_F[i]; \
