@@ -55,13 +55,13 @@ static int srms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
 static int srms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c,
                          int t, unsigned char *row_ok)
 {
-    if (rmsnorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
-                                   sub->in[1].data, bwd_bias_of(sub), sub->in[2].data, sub->rows,
-                                   sub->n, sub->eps, cli_rms_offset(sub), out, row_ok) != 1)
-        return 0; /* (with a skip, never 2: dbias sums the dx enclosures) */
-    if (o[1])
+    int k = rmsnorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
+                                       sub->in[1].data, bwd_bias_of(sub), sub->in[2].data,
+                                       sub->rows, sub->n, sub->eps, cli_rms_offset(sub), out,
+                                       row_ok);
+    if (k == 1 && o[1]) /* (2: the caller's twin on the block gives dskip with dx) */
         memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);
-    return 1;
+    return k;
 }
 
 /* (no bound by blocks: check takes the whole tensor) */
