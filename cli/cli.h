@@ -253,7 +253,8 @@ int cli_load_rest(cli_job *job);
 int cli_column_output(const cli_job *job, int k);
 /* Rows per block of the check by blocks of rows (cli/check.c) for this loaded or header-loaded
    job, or 0 where the whole-tensor check runs; cli_check_by_rows_op: whether the op and options
-   allow it at all (LayerNorm, RMSNorm forward, no --allow ftz), before any input is read. */
+   allow it at all (LayerNorm, RMSNorm, the skip ops, forward and backward; no --allow ftz),
+   before any input is read. */
 size_t cli_check_by_rows(const cli_job *job);
 int cli_check_by_rows_op(const cli_job *job);
 /* cli_load's checks of the inputs (the same, in the same order, with the same messages) on their

@@ -4,11 +4,12 @@
  * than the tensor has, on LayerNorm and RMSNorm (with Gemma's offset) outputs that pass, that
  * carry mismatches, NaN and Inf, an exact 0 moved, a row scaled (the statistical tier flags), a
  * duplicated row (pooled once), a row of mean 1e4, an Inf in x, mean/rstd files of another dtype
- * than y, bf16 outputs and a 3-D x; on the skip ops' four (resp. three) outputs; and on the
- * norms' backward (dgamma, dbeta summed across the blocks).  The exact values come from
- * `resnorm eval` (the twin), never from the path under test; RESNORM_TIMING's phase names show
- * which path ran.  And the backward bounds, computed on the threads in blocks of rows, give the
- * same report on 1, 2 and 3 threads. */
+ * than y, bf16 outputs and a 3-D x; on the skip ops' four (resp. three) outputs; on the norms'
+ * backward (dgamma, dbeta summed across the blocks); and on the skip ops' backward (dbias,
+ * dgamma, dbeta summed across the blocks, their bound over every rounded sum).  The exact values
+ * come from `resnorm eval` (the twin), never from the path under test; RESNORM_TIMING's phase
+ * names show which path ran.  And the backward bounds, computed on the threads in blocks of rows,
+ * give the same report on 1, 2 and 3 threads. */
 #define CLI_HARNESS_PREFIX "/tmp/resnorm_test_check_rows."
 #include "cli_harness.h"
 
