@@ -769,14 +769,18 @@ static int block_alloc(rn_array *a, size_t len)
     return rn_array_alloc(a, RN_F64, 1, &len);
 }
 
-static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b)
+/* Buffers for R rows: BUFS_CHECK, everything a block's check needs; BUFS_TWIN, the inputs and
+   the twin's outputs alone; BUFS_INPUTS, the inputs alone (the tier's second pass). */
+enum { BUFS_INPUTS, BUFS_TWIN, BUFS_CHECK };
+static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b,
+                           int what)
 {
     memset(b, 0, sizeof *b);
-    for (int m = 0; m < job->nactual; m++)
+    for (int m = 0; what == BUFS_CHECK && m < job->nactual; m++)
         b->need[r->sum[m].out] = 1;
     if (!(b->row_ok = malloc(R)))
         return -1;
-    for (int k = 0; k < job->op->noutputs; k++) {
+    for (int k = 0; what != BUFS_INPUTS && k < job->op->noutputs; k++) {
         /* a sum over rows: n values the block's twin may write (and the check discards) */
         if (cli_column_output(job, k) && block_alloc(&b->want[k], job->n))
             return -1;
@@ -791,7 +795,7 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
     for (int k = 0; job->lazy && k < job->op->ninputs; k++)
         if (job->in_rd[k].fd >= 0 && block_alloc(&b->in[k], R * job->n))
             return -1;
-    for (int m = 0; job->lazy && m < job->nactual; m++)
+    for (int m = 0; what == BUFS_CHECK && job->lazy && m < job->nactual; m++)
         if (b->per_row[job->act_index[m]] &&
             block_alloc(&b->act[m], R * b->per_row[job->act_index[m]]))
             return -1;
@@ -1080,56 +1084,47 @@ static block_result *block_results_new(size_t nb, int nactual, summary_t **sums,
     return res;
 }
 
-/* The tier's column tests: one more pass over the rows (x, dy, skip read again from their files
-   for a lazy job; with need_dx, the twin on each block again for its exact dx), their reads and
-   twins on every thread, their rows added to the tests in row order (`ordered`: the sums are the
-   whole-tensor path's bits).  0, -1 out of memory, or an exit code after a message. */
-static int stat_columns_pass(const cli_job *job, size_t R, int threads, cli_stat_rows *st,
+/* The tier's column tests: one more pass over the rows, in row order (x, dy, skip read again from
+   their files for a lazy job), C rows at a time; with need_dx (dbias's test), the twin on the
+   rows again for their exact dx, STAT_TWIN_ELEMS values at a time, on which it runs on every
+   thread itself (RN_PAR_MIN_WORK).  One thread: its rows must reach the tests in row order, and
+   threads waiting their turn for each chunk (omp ordered) spun away more CPU than they saved on
+   a busy machine.  0, -1 out of memory, or an exit code after a message. */
+enum { STAT_TWIN_ELEMS = 1 << 18 };
+static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
                              const cli_check_result *r)
 {
-    size_t nb = (job->rows + R - 1) / R;
     int need_dx = cli_stat_cols_need_dx(st, job), kdx = 0;
     while (kdx < job->op->noutputs && strcmp(job->op->outputs[kdx], "dx"))
         kdx++; /* (dbias's ops have a dx) */
-    int rc = 0;
-    long NB = (long)nb;
-#pragma omp parallel num_threads(threads)
-    {
-        rows_bufs b;
-        int ok = rows_bufs_alloc(job, r, R, &b) == 0;
-#pragma omp for ordered schedule(static, 1)
-        for (long i = 0; i < NB; i++) {
-            size_t r0 = (size_t)i * R, nr = job->rows - r0 < R ? job->rows - r0 : R;
-            cli_job sub;
-            block_result br = {0};
-            const double *wdx = NULL;
-            int e = ok ? 0 : -1, tw = RN_TWIN_OK;
-            if (!e && !__atomic_load_n(&rc, __ATOMIC_ACQUIRE)) {
-                if (block_job(job, r0, nr, &b, &sub, &br))
-                    e = RN_EXIT_USAGE;
-                else if (need_dx) {
-                    double *want[CLI_MAX_IO];
-                    for (int k = 0; k < job->op->noutputs; k++)
-                        want[k] = b.want[k].data;
-                    if ((tw = job->op->twin(&sub, RN_F64, want)) != RN_TWIN_OK)
-                        e = RN_EXIT_INTERNAL;
-                    wdx = want[kdx];
-                }
-            }
-#pragma omp ordered
-            if (!__atomic_load_n(&rc, __ATOMIC_ACQUIRE)) {
-                if (e == RN_EXIT_USAGE)
-                    cli_error(job->verb, "%s", br.read_err);
-                else if (e == RN_EXIT_INTERNAL)
-                    e = cli_twin_status(job, tw, "certified twin");
-                else if (!e && cli_stat_cols_add(st, &sub, r0, r, wdx))
-                    e = -1;
-                __atomic_store_n(&rc, e, __ATOMIC_RELEASE);
-            }
+    size_t R = need_dx && STAT_TWIN_ELEMS / job->n > C ? STAT_TWIN_ELEMS / job->n : C;
+    rows_bufs b;
+    int rc = rows_bufs_alloc(job, r, R, &b, need_dx ? BUFS_TWIN : BUFS_INPUTS) ? -1 : 0;
+    for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
+        cli_job sub;
+        block_result br = {0};
+        const double *wdx = NULL;
+        if (block_job(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, &sub, &br)) {
+            cli_error(job->verb, "%s", br.read_err);
             free(br.read_err);
+            rc = RN_EXIT_USAGE;
+            break;
         }
-        rows_bufs_free(&b);
+        if (need_dx) {
+            double *want[CLI_MAX_IO];
+            for (int k = 0; k < job->op->noutputs; k++)
+                want[k] = b.want[k].data;
+            int tw = job->op->twin(&sub, RN_F64, want);
+            if (tw != RN_TWIN_OK) {
+                rc = cli_twin_status(job, tw, "certified twin");
+                break;
+            }
+            wdx = want[kdx];
+        }
+        if (cli_stat_cols_add(st, &sub, r0, r, wdx))
+            rc = -1;
     }
+    rows_bufs_free(&b);
     return rc;
 }
 
@@ -1173,7 +1168,7 @@ static int exact_column(const cli_job *job, size_t R, const size_t *which, size_
    summary, in place of the blocks' empty one), then the tier's column tests in one more pass over
    the rows (stat_columns_pass, by chunks of C rows).  0, 1 where a sum is not certified (the
    whole-tensor path decides), or an exit code after a message. */
-static int check_columns(const cli_job *job, size_t C, int threads, const cols_state *cst,
+static int check_columns(const cli_job *job, size_t C, const cols_state *cst,
                          cli_stat_rows *st, cli_check_result *r)
 {
     size_t n = job->n, B = rn_bound_block_rows(job->rows), nb = (job->rows + B - 1) / B;
@@ -1230,7 +1225,7 @@ static int check_columns(const cli_job *job, size_t C, int threads, const cols_s
     if (!rc && st && cli_stat_cols_wanted(st, job)) {
         rc = cli_stat_cols_begin(st, job, (const double *const *)w) ? -1 : 0;
         if (!rc)
-            rc = stat_columns_pass(job, C, threads, st, r);
+            rc = stat_columns_pass(job, C, st, r);
         cli_phase("stat columns");
     }
     if (rc < 0) {
@@ -1303,7 +1298,7 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
 #pragma omp parallel num_threads(threads)
         {
             rows_bufs b;
-            int ok = rows_bufs_alloc(job, r, C, &b) == 0;
+            int ok = rows_bufs_alloc(job, r, C, &b, BUFS_CHECK) == 0;
 #pragma omp for schedule(dynamic, 1)
             for (long i = 0; i < NB; i++) {
                 size_t r0 = (size_t)i * R;
@@ -1334,7 +1329,7 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
     } else {
         rc = merge_blocks(job, res, first_fail < NB ? (size_t)first_fail + 1 : nb, param_err, r);
         if (!rc && cst)
-            rc = check_columns(job, C, threads, cst, st, r);
+            rc = check_columns(job, C, cst, st, r);
         if (!rc)
             cli_stat_rows_end(st, job, r);
     }
