@@ -892,10 +892,32 @@ static int thread_index(void)
 #endif
 }
 
+/* The norms' backward: the rows of sub the fast path left (row_ok[r] = 0), from the twin on each
+   row alone (the MPFR twin's memory is a row's, not the block's): their per-row outputs into want
+   (per_row[q] values a row; a sum over rows, per_row 0: its n values are scratch, not kept).
+   0 or RN_TWIN_*. */
+static int twin_rows_left(const cli_job *job, const cli_job *sub, const unsigned char *row_ok,
+                          const size_t *per_row, double *const *want)
+{
+    for (size_t r = 0; r < sub->rows; r++) {
+        if (row_ok[r])
+            continue;
+        cli_job one;
+        double *w[CLI_MAX_IO];
+        cli_rows_job(sub, r, 1, &one);
+        for (int q = 0; q < job->op->noutputs; q++)
+            w[q] = want[q] + r * per_row[q];
+        int rc = job->op->twin(&one, RN_F64, w);
+        if (rc)
+            return rc;
+    }
+    return RN_TWIN_OK;
+}
+
 /* The norms' backward: the block's dx from the fast path, its rows' terms added to the columns;
-   where some row's dx is not certified, from the twin on the block (the terms are in); where the
-   fast path took nothing (NaN, Inf), out->serial: the whole-tensor path decides (the sums need
-   the whole tensor's twin).  0 or RN_TWIN_*. */
+   where some row's dx is not certified, from the twin on that row alone (twin_rows_left: the
+   terms are in); where the fast path took nothing (NaN, Inf), out->serial: the whole-tensor path
+   decides (the sums need the whole tensor's twin).  0 or RN_TWIN_*. */
 static int block_twin_cols(const cli_job *job, const cli_job *sub, rows_bufs *b,
                            const cols_state *cst, double *const *want, block_result *out)
 {
@@ -906,7 +928,7 @@ static int block_twin_cols(const cli_job *job, const cli_job *sub, rows_bufs *b,
         out->serial = 1;
         return RN_TWIN_OK;
     }
-    return job->op->twin(sub, RN_F64, want);
+    return twin_rows_left(job, sub, b->row_ok, b->per_row, want);
 }
 
 /* The skip ops' backward: the block's bounds from their state (cli_colsums.bstate_rows) for every
@@ -1084,12 +1106,48 @@ static block_result *block_results_new(size_t nb, int nactual, summary_t **sums,
     return res;
 }
 
+/* The twin's per-row outputs of the nr rows of sub (a step of the tier's second pass; want:
+   their outputs, per_row[q] values a row) by chunks of C rows on every thread, as the blocks get
+   them: the fast path (its column terms into cols, not read), a row it leaves from the twin on
+   that row alone, a chunk it declines from the twin on the chunk.  0 or RN_TWIN_*. */
+static int twin_by_chunks(const cli_job *job, const cli_job *sub, double *const *want,
+                          const size_t *per_row, size_t C, norm_cols *cols, int threads)
+{
+    size_t n = job->n;
+    long nc = (long)((sub->rows + C - 1) / C);
+    int rc = RN_TWIN_OK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (long q = 0; q < nc; q++) {
+        size_t c0 = (size_t)q * C, cn = sub->rows - c0 < C ? sub->rows - c0 : C;
+        cli_job s2;
+        cli_rows_job(sub, c0, cn, &s2);
+        double *w[CLI_MAX_IO] = {0}, *sums = malloc((CLI_MAX_IO * n + 1) * sizeof *sums);
+        unsigned char *ok = malloc(cn);
+        for (int k = 0; sums && k < job->op->noutputs; k++) /* a sum over rows: scratch */
+            w[k] = per_row[k] ? want[k] + c0 * per_row[k] : sums + (size_t)k * n;
+        int e = RN_TWIN_NOMEM;
+        if (sums && ok) {
+            int k = job->op->colsums->rows(&s2, RN_F64, w, cols, thread_index(), ok);
+            e = k == 1 ? RN_TWIN_OK
+                : k == 2 ? twin_rows_left(job, &s2, ok, per_row, w)
+                         : job->op->twin(&s2, RN_F64, w);
+        }
+        free(sums), free(ok);
+        if (e) {
+#pragma omp critical(resnorm_stat_twin)
+            if (!rc)
+                rc = e;
+        }
+    }
+    return rc;
+}
+
 /* The tier's column tests: one more pass over the rows, in row order (x, dy, skip read again from
    their files for a lazy job), C rows at a time; with need_dx (dbias's test), the twin on the
-   rows again for their exact dx, STAT_TWIN_ELEMS values at a time, on which it runs on every
-   thread itself (RN_PAR_MIN_WORK).  One thread: its rows must reach the tests in row order, and
-   threads waiting their turn for each chunk (omp ordered) spun away more CPU than they saved on
-   a busy machine.  0, -1 out of memory, or an exit code after a message. */
+   rows again for their exact dx, STAT_TWIN_ELEMS values at a time (their chunks on every thread:
+   twin_by_chunks).  The tests take the rows on one thread, in row order (threads taking turns
+   chunk by chunk, omp ordered, spun away more CPU than they saved on a busy machine).  0, -1 out
+   of memory, or an exit code after a message. */
 enum { STAT_TWIN_ELEMS = 1 << 18 };
 static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
                              const cli_check_result *r)
@@ -1098,8 +1156,12 @@ static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
     while (kdx < job->op->noutputs && strcmp(job->op->outputs[kdx], "dx"))
         kdx++; /* (dbias's ops have a dx) */
     size_t R = need_dx && STAT_TWIN_ELEMS / job->n > C ? STAT_TWIN_ELEMS / job->n : C;
+    int threads = rn_threads_for(R * job->n);
+    const cli_colsums *cs = job->op->colsums;
+    norm_cols *cols = need_dx ? norm_cols_new(cs->ncols, cs->skip, job->n, threads) : NULL;
     rows_bufs b;
-    int rc = rows_bufs_alloc(job, r, R, &b, need_dx ? BUFS_TWIN : BUFS_INPUTS) ? -1 : 0;
+    int rc = rows_bufs_alloc(job, r, R, &b, need_dx ? BUFS_TWIN : BUFS_INPUTS) ||
+                     (need_dx && !cols) ? -1 : 0;
     for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
         cli_job sub;
         block_result br = {0};
@@ -1114,7 +1176,7 @@ static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
             double *want[CLI_MAX_IO];
             for (int k = 0; k < job->op->noutputs; k++)
                 want[k] = b.want[k].data;
-            int tw = job->op->twin(&sub, RN_F64, want);
+            int tw = twin_by_chunks(job, &sub, want, b.per_row, C, cols, threads);
             if (tw != RN_TWIN_OK) {
                 rc = cli_twin_status(job, tw, "certified twin");
                 break;
@@ -1124,6 +1186,7 @@ static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
         if (cli_stat_cols_add(st, &sub, r0, r, wdx))
             rc = -1;
     }
+    norm_cols_free(cols);
     rows_bufs_free(&b);
     return rc;
 }

@@ -59,7 +59,7 @@ static int sln_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm
     int k = layernorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
                                          sub->in[1].data, bwd_bias_of(sub), sub->in[2].data,
                                          sub->rows, sub->n, sub->eps, out, row_ok);
-    if (k == 1 && o[1]) /* (2: the caller's twin on the block gives dskip with dx) */
+    if (k && o[1]) /* (2: the rows left get both from the caller's twin) */
         memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);
     return k;
 }

@@ -60,7 +60,7 @@ static int srms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, nor
                                        sub->in[1].data, bwd_bias_of(sub), sub->in[2].data,
                                        sub->rows, sub->n, sub->eps, cli_rms_offset(sub), out,
                                        row_ok);
-    if (k == 1 && o[1]) /* (2: the caller's twin on the block gives dskip with dx) */
+    if (k && o[1]) /* (2: the rows left get both from the caller's twin) */
         memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);
     return k;
 }
