@@ -61,9 +61,9 @@ void cli_check_help(void)
         "moments (default: two-pass, Welford/Chan merges as PyTorch), runtimes (also one-pass\n"
         "E[x^2]-E[x]^2 as ONNX Runtime), two-pass (tightest).\n"
         "Tolerance: specs/error-analysis.md.\n"
-        "layernorm, rmsnorm, the skip ops and layernorm_backward, rmsnorm_backward are checked\n"
-        "a block of rows at a time, x (skip, dy) and the actuals read from their files as they\n"
-        "go (dgamma, dbeta: summed across the blocks): memory is one block per thread, not the\n"
+        "layernorm, rmsnorm, the skip ops and their backward ops are checked a block of rows\n"
+        "at a time, x (skip, dy) and the actuals read from their files as they go (dgamma,\n"
+        "dbeta, dbias: summed across the blocks): memory is one block per thread, not the\n"
         "tensor; the report is the same (RESNORM_CHECK_ROWS=0: the whole tensor at once).\n"
         "\n"
         "ops, inputs and outputs:\n");
@@ -651,7 +651,7 @@ static void free_flushed(const cli_job *job, cli_job *fj)
 
 /* ---- The check by blocks of rows ----
    For an op whose rows are independent (cli_splits_by_rows) and whose statistical tier takes rows
-   block by block (cli_stat_rows_supported: LayerNorm, RMSNorm and the skip ops forward), the
+   block by block (cli_stat_rows_supported: LayerNorm, RMSNorm and the skip ops), the
    twin, the bound, the comparison and the tier run on one block of rows at a time, each block on
    one thread from start to end (one parallel region for the whole check, its blocks shared out
    dynamically).
@@ -664,16 +664,22 @@ static void free_flushed(const cli_job *job, cli_job *fj)
    st_fwd); none of it depends on the threads.  RESNORM_CHECK_ROWS=0: the whole-tensor path;
    =K: blocks of K rows (for tests).
    The norms' backward (cli_colsums with bound hooks) go the same way for dx, on the blocks of
-   their bound's partition; dgamma and dbeta, sums over every row, are summed across the blocks --
-   the twin's certified column accumulators (norm_cols), the bound's column terms one slot per
-   block -- and compared after the last block (check_columns), their tier's tests in one more
-   pass over the rows in row order. */
+   their bound's partition (each taken a chunk of rows at a time: check_block_chunks); dgamma and
+   dbeta, sums over every row, are summed across the blocks -- the twin's certified column
+   accumulators (norm_cols), the bound's column terms one slot per block -- and compared after
+   the last block (check_columns), their tier's tests in one more pass over the rows in row order.
+   The skip ops' backward (cli_colsums with bstate hooks) go the same way, dx = dskip by rows and
+   dbias, dgamma, dbeta by columns; their bound needs the twin on every rounded sum x + skip
+   (+ bias) an implementation may form, whose columns are summed across the blocks too
+   (ref/skip_backward_bound.h), and dbias's test needs each row's exact dx with the exact dbias:
+   the second pass runs the twin on its rows again. */
 enum { ROWS_BLOCK_ELEMS = 1 << 15 };
 
 int cli_check_by_rows_op(const cli_job *job)
 {
+    const cli_colsums *cs = job->op->colsums;
     return !job->allow_ftz && cli_stat_rows_supported(job) && !job->op->stat_bound &&
-           (!job->op->colsums || job->op->colsums->bound_rows);
+           (!cs || cs->bound_rows || cs->bstate_new);
 }
 
 int cli_column_output(const cli_job *job, int k)
@@ -681,20 +687,27 @@ int cli_column_output(const cli_job *job, int k)
     return job->op->colsums && job->op->colsums->col[k] >= 0;
 }
 
+/* RESNORM_CHECK_ROWS: -1 when not set. */
+static long check_rows_env(void)
+{
+    const char *e = getenv("RESNORM_CHECK_ROWS");
+    return e && *e ? strtol(e, NULL, 10) : -1;
+}
+
 /* The norms' backward (cli_colsums) go by the blocks of their bound's partition: each block's
    column terms are summed in row order into its own slot, as the whole-tensor bound does, so the
-   bounds of dgamma and dbeta are the same bits (=K selects this path, not K). */
+   bounds of dgamma and dbeta are the same bits (=K selects this path, and chunks of K rows within
+   the blocks: chunk_rows). */
 size_t cli_check_by_rows(const cli_job *job)
 {
     if (!cli_check_by_rows_op(job) || job->rows < 2 ||
         (!job->op->colsums && !cli_splits_by_rows(job)))
         return 0;
-    const char *e = getenv("RESNORM_CHECK_ROWS");
-    long k = e && *e ? strtol(e, NULL, 10) : -1;
+    long k = check_rows_env();
     if (k == 0)
         return 0;
-    if (job->op->colsums)
-        return rn_bound_block_rows(job->rows);
+    if (job->op->colsums) /* (n within the column accumulators' reach: norm_cols_new) */
+        return job->n && job->n <= ((size_t)1 << 20) ? rn_bound_block_rows(job->rows) : 0;
     if (k > 0)
         return (size_t)k;
     size_t R = ROWS_BLOCK_ELEMS / (job->n ? job->n : 1);
@@ -714,12 +727,15 @@ typedef struct {
 } rows_bufs;
 
 /* The norms' backward (cli_colsums), shared by the blocks: the twin's column accumulators, and
-   per output dtype the bound's column slots (slot b + 1: block b; ns doubles and nf flags each). */
+   per output dtype (need[d]: some actual is rounded to d) the bound's column slots (slot b + 1:
+   block b; ns doubles and nf flags each), or the skip ops' bound state (bst). */
 typedef struct {
     norm_cols *cols;
+    int need[RN_NDTYPES];
     double *cs[RN_NDTYPES];
     unsigned char *cf[RN_NDTYPES];
     size_t ns, nf;
+    void *bst;
 } cols_state;
 
 static void rows_bufs_free(rows_bufs *b)
@@ -753,14 +769,18 @@ static int block_alloc(rn_array *a, size_t len)
     return rn_array_alloc(a, RN_F64, 1, &len);
 }
 
-static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b)
+/* Buffers for R rows: BUFS_CHECK, everything a block's check needs; BUFS_TWIN, the inputs and
+   the twin's outputs alone; BUFS_INPUTS, the inputs alone (the tier's second pass). */
+enum { BUFS_INPUTS, BUFS_TWIN, BUFS_CHECK };
+static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t R, rows_bufs *b,
+                           int what)
 {
     memset(b, 0, sizeof *b);
-    for (int m = 0; m < job->nactual; m++)
+    for (int m = 0; what == BUFS_CHECK && m < job->nactual; m++)
         b->need[r->sum[m].out] = 1;
     if (!(b->row_ok = malloc(R)))
         return -1;
-    for (int k = 0; k < job->op->noutputs; k++) {
+    for (int k = 0; what != BUFS_INPUTS && k < job->op->noutputs; k++) {
         /* a sum over rows: n values the block's twin may write (and the check discards) */
         if (cli_column_output(job, k) && block_alloc(&b->want[k], job->n))
             return -1;
@@ -775,7 +795,7 @@ static int rows_bufs_alloc(const cli_job *job, const cli_check_result *r, size_t
     for (int k = 0; job->lazy && k < job->op->ninputs; k++)
         if (job->in_rd[k].fd >= 0 && block_alloc(&b->in[k], R * job->n))
             return -1;
-    for (int m = 0; job->lazy && m < job->nactual; m++)
+    for (int m = 0; what == BUFS_CHECK && job->lazy && m < job->nactual; m++)
         if (b->per_row[job->act_index[m]] &&
             block_alloc(&b->act[m], R * b->per_row[job->act_index[m]]))
             return -1;
@@ -872,10 +892,32 @@ static int thread_index(void)
 #endif
 }
 
+/* The norms' backward: the rows of sub the fast path left (row_ok[r] = 0), from the twin on each
+   row alone (the MPFR twin's memory is a row's, not the block's): their per-row outputs into want
+   (per_row[q] values a row; a sum over rows, per_row 0: its n values are scratch, not kept).
+   0 or RN_TWIN_*. */
+static int twin_rows_left(const cli_job *job, const cli_job *sub, const unsigned char *row_ok,
+                          const size_t *per_row, double *const *want)
+{
+    for (size_t r = 0; r < sub->rows; r++) {
+        if (row_ok[r])
+            continue;
+        cli_job one;
+        double *w[CLI_MAX_IO];
+        cli_rows_job(sub, r, 1, &one);
+        for (int q = 0; q < job->op->noutputs; q++)
+            w[q] = want[q] + r * per_row[q];
+        int rc = job->op->twin(&one, RN_F64, w);
+        if (rc)
+            return rc;
+    }
+    return RN_TWIN_OK;
+}
+
 /* The norms' backward: the block's dx from the fast path, its rows' terms added to the columns;
-   where some row's dx is not certified, from the twin on the block (the terms are in); where the
-   fast path took nothing (NaN, Inf), out->serial: the whole-tensor path decides (the sums need
-   the whole tensor's twin).  0 or RN_TWIN_*. */
+   where some row's dx is not certified, from the twin on that row alone (twin_rows_left: the
+   terms are in); where the fast path took nothing (NaN, Inf), out->serial: the whole-tensor path
+   decides (the sums need the whole tensor's twin).  0 or RN_TWIN_*. */
 static int block_twin_cols(const cli_job *job, const cli_job *sub, rows_bufs *b,
                            const cols_state *cst, double *const *want, block_result *out)
 {
@@ -886,7 +928,25 @@ static int block_twin_cols(const cli_job *job, const cli_job *sub, rows_bufs *b,
         out->serial = 1;
         return RN_TWIN_OK;
     }
-    return job->op->twin(sub, RN_F64, want);
+    return twin_rows_left(job, sub, b->row_ok, b->per_row, want);
+}
+
+/* The skip ops' backward: the block's bounds from their state (cli_colsums.bstate_rows) for every
+   needed dtype at once (the twin on the rounded sums is shared by the dtypes).  Where the blocks
+   cannot decide, out->serial. */
+static int block_bstate(const cli_job *job, const cli_job *sub, size_t ib, rows_bufs *b,
+                        const cols_state *cst, double *const *want, block_result *out)
+{
+    double *bounds[RN_NDTYPES][CLI_MAX_IO] = {{0}};
+    for (int t = 0; t < RN_NDTYPES; t++)
+        for (int k = 0; b->need[t] && k < job->op->noutputs; k++)
+            bounds[t][k] = b->bound[t][k].data;
+    int k = job->op->colsums->bstate_rows(cst->bst, sub, thread_index(), ib,
+                                          bounds, (const double *const *)want);
+    if (k != CLI_BOUND_WHOLE)
+        return k;
+    out->serial = 1;
+    return RN_TWIN_OK;
 }
 
 /* One block (block number ib): its inputs and actuals, the twin, the bounds, the comparison of
@@ -912,7 +972,12 @@ static void check_block(const cli_job *job, size_t ib, size_t r0, size_t nr, row
         rn_fast_memo_begin(sub.in[kx].data, sub.in[kx].count);
     out->status = cst ? block_twin_cols(job, &sub, b, cst, want, out)
                       : job->op->twin(&sub, RN_F64, want);
-    for (int t = 0; t < RN_NDTYPES && out->status == RN_TWIN_OK && !out->serial; t++) {
+    if (cst && cst->bst && out->status == RN_TWIN_OK && !out->serial) {
+        out->what = "error bound";
+        out->status = block_bstate(job, &sub, ib, b, cst, want, out);
+    }
+    for (int t = 0; t < RN_NDTYPES && out->status == RN_TWIN_OK && !out->serial &&
+                    !(cst && cst->bst); t++) {
         if (!b->need[t])
             continue;
         for (int k = 0; k < job->op->noutputs; k++)
@@ -938,6 +1003,44 @@ static void check_block(const cli_job *job, size_t ib, size_t r0, size_t nr, row
         cli_stat_rows_add(st, &sub, r0, r, got, (const double *const *)want)) {
         out->what = "statistical tier";
         out->status = RN_TWIN_NOMEM;
+    }
+}
+
+/* The norms' backward's blocks are their bound's partition (a 64th of the rows, at least 16), a
+   block's buffers as large as a 64th of the tensor: check_block takes them a chunk of
+   ROWS_BLOCK_ELEMS values at a time (C rows; RESNORM_CHECK_ROWS=K: K rows, for tests), in row
+   order -- the bound's slots, the column accumulators and the summaries see the same rows in the
+   same order.  C for job's blocks of R rows (R itself for the other ops). */
+static size_t chunk_rows(const cli_job *job, size_t R)
+{
+    long k = check_rows_env();
+    size_t C = k > 0 ? (size_t)k : ROWS_BLOCK_ELEMS / (job->n ? job->n : 1);
+    return !job->op->colsums ? R : C == 0 ? 1 : C < R ? C : R;
+}
+
+/* Block ib (rows r0 .. r0 + nr) by chunks of C rows: check_block on each, their summaries merged
+   in row order into out's (as merge_blocks merges the blocks'); the first failure ends it. */
+static void check_block_chunks(const cli_job *job, size_t ib, size_t r0, size_t nr, size_t C,
+                               rows_bufs *b, cli_stat_rows *st, const cols_state *cst,
+                               const cli_check_result *r, int scan_only, block_result *out)
+{
+    summary_t sum[CLI_MAX_IO];
+    double err[CLI_MAX_IO];
+    for (size_t c0 = 0; c0 < nr; c0 += C) {
+        block_result part = {sum, err, NULL, NULL, RN_TWIN_OK, 0, NULL};
+        memset(sum, 0, sizeof sum), memset(err, 0, sizeof err);
+        check_block(job, ib, r0 + c0, nr - c0 < C ? nr - c0 : C, b, st, cst, r, scan_only,
+                    &part);
+        out->read_err = part.read_err, out->input_err = part.input_err;
+        out->status = part.status, out->serial = part.serial, out->what = part.what;
+        if (part.read_err || part.input_err || part.status != RN_TWIN_OK || part.serial)
+            return;
+        for (int m = 0; m < job->nactual; m++) {
+            if (c0 == 0)
+                out->sum[m] = sum[m], out->err[m] = err[m];
+            else
+                summary_merge(&out->sum[m], &sum[m]), out->err[m] = fmax(out->err[m], err[m]);
+        }
     }
 }
 
@@ -1003,35 +1106,173 @@ static block_result *block_results_new(size_t nb, int nactual, summary_t **sums,
     return res;
 }
 
-/* The norms' backward after the blocks: the sums' exact values certified from the merged
-   columns, their bounds from the slots, the comparison of their actuals (the whole-tensor path's
-   summary, in place of the blocks' empty one), then the tier's column tests in one more pass over
-   the rows, in row order (x and dy read again from their files for a lazy job).  0, 1 where a sum
-   is not certified (the whole-tensor path decides), or an exit code after a message. */
-static int check_columns(const cli_job *job, size_t R, size_t nb, const cols_state *cst,
-                         cli_stat_rows *st, cli_check_result *r)
+/* The twin's per-row outputs of the nr rows of sub (a step of the tier's second pass; want:
+   their outputs, per_row[q] values a row) by chunks of C rows on every thread, as the blocks get
+   them: the fast path (its column terms into cols, not read), a row it leaves from the twin on
+   that row alone, a chunk it declines from the twin on the chunk.  0 or RN_TWIN_*. */
+static int twin_by_chunks(const cli_job *job, const cli_job *sub, double *const *want,
+                          const size_t *per_row, size_t C, norm_cols *cols, int threads)
 {
     size_t n = job->n;
+    long nc = (long)((sub->rows + C - 1) / C);
+    int rc = RN_TWIN_OK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (long q = 0; q < nc; q++) {
+        size_t c0 = (size_t)q * C, cn = sub->rows - c0 < C ? sub->rows - c0 : C;
+        cli_job s2;
+        cli_rows_job(sub, c0, cn, &s2);
+        double *w[CLI_MAX_IO] = {0}, *sums = malloc((CLI_MAX_IO * n + 1) * sizeof *sums);
+        unsigned char *ok = malloc(cn);
+        for (int k = 0; sums && k < job->op->noutputs; k++) /* a sum over rows: scratch */
+            w[k] = per_row[k] ? want[k] + c0 * per_row[k] : sums + (size_t)k * n;
+        int e = RN_TWIN_NOMEM;
+        if (sums && ok) {
+            int k = job->op->colsums->rows(&s2, RN_F64, w, cols, thread_index(), ok);
+            e = k == 1 ? RN_TWIN_OK
+                : k == 2 ? twin_rows_left(job, &s2, ok, per_row, w)
+                         : job->op->twin(&s2, RN_F64, w);
+        }
+        free(sums), free(ok);
+        if (e) {
+#pragma omp critical(resnorm_stat_twin)
+            if (!rc)
+                rc = e;
+        }
+    }
+    return rc;
+}
+
+/* The tier's column tests: one more pass over the rows, in row order (x, dy, skip read again from
+   their files for a lazy job), C rows at a time; with need_dx (dbias's test), the twin on the
+   rows again for their exact dx, STAT_TWIN_ELEMS values at a time (their chunks on every thread:
+   twin_by_chunks).  The tests take the rows on one thread, in row order (threads taking turns
+   chunk by chunk, omp ordered, spun away more CPU than they saved on a busy machine).  0, -1 out
+   of memory, or an exit code after a message. */
+enum { STAT_TWIN_ELEMS = 1 << 18 };
+static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
+                             const cli_check_result *r)
+{
+    int need_dx = cli_stat_cols_need_dx(st, job), kdx = 0;
+    while (kdx < job->op->noutputs && strcmp(job->op->outputs[kdx], "dx"))
+        kdx++; /* (dbias's ops have a dx) */
+    size_t R = need_dx && STAT_TWIN_ELEMS / job->n > C ? STAT_TWIN_ELEMS / job->n : C;
+    int threads = rn_threads_for(R * job->n);
+    const cli_colsums *cs = job->op->colsums;
+    norm_cols *cols = need_dx ? norm_cols_new(cs->ncols, cs->skip, job->n, threads) : NULL;
+    rows_bufs b;
+    int rc = rows_bufs_alloc(job, r, R, &b, need_dx ? BUFS_TWIN : BUFS_INPUTS) ||
+                     (need_dx && !cols) ? -1 : 0;
+    for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
+        cli_job sub;
+        block_result br = {0};
+        const double *wdx = NULL;
+        if (block_job(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, &sub, &br)) {
+            cli_error(job->verb, "%s", br.read_err);
+            free(br.read_err);
+            rc = RN_EXIT_USAGE;
+            break;
+        }
+        if (need_dx) {
+            double *want[CLI_MAX_IO];
+            for (int k = 0; k < job->op->noutputs; k++)
+                want[k] = b.want[k].data;
+            int tw = twin_by_chunks(job, &sub, want, b.per_row, C, cols, threads);
+            if (tw != RN_TWIN_OK) {
+                rc = cli_twin_status(job, tw, "certified twin");
+                break;
+            }
+            wdx = want[kdx];
+        }
+        if (cli_stat_cols_add(st, &sub, r0, r, wdx))
+            rc = -1;
+    }
+    norm_cols_free(cols);
+    rows_bufs_free(&b);
+    return rc;
+}
+
+/* The elements which[0..k) of the exact column (cli_colsums.exact_col: LayerNorm's dbeta =
+   sum_r dy_rj), which the accumulators left undecided (a sum of f32 values is a tie of binary64
+   in about one column of 4096 at 4096 rows: its bits span more than 53), summed exactly over
+   every row of their input (read again from its file a block of R rows at a time for a lazy
+   job), each rounded once to f64 into dst, as `eval`'s stream does.  0, -1 out of memory, or an
+   exit code after a message. */
+static int exact_column(const cli_job *job, size_t R, const size_t *which, size_t k, double *dst)
+{
+    int in = job->op->colsums->exact_input;
+    size_t n = job->n;
+    double *buf = job->in[in].data ? NULL : malloc((R * n + 1) * sizeof *buf);
+    exact_cols *c = exact_cols_new(k);
+    char err[512];
+    int rc = c && (buf || job->in[in].data) ? 0 : -1;
+    for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
+        size_t nr = job->rows - r0 < R ? job->rows - r0 : R;
+        const double *v = job->in[in].data ? job->in[in].data + r0 * n : buf;
+        npy_reader rd = job->in_rd[in];
+        if (!job->in[in].data && npy_read_range(&rd, r0 * n, nr * n, buf, err, sizeof err)) {
+            cli_error(job->verb, "input %s: %s", job->op->inputs[in], err);
+            rc = RN_EXIT_USAGE;
+            break;
+        }
+        for (size_t r = 0; r < nr; r++)
+            for (size_t t = 0; t < k; t++)
+                exact_cols_add(c, t, v[r * n + which[t]]);
+    }
+    for (size_t t = 0; !rc && t < k; t++)
+        dst[which[t]] = exact_cols_round(c, t, RN_F64);
+    exact_cols_free(c);
+    free(buf);
+    return rc;
+}
+
+/* The norms' backward after the blocks: the sums' exact values certified from the merged
+   columns (the exact column's undecided elements summed exactly), their bounds from the slots
+   (the skip ops': from their state), the comparison of their actuals (the whole-tensor path's
+   summary, in place of the blocks' empty one), then the tier's column tests in one more pass over
+   the rows (stat_columns_pass, by chunks of C rows).  0, 1 where a sum is not certified (the
+   whole-tensor path decides), or an exit code after a message. */
+static int check_columns(const cli_job *job, size_t C, const cols_state *cst,
+                         cli_stat_rows *st, cli_check_result *r)
+{
+    size_t n = job->n, B = rn_bound_block_rows(job->rows), nb = (job->rows + B - 1) / B;
     rn_array want[CLI_MAX_IO] = {{0}}, bound[RN_NDTYPES][CLI_MAX_IO] = {{{0}}};
     double *w[CLI_MAX_IO] = {0};
-    rows_bufs b = {0};
-    int rc = norm_cols_merge(cst->cols) ? 0 : 1;
+    const cli_colsums *cs = job->op->colsums;
+    size_t *und = malloc((n + 1) * sizeof *und), nund = 0; /* the exact column's undecided */
+    int kex = -1, rc = !und ? -1 : norm_cols_merge(cst->cols) ? 0 : 1;
     for (int k = 0; k < job->op->noutputs && !rc; k++) {
         if (!cli_column_output(job, k))
             continue;
         rc = block_alloc(&want[k], n) ? -1 : 0;
-        for (size_t i = 0; i < n && !rc; i++)
-            if (!norm_cols_value(cst->cols, job->op->colsums->col[k], i, RN_F64, &want[k].data[i]))
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (norm_cols_value(cst->cols, cs->col[k], i, RN_F64, &want[k].data[i]))
+                continue;
+            if (cs->col[k] == cs->exact_col && cs->exact_input >= 0)
+                kex = k, und[nund++] = i;
+            else
                 rc = 1;
+        }
         w[k] = want[k].data;
     }
+    if (!rc && nund)
+        rc = exact_column(job, C, und, nund, want[kex].data);
+    free(und);
     for (int t = 0; t < RN_NDTYPES && !rc; t++) {
         double *o[CLI_MAX_IO] = {0};
-        for (int k = 0; cst->cs[t] && k < job->op->noutputs && !rc; k++)
+        for (int k = 0; cst->need[t] && k < job->op->noutputs && !rc; k++)
             if (w[k])
                 rc = block_alloc(&bound[t][k], n) ? -1 : 0, o[k] = bound[t][k].data;
-        if (cst->cs[t] && !rc)
+        if (!cst->need[t] || rc)
+            continue;
+        if (!cst->bst) {
             job->op->colsums->bound_cols(job, r->cd, (rn_dtype)t, o, cst->cs[t], cst->cf[t], nb);
+            continue;
+        }
+        int k = job->op->colsums->bstate_cols(cst->bst, job, (rn_dtype)t, o,
+                                              (const double *const *)w);
+        rc = k == CLI_BOUND_WHOLE ? 1
+           : k == RN_TWIN_NOMEM   ? -1
+                                  : cli_twin_status(job, k, "error bound");
     }
     for (int m = 0; m < job->nactual && !rc; m++) {
         int k = job->act_index[m];
@@ -1045,26 +1286,15 @@ static int check_columns(const cli_job *job, size_t R, size_t nb, const cols_sta
     }
     cli_phase("columns");
     if (!rc && st && cli_stat_cols_wanted(st, job)) {
-        rc = rows_bufs_alloc(job, r, R, &b) || cli_stat_cols_begin(st, job, (const double *const *)w)
-                 ? -1 : 0;
-        for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
-            cli_job sub;
-            block_result br = {0};
-            if (block_job(job, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, &sub, &br)) {
-                cli_error(job->verb, "%s", br.read_err);
-                free(br.read_err);
-                rc = RN_EXIT_USAGE;
-            } else if (cli_stat_cols_add(st, &sub, r0, r)) {
-                rc = -1;
-            }
-        }
+        rc = cli_stat_cols_begin(st, job, (const double *const *)w) ? -1 : 0;
+        if (!rc)
+            rc = stat_columns_pass(job, C, st, r);
         cli_phase("stat columns");
     }
     if (rc < 0) {
         cli_error(job->verb, "out of memory");
         rc = RN_EXIT_INTERNAL;
     }
-    rows_bufs_free(&b);
     for (int k = 0; k < CLI_MAX_IO; k++) {
         rn_array_free(&want[k]);
         for (int t = 0; t < RN_NDTYPES; t++)
@@ -1083,9 +1313,12 @@ static int cols_state_new(const cli_job *job, const cli_check_result *r, size_t 
     cst->ns = (size_t)cs->bound_sums * w, cst->nf = (size_t)cs->bound_flags * w;
     if (!(cst->cols = norm_cols_new(cs->ncols, cs->skip, job->n, threads)))
         return -1;
-    for (int m = 0; m < job->nactual; m++) {
-        rn_dtype t = r->sum[m].out;
-        if (cst->cs[t])
+    for (int m = 0; m < job->nactual; m++)
+        cst->need[r->sum[m].out] = 1;
+    if (cs->bstate_new)
+        return (cst->bst = cs->bstate_new(job, r->cd, cst->need, threads)) ? 0 : -1;
+    for (int t = 0; t < RN_NDTYPES; t++) {
+        if (!cst->need[t])
             continue;
         cst->cs[t] = calloc((nb + 1) * cst->ns, sizeof *cst->cs[t]);
         cst->cf[t] = calloc((nb + 1) * cst->nf, 1);
@@ -1095,11 +1328,13 @@ static int cols_state_new(const cli_job *job, const cli_check_result *r, size_t 
     return 0;
 }
 
-static void cols_state_free(cols_state *cst)
+static void cols_state_free(const cli_job *job, cols_state *cst)
 {
     norm_cols_free(cst->cols);
     for (int t = 0; t < RN_NDTYPES; t++)
         free(cst->cs[t]), free(cst->cf[t]);
+    if (cst->bst)
+        job->op->colsums->bstate_free(cst->bst);
 }
 
 /* The check by blocks of R rows.  param_err: a parameter input's value the compute dtype cannot
@@ -1111,7 +1346,7 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
 {
     for (int m = 0; m < job->nactual; m++)
         r->sum[m].out = cli_coarser_dtype(job->act[m].dtype, d);
-    size_t nb = (job->rows + R - 1) / R;
+    size_t nb = (job->rows + R - 1) / R, C = chunk_rows(job, R);
     int threads = rn_threads_for(job->rows * job->n);
     summary_t *sums = NULL;
     double *errs = NULL;
@@ -1126,7 +1361,7 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
 #pragma omp parallel num_threads(threads)
         {
             rows_bufs b;
-            int ok = rows_bufs_alloc(job, r, R, &b) == 0;
+            int ok = rows_bufs_alloc(job, r, C, &b, BUFS_CHECK) == 0;
 #pragma omp for schedule(dynamic, 1)
             for (long i = 0; i < NB; i++) {
                 size_t r0 = (size_t)i * R;
@@ -1136,8 +1371,8 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
                     res[i].status = RN_TWIN_NOMEM, res[i].what = "check by blocks of rows";
                     continue;
                 }
-                check_block(job, (size_t)i, r0, job->rows - r0 < R ? job->rows - r0 : R, &b, st,
-                            cst, r, param_err != NULL, &res[i]);
+                check_block_chunks(job, (size_t)i, r0, job->rows - r0 < R ? job->rows - r0 : R, C,
+                                   &b, st, cst, r, param_err != NULL, &res[i]);
                 long cur = __atomic_load_n(&first_fail, __ATOMIC_RELAXED);
                 if (res[i].read_err || res[i].input_err || res[i].status != RN_TWIN_OK ||
                     res[i].serial)
@@ -1157,12 +1392,12 @@ static int check_by_rows(const cli_job *job, rn_dtype d, size_t R, const char *p
     } else {
         rc = merge_blocks(job, res, first_fail < NB ? (size_t)first_fail + 1 : nb, param_err, r);
         if (!rc && cst)
-            rc = check_columns(job, R, nb, cst, st, r);
+            rc = check_columns(job, C, cst, st, r);
         if (!rc)
             cli_stat_rows_end(st, job, r);
     }
     if (cst)
-        cols_state_free(cst);
+        cols_state_free(job, cst);
     for (size_t i = 0; res && i < nb; i++)
         free(res[i].read_err), free(res[i].input_err);
     cli_stat_rows_free(st);

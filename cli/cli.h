@@ -146,7 +146,25 @@ typedef struct cli_colsums {
                       double *cs, unsigned char *cf);
     void (*bound_cols)(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *outs,
                        double *cs, unsigned char *cf, size_t nb);
+    /* The skip ops' bound by blocks, in place of bound_rows / bound_cols (NULL for the others):
+       its blocks share more than slots -- the twin on every rounded sum an implementation may form
+       (ref/skip_backward_bound.h) -- and need the twin's own values.  bstate_new: the state of the
+       whole problem `job` for the output dtypes need[d] != 0 (RN_NDTYPES flags) on `threads`
+       threads (NULL: out of memory).  bstate_rows: block number b of the same partition (the rows
+       of sub, thread t), the per-row outputs' bounds bounds[d][k] (col[k] < 0) for every needed
+       d, given want[k], the twin's values of the block rounded to f64.  bstate_cols: after every
+       block, once per needed dtype `out`, the sums' bounds bounds[k] (col[k] >= 0) given want[k],
+       their certified values.  0, RN_TWIN_*, or CLI_BOUND_WHOLE: the whole-tensor check decides
+       (what the blocks cannot give: e.g. a rounded sum that overflows). */
+    void *(*bstate_new)(const cli_job *job, rn_dtype compute, const int *need, int threads);
+    int (*bstate_rows)(void *st, const cli_job *sub, int t, size_t b,
+                       double *(*bounds)[CLI_MAX_IO], const double *const *want);
+    int (*bstate_cols)(void *st, const cli_job *job, rn_dtype out, double *const *bounds,
+                       const double *const *want);
+    void (*bstate_free)(void *st);
 } cli_colsums;
+
+enum { CLI_BOUND_WHOLE = -1 };
 
 /* The registry (cli/args.c): every op, in help order. */
 extern const cli_op *const cli_ops[];
@@ -235,7 +253,8 @@ int cli_load_rest(cli_job *job);
 int cli_column_output(const cli_job *job, int k);
 /* Rows per block of the check by blocks of rows (cli/check.c) for this loaded or header-loaded
    job, or 0 where the whole-tensor check runs; cli_check_by_rows_op: whether the op and options
-   allow it at all (LayerNorm, RMSNorm forward, no --allow ftz), before any input is read. */
+   allow it at all (LayerNorm, RMSNorm, the skip ops, forward and backward; no --allow ftz),
+   before any input is read. */
 size_t cli_check_by_rows(const cli_job *job);
 int cli_check_by_rows_op(const cli_job *job);
 /* cli_load's checks of the inputs (the same, in the same order, with the same messages) on their
@@ -356,14 +375,15 @@ int cli_ulps_below_scale(const cli_summary *s);
    "off") and parser (0, or -1 if unknown). */
 void cli_stat_run(const cli_job *job, const rn_array *want, cli_check_result *r);
 /* The same tier over blocks of rows, for the ops it supports (cli_stat_rows_supported: the norms
-   and the skip ops forward, the norms' backward): begin after the outputs' dtypes are set in
+   and the skip ops, forward and backward): begin after the outputs' dtypes are set in
    r->sum[m].out (NULL: out of memory); add each block, from any thread, blocks in any order (sub:
    the block's sub-job, rows r0 ..; got[m]: actual m's values of the block, want[k]: output k's
    exact values of the block; -1 out of memory) -- the per-row outputs' tests.  The sums over rows
-   (dgamma, dbeta) are tested in a second pass, once their exact values are known: cols_begin
-   (want[k]: output k's exact values, n of them; -1 out of memory), then cols_add for each block
-   in row order, from one thread; cols_wanted: whether any actual has such a test (else no second
-   pass is needed).  end pools the rows into r->stat, the result cli_stat_run gives.  The rows'
+   (dgamma, dbeta, dbias) are tested in a second pass, once their exact values are known:
+   cols_begin (want[k]: output k's exact values, n of them; -1 out of memory), then cols_add for
+   each block in row order, one at a time (want_dx: the block's exact dx, which dbias's test needs:
+   cols_need_dx; else NULL); cols_wanted: whether any actual has such a test (else no second pass
+   is needed).  end pools the rows into r->stat, the result cli_stat_run gives.  The rows'
    statistics are kept for the problem (a few words a row), so the second pass reuses them. */
 typedef struct cli_stat_rows cli_stat_rows;
 int cli_stat_rows_supported(const cli_job *job);
@@ -372,8 +392,10 @@ int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0,
                       const cli_check_result *r, const double *const *got,
                       const double *const *want);
 int cli_stat_cols_begin(cli_stat_rows *s, const cli_job *job, const double *const *want);
-int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r);
+int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r,
+                      const double *want_dx);
 int cli_stat_cols_wanted(const cli_stat_rows *s, const cli_job *job);
+int cli_stat_cols_need_dx(const cli_stat_rows *s, const cli_job *job);
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r);
 void cli_stat_rows_free(cli_stat_rows *s);
 void cli_stat_print(const cli_job *job, const cli_check_result *r);

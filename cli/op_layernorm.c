@@ -155,7 +155,8 @@ static void ln_bwd_bound_cols(const cli_job *job, rn_dtype compute, rn_dtype out
 
 static const cli_colsums ln_bwd_cols = {2, 0, {-1, 0, 1}, 1, 2, ln_bwd_rows,
                                         LN_BWD_BOUND_SUMS, LN_BWD_BOUND_FLAGS,
-                                        ln_bwd_bound_rows, ln_bwd_bound_cols};
+                                        ln_bwd_bound_rows, ln_bwd_bound_cols,
+                                        NULL, NULL, NULL, NULL};
 
 /* ---------------------------------------------------------------- golden cases */
 

@@ -89,7 +89,8 @@ static void rms_bwd_bound_cols(const cli_job *job, rn_dtype compute, rn_dtype ou
 
 static const cli_colsums rms_bwd_cols = {1, 0, {-1, 0}, -1, -1, rms_bwd_rows,
                                          RMS_BWD_BOUND_SUMS, RMS_BWD_BOUND_FLAGS,
-                                         rms_bwd_bound_rows, rms_bwd_bound_cols};
+                                         rms_bwd_bound_rows, rms_bwd_bound_cols,
+                                         NULL, NULL, NULL, NULL};
 
 /* ---------------------------------------------------------------- golden cases */
 

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "norm_fast.h"
 #include "golden.h"
+#include "skip_backward_bound.h"
 #include "skip_rmsnorm_bound.h"
 #include "skip_rmsnorm_mpfr.h"
 
@@ -55,18 +56,50 @@ static int srms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
 static int srms_bwd_rows(const cli_job *sub, rn_dtype out, double *const *o, norm_cols *c,
                          int t, unsigned char *row_ok)
 {
-    if (rmsnorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
-                                   sub->in[1].data, bwd_bias_of(sub), sub->in[2].data, sub->rows,
-                                   sub->n, sub->eps, cli_rms_offset(sub), out, row_ok) != 1)
-        return 0; /* (with a skip, never 2: dbias sums the dx enclosures) */
-    if (o[1])
+    int k = rmsnorm_backward_rows_fast(c, t, o[0], sub->in[3].data, sub->in[0].data,
+                                       sub->in[1].data, bwd_bias_of(sub), sub->in[2].data,
+                                       sub->rows, sub->n, sub->eps, cli_rms_offset(sub), out,
+                                       row_ok);
+    if (k && o[1]) /* (2: the rows left get both from the caller's twin) */
         memcpy(o[1], o[0], sub->rows * sub->n * sizeof *o[1]);
-    return 1;
+    return k;
 }
 
-/* (no bound by blocks: check takes the whole tensor) */
+/* Check by blocks of rows (cli.h: cli_colsums, bstate_*): the bound's state across the blocks
+   (ref/skip_backward_bound.h); dskip's bound is dx's. */
+static void *srms_bstate_new(const cli_job *job, rn_dtype compute, const int *need, int threads)
+{
+    return skip_bwd_bound_new(1, bwd_bias_of(job) != NULL, job->rows, job->n, threads, need,
+                              job->eps, cli_rms_offset(job), compute);
+}
+
+static int srms_bstate_rows(void *st, const cli_job *sub, int t, size_t b,
+                            double *(*o)[CLI_MAX_IO], const double *const *want)
+{
+    double *bdx[RN_NDTYPES];
+    for (int d = 0; d < RN_NDTYPES; d++)
+        bdx[d] = o[d][0];
+    int rc = skip_bwd_bound_rows(st, t, b, bdx, want[0], sub->in[3].data, sub->in[0].data,
+                                 sub->in[1].data, sub->in[2].data, bwd_bias_of(sub), sub->rows);
+    for (int d = 0; rc == 0 && d < RN_NDTYPES; d++)
+        if (o[d][0] && o[d][1])
+            memcpy(o[d][1], o[d][0], sub->rows * sub->n * sizeof *o[d][1]);
+    return rc == SKIP_BWD_WHOLE ? CLI_BOUND_WHOLE : rc;
+}
+
+static int srms_bstate_cols(void *st, const cli_job *job, rn_dtype out, double *const *o,
+                            const double *const *want)
+{
+    (void)job;
+    int rc = skip_bwd_bound_cols(st, out, o[2], o[3], NULL, want[2], want[3], NULL);
+    return rc == SKIP_BWD_WHOLE ? CLI_BOUND_WHOLE : rc;
+}
+
+static void srms_bstate_free(void *st) { skip_bwd_bound_free(st); }
+
 static const cli_colsums srms_bwd_cols = {2, 1, {-1, -1, 1, 0}, -1, -1, srms_bwd_rows, 0, 0,
-                                          NULL, NULL};
+                                          NULL, NULL, srms_bstate_new, srms_bstate_rows,
+                                          srms_bstate_cols, srms_bstate_free};
 
 /* dskip is dx, so its bound is dx's */
 static int srms_bwd_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double *const *o)

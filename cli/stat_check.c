@@ -219,28 +219,38 @@ static int fwd_kind(const cli_job *job, const char *out)
                                            : !strcmp(out, "rstd") ? ST_LN_RSTD : -1;
     if (!strcmp(op, "rmsnorm"))
         return !strcmp(out, "y") ? ST_RMS_Y : !strcmp(out, "rstd") ? ST_RMS_RSTD : -1;
+    int dx = !strcmp(out, "dx") || (skip && !strcmp(out, "dskip")); /* dskip is dx */
     if (!strcmp(op, "layernorm_backward"))
-        return !strcmp(out, "dx") ? ST_LN_DX : -1;
+        return dx ? ST_LN_DX : -1;
     if (!strcmp(op, "rmsnorm_backward"))
-        return !strcmp(out, "dx") ? ST_RMS_DX : -1;
+        return dx ? ST_RMS_DX : -1;
     return -1;
 }
 
-/* The st_cols test of output `out` of a norm's backward (not the skip ops'), or -1. */
+/* The st_cols test of output `out` of a norm's backward or a skip op's, or -1. */
 static int col_kind(const cli_job *job, const char *out)
 {
     const char *op = job->op->name;
+    int skip = !strncmp(op, "skip_", 5);
+    if (skip)
+        op += 5; /* the norm's backward of the sum, and dbias */
     if (!strcmp(op, "layernorm_backward"))
-        return !strcmp(out, "dgamma") ? ST_LN_DGAMMA : !strcmp(out, "dbeta") ? ST_DBETA : -1;
+        return !strcmp(out, "dgamma")           ? ST_LN_DGAMMA
+               : !strcmp(out, "dbeta")          ? ST_DBETA
+               : skip && !strcmp(out, "dbias") ? ST_LN_DBIAS
+                                                : -1;
     if (!strcmp(op, "rmsnorm_backward"))
-        return !strcmp(out, "dgamma") ? ST_RMS_DGAMMA : -1;
+        return !strcmp(out, "dgamma")           ? ST_RMS_DGAMMA
+               : skip && !strcmp(out, "dbias") ? ST_RMS_DBIAS
+                                                : -1;
     return -1;
 }
 
 int cli_stat_rows_supported(const cli_job *job)
 {
     static const char *const ops[] = {"layernorm", "rmsnorm", "skip_layernorm", "skip_rmsnorm",
-                                      "layernorm_backward", "rmsnorm_backward"};
+                                      "layernorm_backward", "rmsnorm_backward",
+                                      "skip_layernorm_backward", "skip_rmsnorm_backward"};
     for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
         if (!strcmp(job->op->name, ops[k]))
             return 1;
@@ -279,18 +289,29 @@ static st_problem block_problem(const cli_stat_rows *s, const cli_job *sub, size
     return p;
 }
 
+/* The skip ops normalize x + skip (+ bias): the block's x in p made that sum (*sum, *mag: to be
+   freed), as cli_stat_run's.  0, or -1 out of memory. */
+static int block_sum(const cli_stat_rows *s, const cli_job *sub, st_problem *p, double **sum,
+                     double **mag)
+{
+    const double *skip = input(sub, "skip");
+    *sum = *mag = NULL;
+    if (!s->active || !p->x || !skip)
+        return 0;
+    if (skip_sum(p->x, skip, input(sub, "bias"), p->n, p->rows * p->n, sum, mag))
+        return -1;
+    p->x = *sum, p->sum_rounded = 1, p->xmag = *mag;
+    return 0;
+}
+
 int cli_stat_rows_add(cli_stat_rows *s, const cli_job *sub, size_t r0,
                       const cli_check_result *r, const double *const *got,
                       const double *const *want)
 {
     st_problem p = block_problem(s, sub, r0);
-    const double *skip = input(sub, "skip");
-    double *sum = NULL, *mag = NULL;
-    if (s->active && p.x && skip) {
-        if (skip_sum(p.x, skip, input(sub, "bias"), p.n, p.rows * p.n, &sum, &mag))
-            return -1;
-        p.x = sum, p.sum_rounded = 1, p.xmag = mag;
-    }
+    double *sum, *mag;
+    if (block_sum(s, sub, &p, &sum, &mag))
+        return -1;
     int rc = 0;
     for (int m = 0; s->active && m < sub->nactual && !rc; m++) {
         if (!s->f[m])
@@ -314,25 +335,45 @@ int cli_stat_cols_begin(cli_stat_rows *s, const cli_job *job, const double *cons
     return 0;
 }
 
-int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r)
+int cli_stat_cols_add(cli_stat_rows *s, const cli_job *sub, size_t r0, const cli_check_result *r,
+                      const double *want_dx)
 {
     st_problem p = block_problem(s, sub, r0);
-    for (int m = 0; m < sub->nactual; m++) {
+    double *sum, *mag;
+    if (block_sum(s, sub, &p, &sum, &mag))
+        return -1;
+    p.want_dx = want_dx;
+    int rc = 0;
+    for (int m = 0; m < sub->nactual && !rc; m++) {
         if (!s->c[m])
             continue;
         problem_output(&p, r, output_dtype(sub, r, m));
         if (!st_cols_rows(s->c[m], &p, r0))
-            return -1;
+            rc = -1;
+    }
+    free(sum), free(mag);
+    return rc;
+}
+
+/* Whether any actual has a column test (need_dx: one that needs dx's exact values, dbias's). */
+static int cols_wanted(const cli_stat_rows *s, const cli_job *job, int need_dx)
+{
+    for (int m = 0; s->active && m < job->nactual; m++) {
+        int kind = col_kind(job, job->op->outputs[job->act_index[m]]);
+        if (kind >= 0 && (!need_dx || kind == ST_LN_DBIAS || kind == ST_RMS_DBIAS))
+            return 1;
     }
     return 0;
 }
 
 int cli_stat_cols_wanted(const cli_stat_rows *s, const cli_job *job)
 {
-    for (int m = 0; s->active && m < job->nactual; m++)
-        if (col_kind(job, job->op->outputs[job->act_index[m]]) >= 0)
-            return 1;
-    return 0;
+    return cols_wanted(s, job, 0);
+}
+
+int cli_stat_cols_need_dx(const cli_stat_rows *s, const cli_job *job)
+{
+    return cols_wanted(s, job, 1);
 }
 
 void cli_stat_rows_end(cli_stat_rows *s, const cli_job *job, cli_check_result *r)

@@ -438,10 +438,11 @@ FD_CLONES int layernorm_row_bound_stats_fast(double *mean, double *var, double *
  * dgamma_j = sum_r dy_rj xhat_rj and dbeta_j = sum_r dy_rj in per-thread fd_acc arrays, merged.
  * skip_layernorm's backward [§5.9] is the same computation on the exact sums v = x + skip (+ bias)
  * (s_i + t_i within e_i, fd_skip_split, the inputs of §5.8), with one more column sum,
- * dbias_j = sum_r dx_rj, of the uncertified dx enclosures.  A dx that is not certified leaves the
- * row's dx to the twin (the row's terms of the sums are formed first: return 2, row_ok); any
- * other failure (a non-finite dy / gamma / sum, a sum not certified, the skip op's dbias) hands
- * the whole call to the twin (whose column sums need every row's exact state).
+ * dbias_j = sum_r dx_rj, of the dx enclosures (not of the rounded dx).  A dx that is not certified
+ * leaves the row's dx to the twin (the row's terms of the sums are formed first, dbias's too: its
+ * enclosure holds dx all the same; return 2, row_ok); any other failure (a non-finite dy / gamma /
+ * sum, a sum not certified) hands the whole call to the twin (whose column sums need every row's
+ * exact state).
  */
 
 /* xhat_i = (v_i - mh - delta) rstd as an fd_num, v_i = x_i, or x_i + xt_i within xe_i when xt is
@@ -494,6 +495,7 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, fd
     }
     const double nn = (double)n;
     fd_num mg = fd_div_d(fd_acc_value(&G), nn), mgx = fd_div_d(fd_acc_value(&H), nn);
+    int all = 1;
     for (size_t i = 0; i < n; i++) {
         double g1, g2;
         fd_two_prod(dy[i], gamma[i], &g1, &g2);
@@ -501,14 +503,14 @@ FD_CLONES static int ln_row_backward_fast(double *dx, fd_acc *dg, fd_acc *db, fd
         fd_num inner = fd_add(fd_add(g, fd_neg(mg)), fd_neg(fd_mul(xh[i], mgx)));
         fd_num d = fd_mul(inner, st.R);
         if (!fd_certify_num(d, out, &dx[i])) {
-            if (dbs)
-                return 0;
-            return 2; /* dgamma's and dbeta's terms of the row are all in: dx alone is left */
+            if (!dbs)
+                return 2; /* dgamma's and dbeta's terms of the row are all in: dx alone is left */
+            all = 0; /* the enclosure holds dx_i all the same: dbias takes it, dx is left */
         }
         if (dbs)
             fd_acc_add(&dbs[i], d); /* [§5.9] dbias_j = sum_r dx_rj, each within d.e */
     }
-    return 1;
+    return all ? 1 : 2;
 }
 
 /* ---- exact_cols (norm_fast.h): sums of doubles, exact ---- */

@@ -74,9 +74,9 @@ int layernorm_backward_fast(double *dx, double *dgamma, double *dbeta, const dou
    (0 <= t < threads; one caller per t at a time) runs *_backward_rows_fast on its blocks: dx of
    each row certified and written, the row's terms added to its columns; 0 if some output of the
    block was not certified (its dx rows are then unspecified and the columns incomplete: the
-   caller runs the twin); with row_ok (not NULL; without skip), 2 when only some rows' dx were
-   not certified (row_ok[r] = 0; every row's terms are in the columns: the caller runs the twin
-   on those rows for dx alone).  norm_cols_merge then adds the threads' columns together (once; 0 if more
+   caller runs the twin); with row_ok (not NULL), 2 when only some rows' dx were not certified
+   (row_ok[r] = 0; every row's terms are in the columns, dbias's from the enclosures of those dx:
+   the caller runs the twin on those rows for dx alone).  norm_cols_merge then adds the threads' columns together (once; 0 if more
    than 2^30 rows were added, beyond the accumulators' error bound), and norm_cols_value certifies
    column k's element j: 1 and *v its correctly rounded value, or 0 (not certified: a tie, an
    exact zero, an enclosure too wide).  Each certified value is the exact sum rounded once, so it

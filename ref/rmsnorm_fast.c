@@ -218,6 +218,7 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, fd_acc *dbs, 
         fd_acc_add(&dg[i], fd_mul(fd_exact(dy[i], 0.0), xh));
     }
     fd_num mgx = fd_div_d(fd_acc_value(&H), (double)n);
+    int all = 1;
     for (size_t i = 0; i < n; i++) {
         double wh = gamma[i], wl = 0.0;
         if (offset)
@@ -226,12 +227,15 @@ FD_CLONES static int rms_row_backward_fast(double *dx, fd_acc *dg, fd_acc *dbs, 
         fd_num xh = fd_mul(rms_v(x, xt, xe, i), R);
         fd_num inner = fd_add(g, fd_neg(fd_mul(xh, mgx)));
         fd_num d = fd_mul(inner, R);
-        if (!fd_certify_num(d, out, &dx[i]))
-            return dbs ? 0 : 2; /* without dbias, dgamma's terms of the row are all in */
+        if (!fd_certify_num(d, out, &dx[i])) {
+            if (!dbs)
+                return 2; /* dgamma's terms of the row are all in: dx alone is left */
+            all = 0; /* the enclosure holds dx_i all the same: dbias takes it, dx is left */
+        }
         if (dbs)
             fd_acc_add(&dbs[i], d); /* [§6.6] dbias_j = sum_r dx_rj */
     }
-    return 1;
+    return all ? 1 : 2;
 }
 
 int rmsnorm_backward_rows_fast(norm_cols *c, int t, double *dx, const double *dy, const double *x,

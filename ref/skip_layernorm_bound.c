@@ -28,6 +28,7 @@
 #include "fast_dd.h"
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
+#include "norm_fast.h"
 #include "residual_mpfr.h"
 #include "skip_layernorm_mpfr.h"
 
@@ -244,19 +245,47 @@ static double gamma_k(size_t k, double u)
     return ku < 0.5 ? ku / (1.0 - ku) * (1.0 + 0x1p-50) : INFINITY;
 }
 
+void skip_dbias_terms(double *sb, double *sa, const double *bc, const double *wc, size_t rows,
+                      size_t n)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < n; j++) {
+            double br = bc[r * n + j], a = fabs(wc[r * n + j]);
+            sb[j] += br + a * 0x1p-53;
+            sa[j] += a + br;
+        }
+}
+
+int skip_dbias_sums(double *sb, double *sa, const double *bc, const double *wc, size_t rows,
+                    size_t n)
+{
+    size_t B = rn_bound_block_rows(rows);
+    double *bs = malloc((2 * n + 1) * sizeof *bs), *ba = bs + n;
+    if (!bs)
+        return -1;
+    for (size_t j = 0; j < n; j++)
+        sb[j] = sa[j] = 0.0;
+    for (size_t r0 = 0; r0 < rows; r0 += B) {
+        for (size_t j = 0; j < n; j++)
+            bs[j] = ba[j] = 0.0;
+        skip_dbias_terms(bs, ba, bc + r0 * n, wc + r0 * n, rows - r0 < B ? rows - r0 : B, n);
+        for (size_t j = 0; j < n; j++)
+            sb[j] += bs[j], sa[j] += ba[j];
+    }
+    free(bs);
+    return 0;
+}
+
 /* sum_r (B_r + 2^-53 |w_r|) + gamma_{R-1} sum_r (|w_r| + B_r) + 2^-53 |wcb| + |wcb - wb|
-   + output rounding + want's own rounding (specs/error-analysis-residual.md §9). */
-double skip_dbias_bound(const double *bc, const double *wc, size_t rows, size_t n, size_t j,
-                        double wcb, double wb, rn_dtype compute, rn_dtype out)
+   + output rounding + want's own rounding (specs/error-analysis-residual.md §9).  sb, sa:
+   skip_dbias_sums' binary64 sums of non-negative terms, by blocks of rows (no chain of additions
+   longer than the row-order sum's, whose place they took on 5 December 2026). */
+double skip_dbias_bound(double sb, double sa, size_t rows, double wcb, double wb,
+                        rn_dtype compute, rn_dtype out)
 {
     if (!isfinite(wb))
         return 0.0; /* the class is demanded */
-    double sb = 0.0, sa = 0.0, u = rn_dtype_unit_roundoff(compute);
-    for (size_t r = 0; r < rows; r++) {
-        double br = bc[r * n + j], a = fabs(wc[r * n + j]);
-        sb += br + a * 0x1p-53;
-        sa += a + br;
-    }
+    double u = rn_dtype_unit_roundoff(compute);
     if (!isfinite(sb) || !isfinite(sa) || !isfinite(wcb))
         return INFINITY;
     double E = (sb + gamma_k(rows ? rows - 1 : 0, u) * sa + fabs(wcb) * 0x1p-53) * EVAL_SLACK +
@@ -280,12 +309,13 @@ int skip_layernorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, 
            *wc = malloc((N + 1) * 8), *wcb = malloc((n + 1) * 8), *wcg = malloc((n + 1) * 8),
            *wcbe = malloc((n + 1) * 8), *b = malloc((N + 1) * 8), *bg = malloc((n + 1) * 8),
            *bbe = malloc((n + 1) * 8), *bc = malloc((N + 1) * 8), *bcg = malloc((n + 1) * 8),
-           *bcbe = malloc((n + 1) * 8), *dummy = malloc((N + 1) * 8), *zeros = calloc(N + 1, 8);
+           *bcbe = malloc((n + 1) * 8), *dummy = malloc((N + 1) * 8), *zeros = calloc(N + 1, 8),
+           *sb = malloc((2 * n + 1) * 8), *sa = sb ? sb + n : NULL;
     int rc = RN_TWIN_NOMEM;
     mpfr_t s;
     residual_exact_init(s);
     if (!w || !wsk || !wb || !wg || !wbe || !t || !wc || !wcb || !wcg || !wcbe || !b || !bg ||
-        !bbe || !bc || !bcg || !bcbe || !dummy || !zeros)
+        !bbe || !bc || !bcg || !bcbe || !dummy || !zeros || !sb)
         goto out;
     rc = skip_layernorm_backward_mpfr(w, wsk, wb, wg, wbe, dy, x, skip, gamma, bias, rows, n, eps,
                                       RN_F64);
@@ -306,6 +336,8 @@ int skip_layernorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, 
         if (!rc) /* the twin on t (skip 0, no bias: t itself) */
             rc = skip_layernorm_backward_mpfr(wc, dummy, wcb, wcg, wcbe, dy, t, zeros, gamma,
                                               NULL, rows, n, eps, RN_F64);
+        if (!rc && skip_dbias_sums(sb, sa, bc, wc, rows, n))
+            rc = RN_TWIN_NOMEM;
         if (rc)
             goto out;
         for (size_t i = 0; i < N; i++)
@@ -313,7 +345,7 @@ int skip_layernorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, 
         for (size_t j = 0; j < n; j++) {
             bdgamma[j] = fmax(bdgamma[j], skip_compose(bg[j], wcg[j], wg[j]));
             bdbeta[j] = fmax(bdbeta[j], skip_compose(bbe[j], wcbe[j], wbe[j]));
-            bdbias[j] = fmax(bdbias[j], skip_dbias_bound(bc, wc, rows, n, j, wcb[j], wb[j],
+            bdbias[j] = fmax(bdbias[j], skip_dbias_bound(sb[j], sa[j], rows, wcb[j], wb[j],
                                                          compute, out));
         }
     }
@@ -322,6 +354,6 @@ out:
     mpfr_clear(s);
     free(w), free(wsk), free(wb), free(wg), free(wbe), free(t), free(wc), free(wcb), free(wcg);
     free(wcbe), free(b), free(bg), free(bbe), free(bc), free(bcg), free(bcbe), free(dummy);
-    free(zeros);
+    free(zeros), free(sb);
     return rc;
 }

@@ -44,10 +44,20 @@ double skip_compose(double b, double wc, double w);
    malloc'ed array (NULL: out of memory); the same for every admitted order. */
 double *skip_sum_bounds(mpfr_t s, const double *ws, const double *x, const double *skip,
                         const double *bias, size_t rows, size_t n, rn_dtype compute, rn_dtype out);
-/* The bound on column j of dbias = sum_r dx_rj (specs/error-analysis-residual.md §9): bc, wc
-   [rows*n]: the norm's backward bound for (compute, compute) and its want RN64(dx(t)) on the
-   rounded sum t; wcb = RN64(sum_r dx_rj(t)), wb = RN64(sum_r dx_rj(s)) (the want). */
-double skip_dbias_bound(const double *bc, const double *wc, size_t rows, size_t n, size_t j,
-                        double wcb, double wb, rn_dtype compute, rn_dtype out);
+/* The bound on column j of dbias = sum_r dx_rj (specs/error-analysis-residual.md §9) from two
+   column sums over the rows, sb_j = sum_r (bc_rj + 2^-53 |wc_rj|) and sa_j = sum_r (|wc_rj| +
+   bc_rj), where bc, wc [rows*n] are the norm's backward bound for (compute, compute) and its want
+   RN64(dx(t)) on the rounded sum t; wcb = RN64(sum_r dx_rj(t)), wb = RN64(sum_r dx_rj(s)) (the
+   want).  skip_dbias_terms adds the terms of `rows` rows (bc, wc: those rows) into sb, sa [n] in
+   row order; skip_dbias_sums forms sb, sa over every row as the check by blocks of rows does
+   (cli/check.c, ref/skip_backward_bound.h): each block of the partition rn_bound_block_rows(rows)
+   (ref/norm_fast.h) summed in row order, the blocks added in block order (0, or -1 out of
+   memory), so that both give the same bits. */
+void skip_dbias_terms(double *sb, double *sa, const double *bc, const double *wc, size_t rows,
+                      size_t n);
+int skip_dbias_sums(double *sb, double *sa, const double *bc, const double *wc, size_t rows,
+                    size_t n);
+double skip_dbias_bound(double sb, double sa, size_t rows, double wcb, double wb,
+                        rn_dtype compute, rn_dtype out);
 
 #endif

@@ -110,12 +110,13 @@ int skip_rmsnorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, co
            *wg = malloc((n + 1) * 8), *t = malloc((N + 1) * 8), *wc = malloc((N + 1) * 8),
            *wcb = malloc((n + 1) * 8), *wcg = malloc((n + 1) * 8), *b = malloc((N + 1) * 8),
            *bg = malloc((n + 1) * 8), *bc = malloc((N + 1) * 8), *bcg = malloc((n + 1) * 8),
-           *dummy = malloc((N + 1) * 8), *zeros = calloc(N + 1, 8);
+           *dummy = malloc((N + 1) * 8), *zeros = calloc(N + 1, 8), *sb = malloc((2 * n + 1) * 8),
+           *sa = sb ? sb + n : NULL;
     int rc = RN_TWIN_NOMEM;
     mpfr_t s;
     residual_exact_init(s);
     if (!w || !wsk || !wb || !wg || !t || !wc || !wcb || !wcg || !b || !bg || !bc || !bcg ||
-        !dummy || !zeros)
+        !dummy || !zeros || !sb)
         goto out;
     rc = skip_rmsnorm_backward_mpfr(w, wsk, wb, wg, dy, x, skip, gamma, bias, rows, n, eps, offset,
                                     RN_F64);
@@ -141,6 +142,8 @@ int skip_rmsnorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, co
         if (!rc) /* the twin on t: dx, dbias (its column sums), dgamma */
             rc = skip_rmsnorm_backward_mpfr(wc, dummy, wcb, wcg, dy, t, zeros, gamma, NULL, rows,
                                             n, eps, offset, RN_F64);
+        if (!rc && skip_dbias_sums(sb, sa, bc, wc, rows, n))
+            rc = RN_TWIN_NOMEM;
         if (rc)
             goto out;
         for (size_t i = 0; i < N; i++)
@@ -152,7 +155,7 @@ int skip_rmsnorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, co
                 e = INFINITY;
             bdgamma[j] = fmax(bdgamma[j], e);
             /* dbias: §9 */
-            bdbias[j] = fmax(bdbias[j], skip_dbias_bound(bc, wc, rows, n, j, wcb[j], wb[j],
+            bdbias[j] = fmax(bdbias[j], skip_dbias_bound(sb[j], sa[j], rows, wcb[j], wb[j],
                                                          compute, out));
         }
     }
@@ -160,6 +163,6 @@ int skip_rmsnorm_backward_bound(double *bdx, double *bdbias, double *bdgamma, co
 out:
     mpfr_clear(s);
     free(w), free(wsk), free(wb), free(wg), free(t), free(wc), free(wcb), free(wcg);
-    free(b), free(bg), free(bc), free(bcg), free(dummy), free(zeros);
+    free(b), free(bg), free(bc), free(bcg), free(dummy), free(zeros), free(sb);
     return rc;
 }

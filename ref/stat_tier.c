@@ -1026,74 +1026,6 @@ static int backward_dx_row(const st_problem *p, family f, size_t r, const double
     return 1;
 }
 
-/* dbias = sum_rows dx (the skip ops): one group, direction z = dbias.  Each row's shared errors
-   enter every column through P_j = <z, D_j(row)>; distinct rows are independent, identical rows
-   (same x) add their contributions before squaring; each column adds its rows' own noises and the
-   column sum's roundings. */
-static int backward_dbias(const st_problem *p, family f, const double *want_dx, const double *got,
-                          const double *want, st_test *t)
-{
-    size_t n = p->n, R = p->rows;
-    double u = p->u;
-    acc_t a = {0};
-    double *buf = malloc((4 * n + 1) * sizeof *buf), *B2 = calloc(n, sizeof *B2),
-           *S1 = calloc(n, sizeof *S1), *c = calloc(R + 1, sizeof *c);
-    uint64_t *h = calloc(R + 1, sizeof *h);
-    int ok = buf && B2 && S1 && c && h && want_dx && row_finite(got, want, n);
-    double floor = 0;
-    for (size_t r = 0; ok && r < R; r++) {
-        double *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
-        const double *w = want_dx + r * n;
-        dxrow_t d;
-        if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d)) {
-            ok = 0;
-            break;
-        }
-        double P[3] = {0, 0, 0};
-        for (size_t i = 0; i < n; i++) {
-            P[0] += want[i] * w[i], P[1] += want[i] * d.s.r * xh[i], P[2] += want[i] * d.s.r;
-            B2[i] += bb[i] * bb[i], S1[i] += fabs(w[i]);
-        }
-        double cr = 0;
-        for (int j = 0; j < 3; j++)
-            cr += d.sig[j] * fabs(P[j]), floor += d.phi[j] * fabs(P[j]);
-        h[r] = hash_of(p, r);
-        size_t k = r;
-        for (size_t q = 0; q < r; q++)
-            if (h[q] == h[r]) {
-                k = q;
-                break;
-            }
-        c[k] += cr;
-    }
-    if (ok) {
-        double shared = 0, nz = 0, tt = 0, Q = 0;
-        for (size_t r = 0; r < R; r++)
-            shared += c[r] * c[r];
-        for (size_t i = 0; i < n; i++) {
-            double b = sqrt(B2[i]) + SAFETY * u * sqrt((double)R) * S1[i] + want_noise(p, want[i]);
-            tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
-            nz += want[i] * want[i] * b * b;
-        }
-        acc_group(&a, tt, Q, sqrt(shared) + sqrt(nz), floor, 1, 0);
-    }
-    free(buf), free(B2), free(S1), free(c), free(h);
-    acc_finish(&a, "scale", u, &t[0]);
-    return 1;
-}
-
-int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double *got,
-                       const double *want, st_test *t)
-{
-    return backward_dbias(p, FAM_LN, want_dx, got, want, t);
-}
-
-int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
-                     const double *want, st_test *t)
-{
-    return backward_dbias(p, FAM_RMS, want_dx, got, want, t);
-}
-
 int st_layernorm_dx(const st_problem *p, const double *got, const double *want, st_test *t)
 {
     return rows_whole(p, ST_LN_DX, got, want, t);
@@ -1108,8 +1040,12 @@ int st_rmsnorm_dx(const st_problem *p, const double *got, const double *want, st
    dgamma_i = sum_rows dy*xhat: one group (the vector), direction z = dgamma.  The rows' shared
    errors (rho_r, e_r) enter every column: independent across distinct rows (identical rows are
    merged, their contributions added before squaring).  dbeta_i = sum_rows dy: a column sum of
-   exact inputs; one group, direction dbeta.  Every sum runs over the rows in row order, whatever
-   the blocks: the same bits as one block. */
+   exact inputs; one group, direction dbeta.  dbias_i = sum_rows dx (the skip ops): one group,
+   direction z = dbias; each row's shared errors enter every column through P_j = <z, D_j(row)>
+   (D_j: dx's directions, backward_dx_row), distinct rows independent, identical rows (same x)
+   adding their contributions before squaring; each column adds its rows' own noises and the
+   column sum's roundings.  Every sum runs over the rows in row order, whatever the blocks: the
+   same bits as one block. */
 struct st_cols {
     st_col_kind kind;
     size_t rows, n, next;  /* next: the first row of the next block */
@@ -1117,8 +1053,11 @@ struct st_cols {
     double *want;          /* a copy */
     int ok;                /* every value finite and every row in the model's range so far */
     double floor;
-    double *buf, *S1, *S2; /* dgamma: a row's scratch, the columns' sums of |q| and q^2 */
+    double *buf, *S1, *S2; /* dgamma: a row's scratch, the columns' sums of |q| and q^2;
+                              dbias: a row's scratch, the columns' sums of |dx| and of the
+                              squared own-noise bounds */
     double *Pr, *Pm, *sr, *sm; /* dgamma, per distinct row (the first of its content) */
+    double *cr;            /* dbias, per distinct row: its shared errors' proxy */
     uint64_t *h;
     long double *L1;       /* dbeta: the columns' sums of |dy| */
 };
@@ -1128,9 +1067,11 @@ void st_cols_free(st_cols *c)
     if (!c)
         return;
     free(c->buf), free(c->S1), free(c->S2), free(c->Pr), free(c->Pm), free(c->sr), free(c->sm);
-    free(c->h), free(c->L1), free(c->want);
+    free(c->cr), free(c->h), free(c->L1), free(c->want);
     free(c);
 }
+
+static int is_dbias(st_col_kind k) { return k == ST_LN_DBIAS || k == ST_RMS_DBIAS; }
 
 st_cols *st_cols_new(st_col_kind kind, size_t rows, const double *got, const double *want,
                      size_t n)
@@ -1152,16 +1093,34 @@ st_cols *st_cols_new(st_col_kind kind, size_t rows, const double *got, const dou
         }
         return c;
     }
-    c->buf = malloc((2 * n + 1) * sizeof *c->buf);
     c->S1 = calloc(n + 1, sizeof *c->S1), c->S2 = calloc(n + 1, sizeof *c->S2);
+    c->h = calloc(rows + 1, sizeof *c->h);
+    if (is_dbias(kind)) {
+        c->buf = malloc((4 * n + 1) * sizeof *c->buf);
+        c->cr = calloc(rows + 1, sizeof *c->cr);
+        if (!c->buf || !c->S1 || !c->S2 || !c->h || !c->cr) {
+            st_cols_free(c);
+            return NULL;
+        }
+        return c;
+    }
+    c->buf = malloc((2 * n + 1) * sizeof *c->buf);
     c->Pr = calloc(rows + 1, sizeof *c->Pr), c->Pm = calloc(rows + 1, sizeof *c->Pm);
     c->sr = calloc(rows + 1, sizeof *c->sr), c->sm = calloc(rows + 1, sizeof *c->sm);
-    c->h = calloc(rows + 1, sizeof *c->h);
     if (!c->buf || !c->S1 || !c->S2 || !c->Pr || !c->Pm || !c->sr || !c->sm || !c->h) {
         st_cols_free(c);
         return NULL;
     }
     return c;
+}
+
+/* The first row of the problem with row g's content (hash h[g]): identical rows share it. */
+static size_t first_same_row(const uint64_t *h, size_t g)
+{
+    for (size_t j = 0; j < g; j++)
+        if (h[j] == h[g])
+            return j;
+    return g;
 }
 
 /* Row r of the block, row g of the problem: its terms of dgamma's group. */
@@ -1184,15 +1143,34 @@ static void dgamma_row(st_cols *c, const st_problem *p, family f, size_t r, size
     }
     /* merge identical rows: same x, same shared errors */
     c->h[g] = hash_of(p, r);
-    size_t k = g;
-    for (size_t j = 0; j < g; j++)
-        if (c->h[j] == c->h[g]) {
-            k = j;
-            break;
-        }
+    size_t k = first_same_row(c->h, g);
     c->Pr[k] += pr, c->Pm[k] += pm * s.r;
     c->sr[k] = s.sig_rho, c->sm[k] = s.sig_m;
     c->floor += s.phi_rho * fabs(pr) + s.phi_m * s.r * fabs(pm);
+}
+
+/* Row r of the block, row g of the problem: its terms of dbias's group (p->want_dx: the block's
+   exact dx). */
+static void dbias_row(st_cols *c, const st_problem *p, family f, size_t r, size_t g)
+{
+    size_t n = c->n;
+    double *buf = c->buf, *xh = buf + n, *gg = buf + 2 * n, *bb = buf + 3 * n;
+    const double *w = p->want_dx + r * n, *want = c->want;
+    dxrow_t d;
+    if (!dx_row_model(p, f, r, w, buf, xh, gg, bb, &d)) {
+        c->ok = 0;
+        return;
+    }
+    double P[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        P[0] += want[i] * w[i], P[1] += want[i] * d.s.r * xh[i], P[2] += want[i] * d.s.r;
+        c->S2[i] += bb[i] * bb[i], c->S1[i] += fabs(w[i]);
+    }
+    double cr = 0;
+    for (int j = 0; j < 3; j++)
+        cr += d.sig[j] * fabs(P[j]), c->floor += d.phi[j] * fabs(P[j]);
+    c->h[g] = hash_of(p, r);
+    c->cr[first_same_row(c->h, g)] += cr;
 }
 
 int st_cols_rows(st_cols *c, const st_problem *p, size_t r0)
@@ -1206,7 +1184,13 @@ int st_cols_rows(st_cols *c, const st_problem *p, size_t r0)
                 c->L1[i] += fabs(p->dy[r * c->n + i]);
             continue;
         }
-        dgamma_row(c, p, c->kind == ST_RMS_DGAMMA ? FAM_RMS : FAM_LN, r, r0 + r);
+        family f = c->kind == ST_RMS_DGAMMA || c->kind == ST_RMS_DBIAS ? FAM_RMS : FAM_LN;
+        if (is_dbias(c->kind) && !p->want_dx)
+            c->ok = 0; /* (the caller gives dx's exact values with every block) */
+        else if (is_dbias(c->kind))
+            dbias_row(c, p, f, r, r0 + r);
+        else
+            dgamma_row(c, p, f, r, r0 + r);
     }
     return 1;
 }
@@ -1218,12 +1202,16 @@ int st_cols_finish(st_cols *c, const st_problem *p, st_test *t)
     const double *got = c->got, *want = c->want;
     double u = p->u, shared = 0, nz = 0, tt = 0, Q = 0;
     for (size_t r = 0; c->ok && c->kind != ST_DBETA && r < R; r++) {
-        double s = c->sr[r] * fabs(c->Pr[r]) + c->sm[r] * fabs(c->Pm[r]);
+        double s = is_dbias(c->kind) ? c->cr[r]
+                                     : c->sr[r] * fabs(c->Pr[r]) + c->sm[r] * fabs(c->Pm[r]);
         shared += s * s;
     }
     for (size_t i = 0; c->ok && i < n; i++) {
         double b = c->kind == ST_DBETA
                        ? SAFETY * u * sqrt((double)R) * (double)c->L1[i] + want_noise(p, want[i])
+                   : is_dbias(c->kind)
+                       ? sqrt(c->S2[i]) + SAFETY * u * sqrt((double)R) * c->S1[i] +
+                             want_noise(p, want[i])
                        : SAFETY * u * (sqrt((double)R) * c->S1[i] + 3 * sqrt(c->S2[i])) +
                              want_noise(p, want[i]) + 4 * p->eta * (double)R;
         tt += want[i] * (got[i] - want[i]), Q += want[i] * want[i];
@@ -1258,6 +1246,22 @@ int st_rmsnorm_dgamma(const st_problem *p, const double *got, const double *want
 int st_colsum_dy(const st_problem *p, const double *got, const double *want, st_test *t)
 {
     return columns_whole(p, ST_DBETA, got, want, t);
+}
+
+int st_layernorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                       const double *want, st_test *t)
+{
+    st_problem q = *p;
+    q.want_dx = want_dx;
+    return columns_whole(&q, ST_LN_DBIAS, got, want, t);
+}
+
+int st_rmsnorm_dbias(const st_problem *p, const double *want_dx, const double *got,
+                     const double *want, st_test *t)
+{
+    st_problem q = *p;
+    q.want_dx = want_dx;
+    return columns_whole(&q, ST_RMS_DBIAS, got, want, t);
 }
 
 /* Elementwise outputs: each element is its own group (no shared error). */

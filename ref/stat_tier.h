@@ -64,6 +64,7 @@ typedef struct {
     st_rows *cache;          /* optional (see st_rows_new); the per-row work runs on rn_threads() */
     size_t rows_total;       /* a block of rows of a larger problem (st_fwd_rows): its rows; 0: rows */
     size_t row0;             /* and the block's first row: row r is row row0 + r of the cache */
+    const double *want_dx;   /* the skip ops' dbias test (st_cols): dx's exact values of the rows */
 } st_problem;
 
 /* The outputs the tier knows how to test.  got/want: the implementation's values and the exact
@@ -103,14 +104,15 @@ int st_fwd_rows(st_fwd *f, const st_problem *p, size_t r0, const double *got, co
 int st_fwd_finish(const st_fwd *f, double u, st_test *t);
 void st_fwd_free(st_fwd *f);
 
-/* The column outputs' tests (sums over rows: dgamma, dbeta) with the rows given block by block.
-   Their groups need the whole column's exact values (want, n), known only after every row, so
-   the rows come in a pass of their own: st_cols_new(kind, rows, got, want, n) once got and want
-   (n values each; want is copied, got must outlive the test) are known; st_cols_rows for each block in row order (p as for st_fwd_rows; the
-   rows' sums are kept in row order, so the blocks must come in order); st_cols_finish into t[0].
-   st_layernorm_dgamma, st_rmsnorm_dgamma and st_colsum_dy are this on one block.  NULL / 0 on
-   failure (memory). */
-typedef enum { ST_LN_DGAMMA, ST_RMS_DGAMMA, ST_DBETA } st_col_kind;
+/* The column outputs' tests (sums over rows: dgamma, dbeta, the skip ops' dbias) with the rows
+   given block by block.  Their groups need the whole column's exact values (want, n), known only
+   after every row, so the rows come in a pass of their own: st_cols_new(kind, rows, got, want, n)
+   once got and want (n values each; want is copied, got must outlive the test) are known;
+   st_cols_rows for each block in row order (p as for st_fwd_rows, and for dbias p->want_dx the
+   block's exact dx; the rows' sums are kept in row order, so the blocks must come in order);
+   st_cols_finish into t[0].  st_layernorm_dgamma, st_rmsnorm_dgamma, st_colsum_dy,
+   st_layernorm_dbias and st_rmsnorm_dbias are this on one block.  NULL / 0 on failure (memory). */
+typedef enum { ST_LN_DGAMMA, ST_RMS_DGAMMA, ST_DBETA, ST_LN_DBIAS, ST_RMS_DBIAS } st_col_kind;
 typedef struct st_cols st_cols;
 st_cols *st_cols_new(st_col_kind kind, size_t rows, const double *got, const double *want,
                      size_t n);

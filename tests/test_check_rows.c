@@ -4,11 +4,12 @@
  * than the tensor has, on LayerNorm and RMSNorm (with Gemma's offset) outputs that pass, that
  * carry mismatches, NaN and Inf, an exact 0 moved, a row scaled (the statistical tier flags), a
  * duplicated row (pooled once), a row of mean 1e4, an Inf in x, mean/rstd files of another dtype
- * than y, bf16 outputs and a 3-D x; on the skip ops' four (resp. three) outputs; and on the
- * norms' backward (dgamma, dbeta summed across the blocks).  The exact values come from
- * `resnorm eval` (the twin), never from the path under test; RESNORM_TIMING's phase names show
- * which path ran.  And the backward bounds, computed on the threads in blocks of rows, give the
- * same report on 1, 2 and 3 threads. */
+ * than y, bf16 outputs and a 3-D x; on the skip ops' four (resp. three) outputs; on the norms'
+ * backward (dgamma, dbeta summed across the blocks); and on the skip ops' backward (dbias,
+ * dgamma, dbeta summed across the blocks, their bound over every rounded sum).  The exact values
+ * come from `resnorm eval` (the twin), never from the path under test; RESNORM_TIMING's phase
+ * names show which path ran.  And the backward bounds, computed on the threads in blocks of rows,
+ * give the same report on 1, 2 and 3 threads. */
 #define CLI_HARNESS_PREFIX "/tmp/resnorm_test_check_rows."
 #include "cli_harness.h"
 
@@ -76,6 +77,10 @@ static void write_actual(const char *exact, const char *name, rn_dtype d, int ho
     rn_array_free(&a);
 }
 
+/* Set: the blocks must decide by themselves (no hand-over to the whole-tensor path, whose phases
+   RESNORM_TIMING would show after the blocks'). */
+static int blocks_decide;
+
 /* Runs `resnorm check ARGS` with every block size and the whole-tensor path, and asserts the same
    exit code and stdout; returns that exit code. */
 static int same_report(const char *args)
@@ -92,6 +97,8 @@ static int same_report(const char *args)
         int rck = run("check %s", args);
         cr_assert_not_null(strstr(err_text, "timing: blocks"), "blocks of %s rows: not run (%s)",
                            sizes[s], err_text);
+        cr_assert(!blocks_decide || !strstr(err_text, "timing: twin"),
+                  "blocks of %s rows: handed over to the whole tensor (%s)", sizes[s], err_text);
         cr_assert_eq(rck, rc0, "blocks of %s rows: exit %d, whole tensor %d", sizes[s], rck, rc0);
         cr_assert_str_eq(out_text, whole, "blocks of %s rows: the report differs: check %s",
                          sizes[s], args);
@@ -269,6 +276,129 @@ Test(check_rows, norm_backward_ops)
                         cr_assert_eq(rc, how == 0 ? 0 : how == 1 ? 1 : 4,
                                      "%s scenario %d: exit %d\n%s", op, how, rc, out_text);
                 }
+            }
+        }
+    }
+    ROWS = 13, N = 40, scale = 0x1p-17;
+}
+
+/* The skip ops' backward (dx = dskip by rows; dbias, dgamma, dbeta summed over the blocks, their
+   bounds composed over every rounded sum x + skip + bias an implementation may form, their tier
+   in a second pass that runs the twin again for dbias's rows): 40 rows of 256 (the bound's
+   partition 16, 16, 8 rows, in chunks of 1, 2, 5, 13 rows and whole), every output
+   given, with and without a bias.  Row 7 of dy is zero: its dx is an exact 0 the fast path cannot
+   certify, on the exact sums and on every rounded one, so the twin decides that row alone.
+   Passing (f32, and bf16 outputs), with mismatches / NaN / Inf (f32; f64 outputs), with dbias and
+   dgamma scaled within their rigorous bound (only the tier sees it), and with an Inf in x (the
+   fast path declines that block: the whole-tensor path decides). */
+static void skip_backward_scenarios(int rms, int bias, int inf)
+{
+    const char *op = rms ? "skip_rmsnorm_backward" : "skip_layernorm_backward";
+    char ins[1024];
+    snprintf(ins, sizeof ins, "--in x=%s --in skip=%s --in gamma=%s --in dy=%s%s%s", P("x.npy"),
+             P("skip.npy"), P("g.npy"), P("dy.npy"), bias ? " --in bias=" : "",
+             bias ? P("bias.npy") : "");
+    cr_assert_eq(run("eval %s %s --dtype f64 --out %s", op, ins, P("e")), 0, "%s", err_text);
+    static const struct {
+        int how, expect;
+        rn_dtype d;
+    } sc[] = {{0, 0, RN_F32}, {1, 1, RN_F32}, {2, 4, RN_F32}, {0, 0, RN_BF16}, {1, 1, RN_F64}};
+    for (size_t s = 0; s < sizeof sc / sizeof *sc; s++) {
+        write_actual("e/dx.npy", "dx.npy", sc[s].d, sc[s].how == 2 ? 0 : sc[s].how);
+        write_actual("e/dskip.npy", "dskip.npy", sc[s].d, sc[s].how == 2 ? 0 : sc[s].how);
+        write_actual("e/dbias.npy", "dbias.npy", sc[s].d, sc[s].how);
+        write_actual("e/dgamma.npy", "dgamma.npy", sc[s].d, sc[s].how);
+        if (!rms)
+            write_actual("e/dbeta.npy", "dbeta.npy", sc[s].d, sc[s].how == 2 ? 0 : sc[s].how);
+        for (int json = 0; json < 2; json++) {
+            char args[4096];
+            snprintf(args, sizeof args,
+                     "%s %s --actual dx=%s --actual dskip=%s --actual dbias=%s --actual dgamma=%s"
+                     "%s%s --threads 2%s", op, ins, P("dx.npy"), P("dskip.npy"), P("dbias.npy"),
+                     P("dgamma.npy"), rms ? "" : " --actual dbeta=", rms ? "" : P("dbeta.npy"),
+                     json ? " --json" : "");
+            blocks_decide = !inf;
+            int rc = same_report(args);
+            blocks_decide = 0;
+            if (!inf)
+                cr_assert_eq(rc, sc[s].expect, "%s%s scenario %zu: exit %d\n%s", op,
+                             bias ? " (bias)" : "", s, rc, out_text);
+        }
+    }
+}
+
+static void skip_backward_inputs(int inf)
+{
+    static double dy[20 * 4096];
+    size_t s2[2] = {ROWS, N};
+    write_inputs(2, inf);
+    write_skip_inputs();
+    rn_array x;
+    char err[512];
+    cr_assert_eq(npy_read(P("x.npy"), &x, err, sizeof err), 0, "%s", err);
+    for (size_t i = 0; i < N; i++) /* row 5 of mean 1e4 would set dgamma's floor: ordinary */
+        x.data[5 * N + i] = (float)(2 * uniform() - 1);
+    put_npy("x.npy", RN_F32, 2, s2, x.data);
+    rn_array_free(&x);
+    for (size_t i = 0; i < ROWS * N; i++)
+        dy[i] = i / N == 7 ? 0.0 : (float)(2 * uniform() - 1);
+    put_npy("dy.npy", RN_F32, 2, s2, dy);
+}
+
+Test(check_rows, skip_backward_ops)
+{
+    ROWS = 40, N = 256;
+    for (int inf = 0; inf < 2; inf++) {
+        skip_backward_inputs(inf);
+        for (int rms = 0; rms < 2; rms++) {
+            scale = 0x1p-17; /* dbias and dgamma flag, within their rigorous bound */
+            skip_backward_scenarios(rms, 1, inf);
+            if (!inf)
+                skip_backward_scenarios(rms, 0, inf);
+        }
+    }
+    ROWS = 13, N = 40, scale = 0x1p-17;
+}
+
+/* The skip ops' backward by blocks on 1, 2 and 3 threads (80 rows of 1024, above
+   RN_PAR_MIN_WORK: every thread busy; the blocks' column terms reach the totals in block order
+   whichever thread ends first) gives the whole-tensor report (text and JSON), dx and dbias with
+   mismatches, the tier flagging dgamma. */
+Test(check_rows, skip_backward_does_not_depend_on_threads)
+{
+    ROWS = 80, N = 1024, scale = 0x1p-16;
+    skip_backward_inputs(0);
+    for (int rms = 0; rms < 2; rms++) {
+        const char *op = rms ? "skip_rmsnorm_backward" : "skip_layernorm_backward";
+        char ins[1024];
+        snprintf(ins, sizeof ins, "--in x=%s --in skip=%s --in gamma=%s --in dy=%s --in bias=%s",
+                 P("x.npy"), P("skip.npy"), P("g.npy"), P("dy.npy"), P("bias.npy"));
+        cr_assert_eq(run("eval %s %s --dtype f64 --out %s", op, ins, P("e")), 0, "%s", err_text);
+        write_actual("e/dx.npy", "dx.npy", RN_F32, 1);
+        write_actual("e/dbias.npy", "dbias.npy", RN_F32, 1);
+        write_actual("e/dgamma.npy", "dgamma.npy", RN_F32, 2);
+        for (int json = 0; json < 2; json++) {
+            static char whole[sizeof out_text];
+            setenv("RESNORM_CHECK_ROWS", "0", 1);
+            int rc0 = run("check %s %s --actual dx=%s --actual dbias=%s --actual dgamma=%s "
+                          "--threads 2%s", op, ins, P("dx.npy"), P("dbias.npy"), P("dgamma.npy"),
+                          json ? " --json" : "");
+            unsetenv("RESNORM_CHECK_ROWS");
+            cr_assert_eq(rc0, 1, "%s: exit %d (the edited dx and dbias mismatch): %s%s", op, rc0,
+                         out_text, err_text);
+            cr_assert_not_null(strstr(out_text, json ? "\"flag\": true" : "dgamma  scale FLAG"),
+                               "%s: the tier does not flag dgamma: %s", op, out_text);
+            memcpy(whole, out_text, sizeof whole);
+            for (int t = 1; t <= 3; t++) {
+                setenv("RESNORM_TIMING", "1", 1);
+                int rc = run("check %s %s --actual dx=%s --actual dbias=%s --actual dgamma=%s "
+                             "--threads %d%s", op, ins, P("dx.npy"), P("dbias.npy"),
+                             P("dgamma.npy"), t, json ? " --json" : "");
+                unsetenv("RESNORM_TIMING");
+                cr_assert(strstr(err_text, "timing: blocks") && !strstr(err_text, "timing: twin"),
+                          "%s on %d threads: not decided by blocks (%s)", op, t, err_text);
+                cr_assert_eq(rc, rc0);
+                cr_assert_str_eq(out_text, whole, "%s on %d threads: the report differs", op, t);
             }
         }
     }

@@ -195,6 +195,70 @@ static void skip_bwd_threads(int rms)
 Test(fastpath, skip_layernorm_backward_threads, .timeout = 120) { skip_bwd_threads(0); }
 Test(fastpath, skip_rmsnorm_backward_threads, .timeout = 120) { skip_bwd_threads(1); }
 
+/* The skip ops' backward a block at a time (*_backward_rows_fast with row_ok, as `eval`'s stream
+   and `check` run it): a row whose dx is not certified -- dy = 0 there, so dx is an exact zero
+   whose enclosure straddles 0 -- is left to the caller (2, row_ok 0) with its terms in every
+   column, dbias's included (the enclosures hold dx all the same); the other rows' dx and the
+   certified sums are the twin's bits. */
+static void skip_bwd_rows_left(int rms)
+{
+    enum { ROWS = 12, N = 96, NT = ROWS * N, ZERO_ROW = 5 };
+    fd_rng r = {977 + (uint64_t)rms};
+    double x[NT], k[NT], dy[NT], dx[NT], g[N], bias[N], w[5][NT];
+    for (size_t i = 0; i < NT; i++) {
+        x[i] = rn_round(fd_randn(&r), RN_F32);
+        k[i] = rn_round(0.5 * fd_randn(&r), RN_F32);
+        dy[i] = i / N == ZERO_ROW ? 0.0 : rn_round(fd_randn(&r), RN_F32);
+    }
+    for (size_t j = 0; j < N; j++) {
+        g[j] = rn_round(1.0 + 0.1 * fd_randn(&r), RN_F32);
+        bias[j] = rn_round(0.1 * fd_randn(&r), RN_F32);
+    }
+    double eps;
+    cr_assert_eq(rn_parse_eps("1e-5", RN_F32, &eps), 0);
+    rn_fast_set_enabled(0); /* the twin alone */
+    int rc = rms ? skip_rmsnorm_backward_mpfr(w[0], w[1], w[2], w[3], dy, x, k, g, bias, ROWS, N,
+                                              eps, 0, RN_F32)
+                 : skip_layernorm_backward_mpfr(w[0], w[1], w[2], w[3], w[4], dy, x, k, g, bias,
+                                                ROWS, N, eps, RN_F32);
+    rn_fast_set_enabled(1);
+    cr_assert_eq(rc, 0);
+    norm_cols *c = norm_cols_new(rms ? 2 : 3, 1, N, 1);
+    unsigned char ok[ROWS];
+    cr_assert_not_null(c);
+    for (size_t r0 = 0; r0 < ROWS; r0 += 4) { /* three blocks of 4 rows */
+        int kk = rms ? rmsnorm_backward_rows_fast(c, 0, dx + r0 * N, dy + r0 * N, x + r0 * N,
+                                                  k + r0 * N, bias, g, 4, N, eps, 0, RN_F32,
+                                                  ok + r0)
+                     : layernorm_backward_rows_fast(c, 0, dx + r0 * N, dy + r0 * N, x + r0 * N,
+                                                    k + r0 * N, bias, g, 4, N, eps, RN_F32, ok + r0);
+        cr_assert_eq(kk, r0 / 4 == ZERO_ROW / 4 ? 2 : 1, "block at row %zu: %d", r0, kk);
+    }
+    for (size_t q = 0; q < ROWS; q++) {
+        cr_assert_eq(ok[q], q != ZERO_ROW, "row %zu", q);
+        if (q != ZERO_ROW)
+            cr_assert(fd_same(dx + q * N, w[0] + q * N, N), "row %zu's dx", q);
+    }
+    cr_assert(norm_cols_merge(c));
+    /* columns: RMSNorm dgamma, dbias; LayerNorm dgamma, dbeta, dbias (the twin's 3, 4, 2) */
+    static const int twin_ln[3] = {3, 4, 2}, twin_rms[2] = {3, 2};
+    for (int col = 0; col < (rms ? 2 : 3); col++)
+        for (size_t j = 0; j < N; j++) {
+            double v;
+            int tw = rms ? twin_rms[col] : twin_ln[col];
+            int cert = norm_cols_value(c, col, j, RN_F32, &v);
+            if (!rms && col == 1 && !cert)
+                continue; /* dbeta: a sum of f32 values is often an f32 tie (summed exactly) */
+            cr_assert(cert, "column %d, %zu: not certified", col, j);
+            cr_assert(fd_same(&v, &w[tw][j], 1), "column %d, %zu: %.17g, twin %.17g", col, j, v,
+                      w[tw][j]);
+        }
+    norm_cols_free(c);
+}
+
+Test(fastpath, skip_layernorm_backward_rows_left) { skip_bwd_rows_left(0); }
+Test(fastpath, skip_rmsnorm_backward_rows_left) { skip_bwd_rows_left(1); }
+
 /* The a-priori bounds with the double-double statistics (specs/fast-path.md §10) are bit-identical
    to the MPFR path's (so never below it), on random and adversarial rows (every output dtype and
    profile). */
