@@ -441,6 +441,10 @@ extern const cli_op cli_op_rmsnorm, cli_op_rmsnorm_backward;
 /* RMSNorm's prepare (LayerNorm's shapes, attrs eps, axis, offset) and its offset attribute. */
 int cli_rms_prepare(cli_job *job);
 int cli_rms_offset(const cli_job *job);
+/* The skip ops' backward check by blocks of rows: one block's dx (= dskip) bound (cli_colsums'
+   bstate_rows; cli/op_skip_layernorm.c, shared by skip_rmsnorm_backward). */
+int cli_skip_bwd_bstate_rows(void *st, const cli_job *sub, int t, size_t b, double *(*o)[CLI_MAX_IO],
+                             const double *const *want);
 extern const cli_family cli_family_skip_rmsnorm;
 extern const cli_op cli_op_skip_rmsnorm, cli_op_skip_rmsnorm_backward;
 /* The block's sublayers (issue 8). */

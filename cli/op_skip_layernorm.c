@@ -72,8 +72,10 @@ static void *sln_bstate_new(const cli_job *job, rn_dtype compute, const int *nee
                               job->eps, 0, compute);
 }
 
-static int sln_bstate_rows(void *st, const cli_job *sub, int t, size_t b,
-                           double *(*o)[CLI_MAX_IO], const double *const *want)
+/* Shared with skip_rmsnorm_backward (the same inputs x, skip, gamma, dy, [bias]; dskip = dx): one
+   block's dx bound, copied to dskip's. */
+int cli_skip_bwd_bstate_rows(void *st, const cli_job *sub, int t, size_t b, double *(*o)[CLI_MAX_IO],
+                             const double *const *want)
 {
     double *bdx[RN_NDTYPES];
     for (int d = 0; d < RN_NDTYPES; d++)
@@ -97,7 +99,7 @@ static int sln_bstate_cols(void *st, const cli_job *job, rn_dtype out, double *c
 static void sln_bstate_free(void *st) { skip_bwd_bound_free(st); }
 
 static const cli_colsums sln_bwd_cols = {3, 1, {-1, -1, 2, 0, 1}, 1, 3, sln_bwd_rows, 0, 0,
-                                         NULL, NULL, sln_bstate_new, sln_bstate_rows,
+                                         NULL, NULL, sln_bstate_new, cli_skip_bwd_bstate_rows,
                                          sln_bstate_cols, sln_bstate_free};
 
 /* dskip is dx, so its bound is dx's */

@@ -73,20 +73,6 @@ static void *srms_bstate_new(const cli_job *job, rn_dtype compute, const int *ne
                               job->eps, cli_rms_offset(job), compute);
 }
 
-static int srms_bstate_rows(void *st, const cli_job *sub, int t, size_t b,
-                            double *(*o)[CLI_MAX_IO], const double *const *want)
-{
-    double *bdx[RN_NDTYPES];
-    for (int d = 0; d < RN_NDTYPES; d++)
-        bdx[d] = o[d][0];
-    int rc = skip_bwd_bound_rows(st, t, b, bdx, want[0], sub->in[3].data, sub->in[0].data,
-                                 sub->in[1].data, sub->in[2].data, bwd_bias_of(sub), sub->rows);
-    for (int d = 0; rc == 0 && d < RN_NDTYPES; d++)
-        if (o[d][0] && o[d][1])
-            memcpy(o[d][1], o[d][0], sub->rows * sub->n * sizeof *o[d][1]);
-    return rc == SKIP_BWD_WHOLE ? CLI_BOUND_WHOLE : rc;
-}
-
 static int srms_bstate_cols(void *st, const cli_job *job, rn_dtype out, double *const *o,
                             const double *const *want)
 {
@@ -98,7 +84,7 @@ static int srms_bstate_cols(void *st, const cli_job *job, rn_dtype out, double *
 static void srms_bstate_free(void *st) { skip_bwd_bound_free(st); }
 
 static const cli_colsums srms_bwd_cols = {2, 1, {-1, -1, 1, 0}, -1, -1, srms_bwd_rows, 0, 0,
-                                          NULL, NULL, srms_bstate_new, srms_bstate_rows,
+                                          NULL, NULL, srms_bstate_new, cli_skip_bwd_bstate_rows,
                                           srms_bstate_cols, srms_bstate_free};
 
 /* dskip is dx, so its bound is dx's */
