@@ -4,11 +4,13 @@
  * tensor, or, for the row-wise ops (cli_op.rowwise), one block of rows at a time (cli/stream.c).
  * Reference: specs/cli.md. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
-/* "  layernorm           --in x= --in gamma= --in beta=    ->  y.npy mean.npy rstd.npy" */
-static void print_op_row(const cli_op *op)
+/* "  layernorm           --in x= --in gamma= --in beta=    ->  y.npy mean.npy rstd.npy"; the
+   names in a column of wname characters (the longest name's, at least 18), then two spaces */
+static void print_op_row(const cli_op *op, int wname)
 {
     char ins[1024];
     size_t k = 0;
@@ -19,9 +21,9 @@ static void print_op_row(const cli_op *op)
     if (op->ninputs > CLI_HELP_INPUTS && k < sizeof ins)
         k += (size_t)snprintf(ins + k, sizeof ins - k, " ... (%d inputs)", op->ninputs);
     if (k + 2 > 34) /* a long input list: the outputs go on the next line, aligned */
-        printf("  %-20s%s\n  %-20s%-34s->  ", op->name, ins, "", "");
+        printf("  %-*s  %s\n  %-*s  %-34s->  ", wname, op->name, ins, wname, "", "");
     else
-        printf("  %-20s%-34s->  ", op->name, ins);
+        printf("  %-*s  %-34s->  ", wname, op->name, ins);
     for (int i = 0; i < op->noutputs && i < CLI_HELP_INPUTS; i++)
         printf("%s%s.npy", i ? " " : "", op->outputs[i]);
     if (op->noutputs > CLI_HELP_INPUTS)
@@ -47,8 +49,12 @@ void cli_eval_help(void)
         "whole tensor at once; the output is the same).\n"
         "\n"
         "ops:\n");
+    int wname = 18;
     for (int i = 0; i < cli_nops; i++)
-        print_op_row(cli_ops[i]);
+        if ((int)strlen(cli_ops[i]->name) > wname)
+            wname = (int)strlen(cli_ops[i]->name);
+    for (int i = 0; i < cli_nops; i++)
+        print_op_row(cli_ops[i], wname);
     /* each family's paragraph on attributes and shapes, once */
     for (int f = 0; f < cli_nfamilies; f++)
         if (cli_families[f]->eval_help && *cli_families[f]->eval_help)
