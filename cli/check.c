@@ -1191,40 +1191,6 @@ static int stat_columns_pass(const cli_job *job, size_t C, cli_stat_rows *st,
     return rc;
 }
 
-/* The elements which[0..k) of the exact column (cli_colsums.exact_col: LayerNorm's dbeta =
-   sum_r dy_rj), which the accumulators left undecided (a sum of f32 values is a tie of binary64
-   in about one column of 4096 at 4096 rows: its bits span more than 53), summed exactly over
-   every row of their input (read again from its file a block of R rows at a time for a lazy
-   job), each rounded once to f64 into dst, as `eval`'s stream does.  0, -1 out of memory, or an
-   exit code after a message. */
-static int exact_column(const cli_job *job, size_t R, const size_t *which, size_t k, double *dst)
-{
-    int in = job->op->colsums->exact_input;
-    size_t n = job->n;
-    double *buf = job->in[in].data ? NULL : malloc((R * n + 1) * sizeof *buf);
-    exact_cols *c = exact_cols_new(k);
-    char err[512];
-    int rc = c && (buf || job->in[in].data) ? 0 : -1;
-    for (size_t r0 = 0; r0 < job->rows && !rc; r0 += R) {
-        size_t nr = job->rows - r0 < R ? job->rows - r0 : R;
-        const double *v = job->in[in].data ? job->in[in].data + r0 * n : buf;
-        npy_reader rd = job->in_rd[in];
-        if (!job->in[in].data && npy_read_range(&rd, r0 * n, nr * n, buf, err, sizeof err)) {
-            cli_error(job->verb, "input %s: %s", job->op->inputs[in], err);
-            rc = RN_EXIT_USAGE;
-            break;
-        }
-        for (size_t r = 0; r < nr; r++)
-            for (size_t t = 0; t < k; t++)
-                exact_cols_add(c, t, v[r * n + which[t]]);
-    }
-    for (size_t t = 0; !rc && t < k; t++)
-        dst[which[t]] = exact_cols_round(c, t, RN_F64);
-    exact_cols_free(c);
-    free(buf);
-    return rc;
-}
-
 /* The norms' backward after the blocks: the sums' exact values certified from the merged
    columns (the exact column's undecided elements summed exactly), their bounds from the slots
    (the skip ops': from their state), the comparison of their actuals (the whole-tensor path's
@@ -1254,8 +1220,13 @@ static int check_columns(const cli_job *job, size_t C, const cols_state *cst,
         }
         w[k] = want[k].data;
     }
-    if (!rc && nund)
-        rc = exact_column(job, C, und, nund, want[kex].data);
+    if (!rc && nund) { /* (undecided: a sum of f32 values is a tie of binary64 in about one column
+                          of 4096 at 4096 rows, its bits spanning more than 53) */
+        int in = cs->exact_input;
+        npy_reader rd = job->in_rd[in];
+        rc = cli_exact_column_sums(job, job->in[in].data, &rd, job->rows, C, und, nund, RN_F64,
+                                   want[kex].data);
+    }
     free(und);
     for (int t = 0; t < RN_NDTYPES && !rc; t++) {
         double *o[CLI_MAX_IO] = {0};

@@ -411,6 +411,10 @@ int cli_eval_main(int argc, char **argv);
    rowwise and RESNORM_STREAM is not 0), and the run itself (after cli_parse; loads, computes and
    publishes; 0 or an exit code after a message, no output left on failure). */
 int cli_stream_applies(const cli_job *job);
+/* The exact column's undecided elements summed exactly (cli/stream.c; eval's stream, check by
+   blocks of rows). */
+int cli_exact_column_sums(const cli_job *job, const double *data, npy_reader *rd, size_t rows,
+                          size_t R, const size_t *which, size_t k, rn_dtype out, double *dst);
 int cli_eval_stream(cli_job *job);
 int cli_check_main(int argc, char **argv);
 /* RESNORM_TIMING=1: prints the wall time since the previous call, labelled `what`, on stderr

@@ -430,35 +430,34 @@ static int sums_from_whole_twin(stream *s, double *const *sums)
     return rc;
 }
 
-/* The elements `which` [k] of the exact column (cli_colsums.exact_col) summed exactly over every
-   row of its input, read again from the file a block of rows at a time, each rounded once into
-   dst.  0 or an exit code. */
-static int exact_column_sums(stream *s, const size_t *which, size_t k, double *dst)
+/* The elements which[0..k) of the exact column (cli_colsums.exact_col, e.g. LayerNorm's dbeta =
+   sum_r dy_rj) summed exactly over the rows of its input (width job->n): from data where the
+   input is in memory, else read through rd R rows at a time; each rounded once to out into dst.
+   Shared by `eval`'s stream and `check` by blocks of rows.  0, -1 out of memory, or RN_EXIT_USAGE
+   after a message. */
+int cli_exact_column_sums(const cli_job *job, const double *data, npy_reader *rd, size_t rows,
+                          size_t R, const size_t *which, size_t k, rn_dtype out, double *dst)
 {
-    const cli_job *job = s->job;
     int in = job->op->colsums->exact_input;
-    size_t n = job->n, R = STREAM_BLOCK_ELEMS / n ? STREAM_BLOCK_ELEMS / n : 1;
-    double *buf = malloc(R * n * sizeof *buf);
+    size_t n = job->n;
+    double *buf = data ? NULL : malloc((R * n + 1) * sizeof *buf);
     exact_cols *c = exact_cols_new(k);
     char err[512];
-    int rc = 0;
-    if (!buf || !c) {
-        cli_error(job->verb, "out of memory");
-        rc = RN_EXIT_INTERNAL;
-    }
-    for (size_t u0 = 0; !rc && u0 < s->units; u0 += R) {
-        size_t nb = s->units - u0 < R ? s->units - u0 : R;
-        if (npy_read_range(&s->rd[in], u0 * n, nb * n, buf, err, sizeof err) != 0) {
+    int rc = c && (buf || data) ? 0 : -1;
+    for (size_t r0 = 0; r0 < rows && !rc; r0 += R) {
+        size_t nr = rows - r0 < R ? rows - r0 : R;
+        const double *v = data ? data + r0 * n : buf;
+        if (!data && npy_read_range(rd, r0 * n, nr * n, buf, err, sizeof err) != 0) {
             cli_error(job->verb, "input %s: %s", job->op->inputs[in], err);
             rc = RN_EXIT_USAGE;
             break;
         }
-        for (size_t r = 0; r < nb; r++)
+        for (size_t r = 0; r < nr; r++)
             for (size_t t = 0; t < k; t++)
-                exact_cols_add(c, t, buf[r * n + which[t]]);
+                exact_cols_add(c, t, v[r * n + which[t]]);
     }
     for (size_t t = 0; !rc && t < k; t++)
-        dst[which[t]] = exact_cols_round(c, t, s->out);
+        dst[which[t]] = exact_cols_round(c, t, out);
     exact_cols_free(c);
     free(buf);
     return rc;
@@ -498,8 +497,16 @@ static int write_sums(stream *s)
         }
     }
     s->whole_sums = whole, s->exact_sums = whole ? 0 : k; /* for the timing line */
-    if (!rc && !whole && k)
-        rc = exact_column_sums(s, undecided, k, sums[ex]);
+    if (!rc && !whole && k) {
+        size_t R = STREAM_BLOCK_ELEMS / job->n ? STREAM_BLOCK_ELEMS / job->n : 1;
+        int in = job->op->colsums->exact_input;
+        rc = cli_exact_column_sums(job, NULL, &s->rd[in], s->units, R, undecided, k, s->out,
+                                   sums[ex]);
+        if (rc == -1) {
+            cli_error(job->verb, "out of memory");
+            rc = RN_EXIT_INTERNAL;
+        }
+    }
     free(undecided);
     if (!rc && whole)
         rc = sums_from_whole_twin(s, sums);
