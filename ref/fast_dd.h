@@ -33,6 +33,14 @@
 #define FD_CLONES
 #endif
 
+/* Every per-element helper below is forced inline.  Left to GCC, fd_format and fd_round_unbounded
+   stayed out of line, compiled once for the baseline in legacy SSE encoding, and were called per
+   element from the "fma" clones, whose vector loops leave the upper halves of the ymm registers
+   dirty: on the AVX-512 Xeons measured here each SSE instruction then pays a state-merge penalty
+   (LayerNorm forward 4096 x 4096 f32: 5.1 s instead of 0.20; specs/fast-path.md §9, "Helpers out
+   of line"). */
+#define FD_INLINE static inline __attribute__((always_inline))
+
 #define FD_U 0x1p-53     /* unit roundoff of binary64 */
 /* The charge for one underflow: every error term written eta in specs/fast-path.md (eta = 2^-1074,
    twice the largest absolute error of a rounding into the subnormals) is charged as FD_ETA =
@@ -45,7 +53,7 @@
 /* ---- error-free transformations [§2] ---- */
 
 /* s + e == a + b exactly, s = RN(a + b) (Knuth's TwoSum: no condition but no overflow). */
-static inline void fd_two_sum(double a, double b, double *s, double *e)
+FD_INLINE void fd_two_sum(double a, double b, double *s, double *e)
 {
     double t = a + b;
     double bp = t - a;
@@ -55,7 +63,7 @@ static inline void fd_two_sum(double a, double b, double *s, double *e)
 }
 
 /* s + e == a + b exactly when |a| >= |b| or a == 0 (Dekker's Fast2Sum). */
-static inline void fd_fast_two_sum(double a, double b, double *s, double *e)
+FD_INLINE void fd_fast_two_sum(double a, double b, double *s, double *e)
 {
     double t = a + b;
     *e = b - (t - a);
@@ -64,7 +72,7 @@ static inline void fd_fast_two_sum(double a, double b, double *s, double *e)
 
 /* p + e == a * b exactly, p = RN(a b), when e does not underflow (exponent of a b >= -969);
    otherwise |p + e - a b| <= FD_ETA / 2 [§2]. */
-static inline void fd_two_prod(double a, double b, double *p, double *e)
+FD_INLINE void fd_two_prod(double a, double b, double *p, double *e)
 {
     double t = a * b;
     *e = fma(a, b, -t);
@@ -78,7 +86,7 @@ static inline void fd_two_prod(double a, double b, double *p, double *e)
    times multipliers <= 2^30: fd_up covers both (its floor, 2^-1000 >= 2^34 * 2^-1074, only
    matters far below every normal output, where the fast path falls back anyway; it is normal for
    the reason given at FD_ETA). */
-static inline double fd_up(double e)
+FD_INLINE double fd_up(double e)
 {
     return e * (1.0 + 0x1p-46) + 0x1p-1000;
 }
@@ -91,7 +99,7 @@ typedef struct {
     double maxv;      /* largest finite */
 } fd_fmt;
 
-static inline fd_fmt fd_format(rn_dtype d)
+FD_INLINE fd_fmt fd_format(rn_dtype d)
 {
     switch (d) {
     case RN_F32: return (fd_fmt){24, -126, 0x1.fffffep127};
@@ -101,14 +109,14 @@ static inline fd_fmt fd_format(rn_dtype d)
     }
 }
 
-static inline uint64_t fd_bits(double x)
+FD_INLINE uint64_t fd_bits(double x)
 {
     uint64_t b;
     memcpy(&b, &x, sizeof b);
     return b;
 }
 
-static inline double fd_from_bits(uint64_t b)
+FD_INLINE double fd_from_bits(uint64_t b)
 {
     double x;
     memcpy(&x, &b, sizeof x);
@@ -116,19 +124,19 @@ static inline double fd_from_bits(uint64_t b)
 }
 
 /* 2^k for -1022 <= k <= 1023, exactly. */
-static inline double fd_pow2(int k)
+FD_INLINE double fd_pow2(int k)
 {
     return fd_from_bits((uint64_t)(k + 1023) << 52);
 }
 
 /* IEEE exponent of x != 0 (subnormal doubles: -1023, below every emin used here). */
-static inline int fd_ilogb(double x)
+FD_INLINE int fd_ilogb(double x)
 {
     return (int)((fd_bits(x) >> 52) & 0x7ff) - 1023;
 }
 
 /* The neighbours of a finite double: largest double < x, smallest double > x (exact). */
-static inline double fd_pred(double x)
+FD_INLINE double fd_pred(double x)
 {
     if (x == 0.0)
         return -0x1p-1074;
@@ -136,7 +144,7 @@ static inline double fd_pred(double x)
     return fd_from_bits(x > 0 ? b - 1 : b + 1);
 }
 
-static inline double fd_succ(double x)
+FD_INLINE double fd_succ(double x)
 {
     if (x == 0.0)
         return 0x1p-1074;
@@ -148,7 +156,7 @@ static inline double fd_succ(double x)
    UNBOUNDED exponent above (the overflow decision is the caller's) [§4].  f.p < 53.  The quantum
    q = 2^(max(e, emin) - p + 1); h / q has at most p + 1 integer bits, and adding then subtracting
    1.5 * 2^52 rounds it to an integer, ties to even, in binary64's own rounding. */
-static inline double fd_round_unbounded(double h, fd_fmt f, double *quantum)
+FD_INLINE double fd_round_unbounded(double h, fd_fmt f, double *quantum)
 {
     int e = fd_ilogb(h);
     int k = (e > f.emin ? e : f.emin) - f.p + 1;
@@ -163,7 +171,7 @@ static inline double fd_round_unbounded(double h, fd_fmt f, double *quantum)
 /* The rounding to format d of the exact value h + l, where (h, l) is normalised: h == RN(h + l)
    (the output of fd_two_sum).  Returns the value of d (+-Inf on overflow; an exact zero is +0, a
    non-zero value that rounds to zero keeps its sign) [§4]. */
-static inline double fd_round_dd(double h, double l, rn_dtype d)
+FD_INLINE double fd_round_dd(double h, double l, rn_dtype d)
 {
     if (h == 0.0)
         return 0.0; /* then l == 0: an exact zero is +0 */
@@ -286,7 +294,7 @@ typedef struct {
 /* (h + l) / d for a double d > 0: q1 = RN(h / d), its remainder h - q1 d is exact (fma, no
    underflow; else within FD_ETA/2), the remainder plus l divided once more.  Error [§3.2]:
    e / d + (2u|r2| + eta) / d + 2u|q2| + eta.  The result is normalised (h = RN(h + l)). */
-static inline fd_num fd_div_d(fd_num a, double d)
+FD_INLINE fd_num fd_div_d(fd_num a, double d)
 {
     double q1 = a.h / d;
     double r = fma(-q1, d, a.h);
@@ -338,12 +346,12 @@ static inline int fd_rstd(fd_num V, double n, double eps, fd_num *R)
 
 /* ---- generic double-double operations with error (the backward paths) [§3.5] ---- */
 
-static inline fd_num fd_exact(double h, double l) { return (fd_num){h, l, 0.0}; }
+FD_INLINE fd_num fd_exact(double h, double l) { return (fd_num){h, l, 0.0}; }
 
-static inline fd_num fd_neg(fd_num a) { return (fd_num){-a.h, -a.l, a.e}; }
+FD_INLINE fd_num fd_neg(fd_num a) { return (fd_num){-a.h, -a.l, a.e}; }
 
 /* a + b: TwoSum of the heads, the tails added in two roundings. */
-static inline fd_num fd_add(fd_num a, fd_num b)
+FD_INLINE fd_num fd_add(fd_num a, fd_num b)
 {
     double s, e;
     fd_two_sum(a.h, b.h, &s, &e);
@@ -354,7 +362,7 @@ static inline fd_num fd_add(fd_num a, fd_num b)
 
 /* a b: TwoProd of the heads, the cross terms by two fmas, a.l b.l dropped;
    |ab - a^b^| <= a.e (|b^| + b.e) + |a^| b.e. */
-static inline fd_num fd_mul(fd_num a, fd_num b)
+FD_INLINE fd_num fd_mul(fd_num a, fd_num b)
 {
     double p1, p2;
     fd_two_prod(a.h, b.h, &p1, &p2);
@@ -372,7 +380,7 @@ typedef struct {
     double s, c, A, E, m;
 } fd_acc;
 
-static inline void fd_acc_add(fd_acc *q, fd_num t)
+FD_INLINE void fd_acc_add(fd_acc *q, fd_num t)
 {
     double e;
     fd_two_sum(q->s, t.h, &q->s, &e);
@@ -408,7 +416,7 @@ static inline fd_num fd_acc_value(const fd_acc *q)
    exactly; with b, TwoSum(s1, b) = s + e2 and t = RN(e1 + e2) (error <= 2u|t|; additions do not
    underflow).  Returns 0 (fall back) on a non-finite addend or an overflow of s or t.  The
    backward ops (§5.9, §6.6) use v alone; the forward ops also round it (fd_skip_sum). */
-static inline int fd_skip_split(double x, double k, const double *b, double *s, double *t,
+FD_INLINE int fd_skip_split(double x, double k, const double *b, double *s, double *t,
                                 double *e)
 {
     double s1, e1;
@@ -428,7 +436,7 @@ static inline int fd_skip_split(double x, double k, const double *b, double *s, 
    exact zero takes IEEE's sign, (x + k) + b in binary64 (-0 only when every addend is -0), as the
    twin's exact sum.  Returns 0 (fall back) where fd_skip_split does, or on an uncertified
    rounding. */
-static inline int fd_skip_sum(double x, double k, const double *b, double *s, double *t, double *e,
+FD_INLINE int fd_skip_sum(double x, double k, const double *b, double *s, double *t, double *e,
                               rn_dtype out, double *rounded)
 {
     if (!fd_skip_split(x, k, b, s, t, e))
@@ -440,7 +448,7 @@ static inline int fd_skip_sum(double x, double k, const double *b, double *s, do
     return fd_certify(*s, *t, *e, out, rounded);
 }
 
-static inline int fd_certify_num(fd_num v, rn_dtype d, double *res)
+FD_INLINE int fd_certify_num(fd_num v, rn_dtype d, double *res)
 {
     return fd_certify(v.h, v.l, v.e, d, res);
 }
