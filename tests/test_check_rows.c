@@ -471,6 +471,20 @@ Test(check_rows, other_checks_keep_the_whole_tensor_path)
     cr_assert_eq(run("check residual --in x=%s --in f=%s --actual y=%s", P("x.npy"), P("x.npy"),
                      P("x.npy")), 1, "%s%s", out_text, err_text);
     cr_assert_null(strstr(err_text, "timing: blocks"), "%s", err_text);
+    /* The backward's blocks sum the fast path's certified columns: RESNORM_FASTPATH=0 (the twin
+       alone) takes the whole tensor, with the same verdict. */
+    cr_assert_eq(run("eval layernorm_backward --in x=%s --in gamma=%s --in dy=%s --dtype f32 "
+                     "--out %s", P("x.npy"), P("g.npy"), P("x.npy"), P("e")), 0, "%s", err_text);
+    const char *bwd = "check layernorm_backward --in x=%s --in gamma=%s --in dy=%s --actual dx=%s "
+                      "--actual dgamma=%s --actual dbeta=%s";
+    cr_assert_eq(run(bwd, P("x.npy"), P("g.npy"), P("x.npy"), P("e/dx.npy"), P("e/dgamma.npy"),
+                     P("e/dbeta.npy")), 0, "%s%s", out_text, err_text);
+    cr_assert_not_null(strstr(err_text, "timing: blocks"), "%s", err_text);
+    setenv("RESNORM_FASTPATH", "0", 1);
+    cr_assert_eq(run(bwd, P("x.npy"), P("g.npy"), P("x.npy"), P("e/dx.npy"), P("e/dgamma.npy"),
+                     P("e/dbeta.npy")), 0, "%s%s", out_text, err_text);
+    cr_assert_null(strstr(err_text, "timing: blocks"), "%s", err_text);
+    unsetenv("RESNORM_FASTPATH");
     unsetenv("RESNORM_CHECK_ROWS");
     unsetenv("RESNORM_TIMING");
 }
