@@ -217,6 +217,12 @@ struct cli_job {
     double eps;
 };
 
+/* Input k's values, or NULL when it is an optional input that was not given (a bias, a mask). */
+static inline const double *cli_optional_in(const cli_job *job, int k)
+{
+    return job->in_path[k] ? job->in[k].data : NULL;
+}
+
 /* Index of attribute `name` of job's op, or -1. */
 int cli_attr_index(const cli_op *op, const char *name);
 /* The index of input `name` in op->inputs, or -1. */

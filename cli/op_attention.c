@@ -118,11 +118,11 @@ static attn_args at_args(const cli_job *job)
 {
     const rn_array *x = &job->in[I_X];
     attn_args A = {job->in[I_INW].data,
-                   job->in_path[I_INB] ? job->in[I_INB].data : NULL,
+                   cli_optional_in(job, I_INB),
                    job->in[I_OUTW].data,
-                   job->in_path[I_OUTB] ? job->in[I_OUTB].data : NULL,
-                   job->in_path[I_KPM] ? job->in[I_KPM].data : NULL,
-                   job->in_path[I_AMASK] ? job->in[I_AMASK].data : NULL,
+                   cli_optional_in(job, I_OUTB),
+                   cli_optional_in(job, I_KPM),
+                   cli_optional_in(job, I_AMASK),
                    job->eps,
                    x->ndim == 3 ? x->shape[0] : 1,
                    x->shape[x->ndim - 2],

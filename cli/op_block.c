@@ -42,11 +42,6 @@ static int in_kpm(const cli_op *op) { return in_final(op) + (is_stack(op) ? 2 : 
 static int in_dy(const cli_op *op) { return in_kpm(op) + 1; }
 static int is_backward(const cli_op *op) { return op->ninputs > in_dy(op); }
 
-static const double *data_or_null(const cli_job *job, int k)
-{
-    return job->in_path[k] ? job->in[k].data : NULL;
-}
-
 /* ---------------------------------------------------------------- shapes and attributes */
 
 typedef struct {
@@ -177,7 +172,7 @@ static int check_layer(const cli_job *job, int l, const bdims *D)
 /* Every query must see a live key: a fully masked softmax row is 0/0 (NaN in PyTorch). */
 static int check_live_keys(const cli_job *job, const bdims *D, int causal)
 {
-    const double *kpm = data_or_null(job, in_kpm(job->op));
+    const double *kpm = cli_optional_in(job, in_kpm(job->op));
     if (!kpm)
         return 0;
     for (size_t b = 0; b < D->batch; b++)
@@ -340,7 +335,7 @@ static void args_of(const cli_job *job, block_args *B, block_layer *layers)
         for (int j = 0; j < NPARAM; j++)
             p[j] = job->in[in_param((int)l, j)].data;
         for (int j = 0; j < NMASK; j++)
-            m[j] = data_or_null(job, in_mask((int)l, j));
+            m[j] = cli_optional_in(job, in_mask((int)l, j));
         layers[l] = (block_layer){p[P_IN_W], p[P_IN_B], p[P_OUT_W], p[P_OUT_B], p[P_W1], p[P_B1],
                                   p[P_W2],   p[P_B2],   p[P_G1],    p[P_BN1],   p[P_G2], p[P_BN2],
                                   m[M_ATTN], m[M_DROP], m[M_DROP1], m[M_DROP2]};
@@ -348,7 +343,7 @@ static void args_of(const cli_job *job, block_args *B, block_layer *layers)
     *B = (block_args){job->in[0].data, D.L, layers,
                       D.final ? job->in[in_final(job->op)].data : NULL,
                       D.final ? job->in[in_final(job->op) + 1].data : NULL,
-                      data_or_null(job, in_kpm(job->op)), job->attr_value[A_NORM] != 0,
+                      cli_optional_in(job, in_kpm(job->op)), job->attr_value[A_NORM] != 0,
                       job->attr_value[A_CAUSAL] != 0, act_of(job->attr_value[A_ACT]),
                       D.batch, D.seq, D.d, D.heads, D.ff, job->eps, job->attr_value[A_P]};
 }

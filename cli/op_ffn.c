@@ -102,9 +102,9 @@ static ffn_args ffn_job_args(const cli_job *job)
 {
     const rn_array *w1 = &job->in[I_W1];
     ffn_args F = {
-        w1->data, job->in_path[I_B1] ? job->in[I_B1].data : NULL,
-        job->in[I_W2].data, job->in_path[I_B2] ? job->in[I_B2].data : NULL,
-        job->in_path[I_MASK] ? job->in[I_MASK].data : NULL,
+        w1->data, cli_optional_in(job, I_B1),
+        job->in[I_W2].data, cli_optional_in(job, I_B2),
+        cli_optional_in(job, I_MASK),
         job->eps, (rn_activation)(int)job->attr_value[A_ACT],
         job->rows, job->n, w1->shape[0],
     };

@@ -60,7 +60,7 @@ static int lin_prepare(cli_job *job)
 }
 
 static size_t lin_out(const cli_job *job) { return job->in[1].shape[0]; }
-static const double *lin_bias(const cli_job *job) { return job->in_path[2] ? job->in[2].data : NULL; }
+static const double *lin_bias(const cli_job *job) { return cli_optional_in(job, 2); }
 
 /* linear: y [..., out].  linear_backward: dx (x's shape), d.weight [out, in], d.bias [out]. */
 static void lin_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)

@@ -19,10 +19,7 @@
 #include "skip_layernorm_mpfr.h"
 
 /* inputs: x, skip, gamma, beta, [bias] */
-static const double *bias_of(const cli_job *job)
-{
-    return job->in_path[4] ? job->in[4].data : NULL;
-}
+static const double *bias_of(const cli_job *job) { return cli_optional_in(job, 4); }
 
 static int sln_twin(const cli_job *job, rn_dtype out, double *const *o)
 {
@@ -39,10 +36,7 @@ static int sln_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double 
 }
 
 /* backward inputs: x, skip, gamma, dy, [bias]; outputs dx, dskip, dbias, dgamma, dbeta */
-static const double *bwd_bias_of(const cli_job *job)
-{
-    return job->in_path[4] ? job->in[4].data : NULL;
-}
+static const double *bwd_bias_of(const cli_job *job) { return cli_optional_in(job, 4); }
 
 static int sln_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
 {

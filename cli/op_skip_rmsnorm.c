@@ -20,10 +20,7 @@
 #include "skip_rmsnorm_mpfr.h"
 
 /* inputs: x, skip, gamma, [bias] */
-static const double *bias_of(const cli_job *job)
-{
-    return job->in_path[3] ? job->in[3].data : NULL;
-}
+static const double *bias_of(const cli_job *job) { return cli_optional_in(job, 3); }
 
 static int srms_twin(const cli_job *job, rn_dtype out, double *const *o)
 {
@@ -40,10 +37,7 @@ static int srms_bound(const cli_job *job, rn_dtype compute, rn_dtype out, double
 }
 
 /* backward inputs: x, skip, gamma, dy, [bias]; outputs dx, dskip, dbias, dgamma */
-static const double *bwd_bias_of(const cli_job *job)
-{
-    return job->in_path[4] ? job->in[4].data : NULL;
-}
+static const double *bwd_bias_of(const cli_job *job) { return cli_optional_in(job, 4); }
 
 static int srms_bwd_twin(const cli_job *job, rn_dtype out, double *const *o)
 {

@@ -50,7 +50,7 @@ static void sm_output_shape(const cli_job *job, int k, int *ndim, size_t *shape)
     memcpy(shape, job->in[0].shape, sizeof(size_t) * (size_t)job->in[0].ndim);
 }
 
-static const double *sm_mask(const cli_job *job) { return job->in_path[1] ? job->in[1].data : NULL; }
+static const double *sm_mask(const cli_job *job) { return cli_optional_in(job, 1); }
 
 static int sm_twin(const cli_job *job, rn_dtype d, double *const *o)
 {
