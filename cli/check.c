@@ -706,11 +706,12 @@ size_t cli_check_by_rows(const cli_job *job)
     long k = check_rows_env();
     if (k == 0)
         return 0;
-    if (job->op->colsums && !rn_fast_enabled())
-        return 0; /* RESNORM_FASTPATH=0, the twin alone: the blocks' sums are the fast path's
-                     certified columns (as in eval's stream, cli_stream_applies) */
-    if (job->op->colsums) /* (n within the column accumulators' reach: norm_cols_new) */
-        return job->n && job->n <= ((size_t)1 << 20) ? rn_bound_block_rows(job->rows) : 0;
+    /* The blocks' sums are the fast path's certified columns: not under RESNORM_FASTPATH=0, the
+       twin alone (as in eval's stream, cli_stream_applies); n within the column accumulators'
+       reach (norm_cols_new). */
+    if (job->op->colsums)
+        return rn_fast_enabled() && job->n && job->n <= ((size_t)1 << 20)
+                   ? rn_bound_block_rows(job->rows) : 0;
     if (k > 0)
         return (size_t)k;
     size_t R = ROWS_BLOCK_ELEMS / (job->n ? job->n : 1);

@@ -33,7 +33,8 @@
 #define FD_CLONES
 #endif
 
-/* Every per-element helper below is forced inline.  Left to GCC, fd_format and fd_round_unbounded
+/* Every per-element helper below is forced inline (the per-row ones, fd_rsqrt, fd_rstd and the
+   statistics' certifications, may stay out of line).  Left to GCC, fd_format and fd_round_unbounded
    stayed out of line, compiled once for the baseline in legacy SSE encoding, and were called per
    element from the "fma" clones, whose vector loops leave the upper halves of the ymm registers
    dirty: on the AVX-512 Xeons measured here each SSE instruction then pays a state-merge penalty
@@ -198,7 +199,7 @@ FD_INLINE double fd_round_dd(double h, double l, rn_dtype d)
    that round to r: |h - r| + |l| + err < q/2 (q/4 when r is a power of two, below which the
    spacing halves), with a relative margin 2^-40 for the two roundings of the left side.  Returns 0
    when unsure (the caller then compares the two ends exactly). */
-static inline __attribute__((always_inline)) int fd_quick_accept(double hi, double lo, double err,
+FD_INLINE int fd_quick_accept(double hi, double lo, double err,
                                                                  rn_dtype d, double *res)
 {
     double h, l;
@@ -235,7 +236,7 @@ static inline __attribute__((always_inline)) int fd_quick_accept(double hi, doub
    when h's significand field is zero (|h| == p), else q/2 (|h| > p), and "t < hg (1 - 2^-40)" is
    written as "t below the q/4 threshold, or |h| > p and t below the q/2 one" (the same products;
    the first implies the second): a select between the two halves kept GCC from vectorizing. */
-static inline __attribute__((always_inline)) double fd_quick_accept_f64(double hi, double lo,
+FD_INLINE double fd_quick_accept_f64(double hi, double lo,
                                                                         double err, double *res)
 {
     double h, l;
@@ -274,7 +275,7 @@ static __attribute__((noinline, unused)) int fd_certify_ends(double hi, double l
 /* If every real of [hi + lo - err, hi + lo + err] rounds to one value of d, store it and return 1;
    else return 0.  hi, lo finite; (hi, lo) need not be normalised [§4].  The cheap test inline,
    the exact comparison of the ends out of line. */
-static inline __attribute__((always_inline)) int fd_certify(double hi, double lo, double err,
+FD_INLINE int fd_certify(double hi, double lo, double err,
                                                             rn_dtype d, double *res)
 {
     if (!(err < INFINITY)) /* +Inf or NaN */
