@@ -227,16 +227,58 @@ res_done:;
 #endif
 }
 
-/* post-LN's tail after h = norm1(s1): f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
+/* post-LN's tail: h = norm1(s1); f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
 /*@ BLK_TAIL_POST_CONTRACT(ffn_h32, float) */
 static void block_tail_post_f32(float *y, float *s2, float *mean2, float *rstd2, float *f, float *z, float *hh,
-                                const float *h, const float *w1, const float *b1, const float *w2,
+                                float *h, float *mean1, float *rstd1, const float *s1, const float *g1,
+                                const float *b1n, const float *w1, const float *b1, const float *w2,
                                 const float *b2, const float *g2, const float *b2n, const float *dmask,
                                 const float *d2mask, float p, float eps, ffn_act act, int rows, int d, int ff)
+    /*@ ghost (const float *x, const float *a) */
 {
+    block_layernorm_f32(h, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+ln_done:;
+    /* norm1's input, parameters and statistics, and the driver's x and a (ghost), lie outside
+       what the FFN and the output write, pointwise: the callees' assigns then carry them (a
+       quantified kept clause on those callees made the LayerNorm step below time out) */
+    /*@ assert sep_x: \forall integer k; 0 <= k < rows * d ==>
+          \separated(s1 + k, BLK_FFN_OUT) && \separated(s1 + k, BLK_OUT_POST_OUT); */
+    /*@ assert sep_xa: \forall integer k; 0 <= k < rows * d ==>
+          \separated(x + k, BLK_FFN_OUT) && \separated(x + k, BLK_OUT_POST_OUT) &&
+          \separated(a + k, BLK_FFN_OUT) && \separated(a + k, BLK_OUT_POST_OUT) &&
+          \separated(x + k, BLK_R(h, rows * d), BLK_R(mean1, rows), BLK_R(rstd1, rows)) &&
+          \separated(a + k, BLK_R(h, rows * d), BLK_R(mean1, rows), BLK_R(rstd1, rows)); */
+    /*@ assert sep_stats: \forall integer r; 0 <= r < rows ==>
+          \separated(mean1 + r, BLK_FFN_OUT) && \separated(rstd1 + r, BLK_FFN_OUT) &&
+          \separated(mean1 + r, BLK_OUT_POST_OUT) && \separated(rstd1 + r, BLK_OUT_POST_OUT); */
+    /*@ assert sep_par: \forall integer i; 0 <= i < d ==>
+          \separated(g1 + i, BLK_FFN_OUT) && \separated(b1n + i, BLK_FFN_OUT) &&
+          \separated(g1 + i, BLK_OUT_POST_OUT) && \separated(b1n + i, BLK_OUT_POST_OUT); */
+#endif
     block_ffn_sublayer_f32(f, z, hh, h, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
 #ifdef RESNORM_WP_ROWS
 ffn_done:;
+    /* the rows run: h = norm1(s1) (ln_done) across the FFN (its assigns and the separations) */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    /*@ assert ln_same1: BLK_SAME(h, rows * d, ln_done); */
+    /*@ assert mean_same1: BLK_SAME(mean1, rows, ln_done); */
+    /*@ assert rstd_same1: BLK_SAME(rstd1, rows, ln_done); */
+    /*@ assert x_same1: BLK_SAME(s1, rows * d, ln_done); */
+    /*@ assert g_same1: BLK_SAME(g1, d, ln_done); */
+    /*@ assert b_same1: BLK_SAME(b1n, d, ln_done); */
+    /*@ assert ln_pt1: BLK_LN_PT(h, mean1, rstd1, s1, g1, b1n); */
+    /* what the FFN wrote and read lies outside what the output writes, pointwise */
+    /*@ assert sep_ff: \forall integer k; 0 <= k < rows * ff ==>
+          \separated(z + k, BLK_OUT_POST_OUT) && \separated(hh + k, BLK_OUT_POST_OUT) &&
+          (dmask == \null || \separated(dmask + k, BLK_OUT_POST_OUT)); */
+    /*@ assert sep_d: \forall integer k; 0 <= k < rows * d ==>
+          \separated(f + k, BLK_OUT_POST_OUT) && \separated(h + k, BLK_OUT_POST_OUT) &&
+          (d2mask == \null || \separated(d2mask + k, BLK_OUT_POST_OUT)); */
+    /*@ assert sep_w: \forall integer k; 0 <= k < d * ff ==>
+          \separated(w1 + k, BLK_OUT_POST_OUT) && \separated(w2 + k, BLK_OUT_POST_OUT); */
+    /*@ assert sep_b: (\forall integer k; 0 <= k < ff ==> \separated(b1 + k, BLK_OUT_POST_OUT)) &&
+          (\forall integer k; 0 <= k < d ==> \separated(b2 + k, BLK_OUT_POST_OUT)); */
 #endif
     block_out_post_f32(y, s2, mean2, rstd2, h, f, g2, b2n, eps, rows, d);
 #ifdef RESNORM_WP_ROWS
@@ -266,6 +308,22 @@ ffn_done:;
           \at(ffn_h32(act, z, dmask, p, i), ffn_done) == ffn_h32(act, z, dmask, p, i); */
     /*@ assert f_model_same: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
           \at(BLK_F_MODEL, ffn_done) == BLK_F_MODEL; */
+    /* h = norm1(s1) (ffn_done) across the output (its assigns and the separations) */
+    /*@ assert mean_same: BLK_SAME(mean1, rows, ffn_done); */
+    /*@ assert rstd_same: BLK_SAME(rstd1, rows, ffn_done); */
+    /*@ assert x_same: BLK_SAME(s1, rows * d, ffn_done); */
+    /*@ assert g_same: BLK_SAME(g1, d, ffn_done); */
+    /*@ assert b_same: BLK_SAME(b1n, d, ffn_done); */
+    /*@ assert ln_pt: BLK_LN_PT(h, mean1, rstd1, s1, g1, b1n); */
+    /*@ assert ln_rows: BLK_LN_ROWS_AT(Here, rows, h, mean1, rstd1, s1, g1, b1n); */
+    /* x and a (the driver's, ghost) and s1 as on entry: norm1's kept, the assigns of the rest */
+    /*@ assert xa_ln: \forall integer k; 0 <= k < rows * d ==>
+          \at(x[k], ln_done) == \at(x[k], Pre) && \at(a[k], ln_done) == \at(a[k], Pre) &&
+          \at(s1[k], ln_done) == \at(s1[k], Pre); */
+    /*@ assert xa_ffn: \forall integer k; 0 <= k < rows * d ==>
+          \at(x[k], ffn_done) == \at(x[k], ln_done) && \at(a[k], ffn_done) == \at(a[k], ln_done); */
+    /*@ assert xa_out: \forall integer k; 0 <= k < rows * d ==>
+          x[k] == \at(x[k], ffn_done) && a[k] == \at(a[k], ffn_done); */
 #endif
 }
 
@@ -321,24 +379,20 @@ head_done:;
         /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
 #endif
     } else {
-        block_layernorm_f32(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
 #ifdef RESNORM_WP_ROWS
-ln1_done:;
-        /*@ assert x_same_ln1: BLK_SAME(x, n, head_done); */
-        /*@ assert s1_same_ln1: BLK_SAME(s1, n, head_done); */
-        /*@ assert a_same_ln1: BLK_SAME(a, n, head_done); */
-        /*@ assert s1_ln1: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
-        /*@ assert x_sep: \forall integer k; 0 <= k < n ==> \separated(x + k, BLK_TAIL_POST_OUT); */
+        /*@ assert x_sep: \forall integer k; 0 <= k < n ==>
+              \separated(x + k, BLK_OUT_POST_OUT, BLK_FFN_OUT, BLK_R(ln1, n), BLK_R(mean1, rows),
+                         BLK_R(rstd1, rows)); */
 #endif
-        block_tail_post_f32(y, s2, mean2, rstd2, f, z, hh, ln1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
-                            eps, act, rows, d, ff);
+        block_tail_post_f32(y, s2, mean2, rstd2, f, z, hh, ln1, mean1, rstd1, s1, g1, b1n, w1, b1, w2, b2,
+                            g2, b2n, dmask, d2mask, p, eps, act, rows, d, ff) /*@ ghost (x, a) */;
 #ifdef RESNORM_WP_ROWS
-        /* the rows run: s1 = x + a (the head's) at return: kept by the norm and the tail (their
-           kept clauses) */
+        /* the rows run: s1 = x + a (the head's) at return: the tail keeps s1, and x and a, its
+           ghost parameters (its s1_kept clause) */
         //@ ghost blk_lemma_rows_fit(rows, d);
-        /*@ assert s1_same: BLK_SAME(s1, n, ln1_done); */
-        /*@ assert a_same: BLK_SAME(a, n, ln1_done); */
-        /*@ assert x_same: BLK_SAME(x, n, ln1_done); */
+        /*@ assert s1_same: BLK_SAME(s1, n, head_done); */
+        /*@ assert a_same: BLK_SAME(a, n, head_done); */
+        /*@ assert x_same: BLK_SAME(x, n, head_done); */
         /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
 #endif
     }
@@ -571,16 +625,58 @@ res_done:;
 #endif
 }
 
-/* post-LN's tail after h = norm1(s1): f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
+/* post-LN's tail: h = norm1(s1); f = drop2(ffn(h)); s2 = h + f; y = norm2(s2). */
 /*@ BLK_TAIL_POST_CONTRACT(ffn_h64, double) */
 static void block_tail_post_f64(double *y, double *s2, double *mean2, double *rstd2, double *f, double *z, double *hh,
-                                const double *h, const double *w1, const double *b1, const double *w2,
+                                double *h, double *mean1, double *rstd1, const double *s1, const double *g1,
+                                const double *b1n, const double *w1, const double *b1, const double *w2,
                                 const double *b2, const double *g2, const double *b2n, const double *dmask,
                                 const double *d2mask, double p, double eps, ffn_act act, int rows, int d, int ff)
+    /*@ ghost (const double *x, const double *a) */
 {
+    block_layernorm_f64(h, mean1, rstd1, s1, g1, b1n, rows, d, eps);
+#ifdef RESNORM_WP_ROWS
+ln_done:;
+    /* norm1's input, parameters and statistics, and the driver's x and a (ghost), lie outside
+       what the FFN and the output write, pointwise: the callees' assigns then carry them (a
+       quantified kept clause on those callees made the LayerNorm step below time out) */
+    /*@ assert sep_x: \forall integer k; 0 <= k < rows * d ==>
+          \separated(s1 + k, BLK_FFN_OUT) && \separated(s1 + k, BLK_OUT_POST_OUT); */
+    /*@ assert sep_xa: \forall integer k; 0 <= k < rows * d ==>
+          \separated(x + k, BLK_FFN_OUT) && \separated(x + k, BLK_OUT_POST_OUT) &&
+          \separated(a + k, BLK_FFN_OUT) && \separated(a + k, BLK_OUT_POST_OUT) &&
+          \separated(x + k, BLK_R(h, rows * d), BLK_R(mean1, rows), BLK_R(rstd1, rows)) &&
+          \separated(a + k, BLK_R(h, rows * d), BLK_R(mean1, rows), BLK_R(rstd1, rows)); */
+    /*@ assert sep_stats: \forall integer r; 0 <= r < rows ==>
+          \separated(mean1 + r, BLK_FFN_OUT) && \separated(rstd1 + r, BLK_FFN_OUT) &&
+          \separated(mean1 + r, BLK_OUT_POST_OUT) && \separated(rstd1 + r, BLK_OUT_POST_OUT); */
+    /*@ assert sep_par: \forall integer i; 0 <= i < d ==>
+          \separated(g1 + i, BLK_FFN_OUT) && \separated(b1n + i, BLK_FFN_OUT) &&
+          \separated(g1 + i, BLK_OUT_POST_OUT) && \separated(b1n + i, BLK_OUT_POST_OUT); */
+#endif
     block_ffn_sublayer_f64(f, z, hh, h, w1, b1, w2, b2, dmask, d2mask, p, act, rows, d, ff);
 #ifdef RESNORM_WP_ROWS
 ffn_done:;
+    /* the rows run: h = norm1(s1) (ln_done) across the FFN (its assigns and the separations) */
+    //@ ghost blk_lemma_rows_fit(rows, d);
+    /*@ assert ln_same1: BLK_SAME(h, rows * d, ln_done); */
+    /*@ assert mean_same1: BLK_SAME(mean1, rows, ln_done); */
+    /*@ assert rstd_same1: BLK_SAME(rstd1, rows, ln_done); */
+    /*@ assert x_same1: BLK_SAME(s1, rows * d, ln_done); */
+    /*@ assert g_same1: BLK_SAME(g1, d, ln_done); */
+    /*@ assert b_same1: BLK_SAME(b1n, d, ln_done); */
+    /*@ assert ln_pt1: BLK_LN_PT(h, mean1, rstd1, s1, g1, b1n); */
+    /* what the FFN wrote and read lies outside what the output writes, pointwise */
+    /*@ assert sep_ff: \forall integer k; 0 <= k < rows * ff ==>
+          \separated(z + k, BLK_OUT_POST_OUT) && \separated(hh + k, BLK_OUT_POST_OUT) &&
+          (dmask == \null || \separated(dmask + k, BLK_OUT_POST_OUT)); */
+    /*@ assert sep_d: \forall integer k; 0 <= k < rows * d ==>
+          \separated(f + k, BLK_OUT_POST_OUT) && \separated(h + k, BLK_OUT_POST_OUT) &&
+          (d2mask == \null || \separated(d2mask + k, BLK_OUT_POST_OUT)); */
+    /*@ assert sep_w: \forall integer k; 0 <= k < d * ff ==>
+          \separated(w1 + k, BLK_OUT_POST_OUT) && \separated(w2 + k, BLK_OUT_POST_OUT); */
+    /*@ assert sep_b: (\forall integer k; 0 <= k < ff ==> \separated(b1 + k, BLK_OUT_POST_OUT)) &&
+          (\forall integer k; 0 <= k < d ==> \separated(b2 + k, BLK_OUT_POST_OUT)); */
 #endif
     block_out_post_f64(y, s2, mean2, rstd2, h, f, g2, b2n, eps, rows, d);
 #ifdef RESNORM_WP_ROWS
@@ -610,6 +706,22 @@ ffn_done:;
           \at(ffn_h64(act, z, dmask, p, i), ffn_done) == ffn_h64(act, z, dmask, p, i); */
     /*@ assert f_model_same: \forall integer r, j; 0 <= r < rows && 0 <= j < d ==>
           \at(BLK_F_MODEL, ffn_done) == BLK_F_MODEL; */
+    /* h = norm1(s1) (ffn_done) across the output (its assigns and the separations) */
+    /*@ assert mean_same: BLK_SAME(mean1, rows, ffn_done); */
+    /*@ assert rstd_same: BLK_SAME(rstd1, rows, ffn_done); */
+    /*@ assert x_same: BLK_SAME(s1, rows * d, ffn_done); */
+    /*@ assert g_same: BLK_SAME(g1, d, ffn_done); */
+    /*@ assert b_same: BLK_SAME(b1n, d, ffn_done); */
+    /*@ assert ln_pt: BLK_LN_PT(h, mean1, rstd1, s1, g1, b1n); */
+    /*@ assert ln_rows: BLK_LN_ROWS_AT(Here, rows, h, mean1, rstd1, s1, g1, b1n); */
+    /* x and a (the driver's, ghost) and s1 as on entry: norm1's kept, the assigns of the rest */
+    /*@ assert xa_ln: \forall integer k; 0 <= k < rows * d ==>
+          \at(x[k], ln_done) == \at(x[k], Pre) && \at(a[k], ln_done) == \at(a[k], Pre) &&
+          \at(s1[k], ln_done) == \at(s1[k], Pre); */
+    /*@ assert xa_ffn: \forall integer k; 0 <= k < rows * d ==>
+          \at(x[k], ffn_done) == \at(x[k], ln_done) && \at(a[k], ffn_done) == \at(a[k], ln_done); */
+    /*@ assert xa_out: \forall integer k; 0 <= k < rows * d ==>
+          x[k] == \at(x[k], ffn_done) && a[k] == \at(a[k], ffn_done); */
 #endif
 }
 
@@ -665,24 +777,20 @@ head_done:;
         /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
 #endif
     } else {
-        block_layernorm_f64(ln1, mean1, rstd1, s1, g1, b1n, rows, d, eps);
 #ifdef RESNORM_WP_ROWS
-ln1_done:;
-        /*@ assert x_same_ln1: BLK_SAME(x, n, head_done); */
-        /*@ assert s1_same_ln1: BLK_SAME(s1, n, head_done); */
-        /*@ assert a_same_ln1: BLK_SAME(a, n, head_done); */
-        /*@ assert s1_ln1: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
-        /*@ assert x_sep: \forall integer k; 0 <= k < n ==> \separated(x + k, BLK_TAIL_POST_OUT); */
+        /*@ assert x_sep: \forall integer k; 0 <= k < n ==>
+              \separated(x + k, BLK_OUT_POST_OUT, BLK_FFN_OUT, BLK_R(ln1, n), BLK_R(mean1, rows),
+                         BLK_R(rstd1, rows)); */
 #endif
-        block_tail_post_f64(y, s2, mean2, rstd2, f, z, hh, ln1, w1, b1, w2, b2, g2, b2n, dmask, d2mask, p,
-                            eps, act, rows, d, ff);
+        block_tail_post_f64(y, s2, mean2, rstd2, f, z, hh, ln1, mean1, rstd1, s1, g1, b1n, w1, b1, w2, b2,
+                            g2, b2n, dmask, d2mask, p, eps, act, rows, d, ff) /*@ ghost (x, a) */;
 #ifdef RESNORM_WP_ROWS
-        /* the rows run: s1 = x + a (the head's) at return: kept by the norm and the tail (their
-           kept clauses) */
+        /* the rows run: s1 = x + a (the head's) at return: the tail keeps s1, and x and a, its
+           ghost parameters (its s1_kept clause) */
         //@ ghost blk_lemma_rows_fit(rows, d);
-        /*@ assert s1_same: BLK_SAME(s1, n, ln1_done); */
-        /*@ assert a_same: BLK_SAME(a, n, ln1_done); */
-        /*@ assert x_same: BLK_SAME(x, n, ln1_done); */
+        /*@ assert s1_same: BLK_SAME(s1, n, head_done); */
+        /*@ assert a_same: BLK_SAME(a, n, head_done); */
+        /*@ assert x_same: BLK_SAME(x, n, head_done); */
         /*@ assert s1_ret: \forall integer i; 0 <= i < n ==> s1[i] == x[i] + a[i]; */
 #endif
     }

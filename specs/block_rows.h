@@ -17,6 +17,7 @@
  *              row's cached mean2, rstd2: ln2[r·d + i] == (s1[r·d + i] − mean2[r])·rstd2[r]·g2[i] + b2n[i]
  *     y_pre    y = s1 + f
  *   post-LN (post != 0), norm_first=False:
+ *     ln1_post every row of ln1 is LayerNorm (norm1) of s1's row, with the row's cached mean1, rstd1
  *     s2_post  s2 = ln1 + f
  *     y_post   every row of y is LayerNorm (norm2) of s2's row, with mean2, rstd2
  *   both:
@@ -25,14 +26,11 @@
  *     h_def    hh[i] == act(z[i]), times dmask[i]/(1 − p) with dropout.mask (ffn_h32 / ffn_h64)
  *     f_def    every f[r·d + j] is b2[j] + sum_k hh[r·ff + k]·w2[j·ff + k] (linear2), times
  *              d2mask[r·d + j]/(1 − p) with dropout2.mask
- * and, where it is made (specs/block.h), post-LN's ln1 = norm1(s1) (block_layernorm_*'s rows).  So
+ * So
  *   pre-LN:  y = s1 + drop2(ffn(norm2(s1))),  s1 = x + a
  *   post-LN: y = norm2(h + drop2(ffn(h))),    h = norm1(s1), s1 = x + a
  * the wiring of specs/block.h: which norm (its weight and bias) reads which tensor, where the
- * residual adds take their operands, dropout2 before the add.  NOT stated: post-LN's ln1 rows at
- * the block's return (tried: the frames of ln1, its statistics, s1 and norm1's parameters across
- * the tail prove, the step from them to LayerNorm's formula after the tail times out:
- * proofs/README-block.md); a as a formula of the attention's input (attention_forward_* has no
+ * residual adds take their operands, dropout2 before the add.  NOT stated: a as a formula of the attention's input (attention_forward_* has no
  * composed contract: specs/attention_rows.h states one query row of one head), so neither which
  * tensor the attention read (pre-LN's ln1 = norm1(x)) nor dropout1; the norms' mean and rstd as
  * formulas of their input rows; the backward.
@@ -122,6 +120,8 @@
     ensures ln2_pre: post == 0 ==>                                                                 \
       BLK_LN_ROWS(BLK_ROWS, BLK_LN2, BLK_MEAN2, BLK_RSTD2, BLK_S1, BLK_G2, BLK_B2N);                \
     ensures y_pre: post == 0 ==> \forall integer i; 0 <= i < BLK_N ==> y[i] == BLK_S1[i] + BLK_F[i]; \
+    ensures ln1_post: post != 0 ==>                                                                \
+      BLK_LN_ROWS(BLK_ROWS, BLK_LN1, BLK_MEAN1, BLK_RSTD1, BLK_S1, BLK_G1, BLK_B1N);                \
     ensures s2_post: post != 0 ==> \forall integer i; 0 <= i < BLK_N ==> BLK_S2[i] == BLK_LN1[i] + BLK_F[i]; \
     ensures y_post: post != 0 ==> BLK_LN_ROWS(BLK_ROWS, y, BLK_MEAN2, BLK_RSTD2, BLK_S2, BLK_G2, BLK_B2N); \
     ensures z_rows: \forall integer r; 0 <= r < BLK_ROWS ==>                                       \
