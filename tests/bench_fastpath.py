@@ -41,6 +41,7 @@ SIZES = [(1024, 768), (4096, 4096)]
 NORM_OPS = ("layernorm", "rmsnorm")
 SKIP_OPS = ("skip_layernorm", "skip_rmsnorm")
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
+TORCH_REPEAT = int(os.environ.get("BENCH_TORCH_REPEAT", "20"))
 
 
 def cpu_now():
@@ -99,9 +100,13 @@ def torch_skip_times(op, x32, k32, c32, g32, b32, dy32, threads, k):
 
 
 def torch_times(op, x32, g32, b32, dy32, threads, k):
+    """PyTorch's best forward and forward+backward times.  On small inputs (< 10^6 elements) one
+    untimed call of each first, then the best of max(k, TORCH_REPEAT): a call costs milliseconds
+    there, and with two threads single calls of the same op were measured anywhere between 1.1 and
+    10 ms on this machine (6 December 2026), so that a best of 3 overstated PyTorch's time ~7x and
+    flattered the "x torch" ratios."""
     torch.set_num_threads(threads)
     x, g, b, dy = (torch.from_numpy(a).double() for a in (x32, g32, b32, dy32))
-    fwd = best(lambda: torch_fwd(op, x, g, b), k)
 
     def fb():
         xr = x.clone().requires_grad_(True)
@@ -109,7 +114,11 @@ def torch_times(op, x32, g32, b32, dy32, threads, k):
         br = b.clone().requires_grad_(True)
         torch_fwd(op, xr, gr, br).backward(dy)
 
-    return fwd, best(fb, k)
+    if x32.size < 10**6:
+        torch_fwd(op, x, g, b)
+        fb()
+        k = max(k, TORCH_REPEAT)
+    return best(lambda: torch_fwd(op, x, g, b), k), best(fb, k)
 
 
 def run(args, k):
@@ -139,7 +148,8 @@ def header(opw):
 def parse_args():
     ap = argparse.ArgumentParser(
         description="PyTorch float64 beside resnorm eval / check, one run, same inputs "
-                    "(timing only; RESNORM=path of resnorm, BENCH_REPEAT=k best of k).")
+                    "(timing only; RESNORM=path of resnorm, BENCH_REPEAT=k best of k; "
+                    "BENCH_TORCH_REPEAT=k for PyTorch on small inputs, default 20).")
     ap.add_argument("--ops", default=",".join(NORM_OPS + SKIP_OPS),
                     help="comma-separated subset of %s (default: all)" % ",".join(NORM_OPS + SKIP_OPS))
     ap.add_argument("--sizes", default=",".join("%dx%d" % s for s in SIZES),
