@@ -87,24 +87,31 @@ def torch_skip_fwd(op, x, skip, bias, g, b):
     return torch_fwd(op[len("skip_"):], x + skip + bias, g, b)
 
 
+def torch_best(fwd, fb, size, k):
+    """PyTorch's best forward (fwd) and forward+backward (fb) times.  On small inputs (size < 10^6
+    elements) one untimed call of each first, then the best of max(k, TORCH_REPEAT): a call costs
+    milliseconds there, and with two threads single calls of the same op were measured anywhere
+    between 1.1 and 10 ms on this machine (6 December 2026), so that a best of 3 overstated
+    PyTorch's time ~7x and flattered the "x torch" ratios."""
+    if size < 10**6:
+        fwd()
+        fb()
+        k = max(k, TORCH_REPEAT)
+    return best(fwd, k), best(fb, k)
+
+
 def torch_skip_times(op, x32, k32, c32, g32, b32, dy32, threads, k):
     torch.set_num_threads(threads)
     x, sk, c, g, b, dy = (torch.from_numpy(a).double() for a in (x32, k32, c32, g32, b32, dy32))
-    fwd = best(lambda: torch_skip_fwd(op, x, sk, c, g, b), k)
 
     def fb():
         ts = [t.clone().requires_grad_(True) for t in (x, sk, c, g, b)]
         torch_skip_fwd(op, *ts).backward(dy)
 
-    return fwd, best(fb, k)
+    return torch_best(lambda: torch_skip_fwd(op, x, sk, c, g, b), fb, x32.size, k)
 
 
 def torch_times(op, x32, g32, b32, dy32, threads, k):
-    """PyTorch's best forward and forward+backward times.  On small inputs (< 10^6 elements) one
-    untimed call of each first, then the best of max(k, TORCH_REPEAT): a call costs milliseconds
-    there, and with two threads single calls of the same op were measured anywhere between 1.1 and
-    10 ms on this machine (6 December 2026), so that a best of 3 overstated PyTorch's time ~7x and
-    flattered the "x torch" ratios."""
     torch.set_num_threads(threads)
     x, g, b, dy = (torch.from_numpy(a).double() for a in (x32, g32, b32, dy32))
 
@@ -114,11 +121,7 @@ def torch_times(op, x32, g32, b32, dy32, threads, k):
         br = b.clone().requires_grad_(True)
         torch_fwd(op, xr, gr, br).backward(dy)
 
-    if x32.size < 10**6:
-        torch_fwd(op, x, g, b)
-        fb()
-        k = max(k, TORCH_REPEAT)
-    return best(lambda: torch_fwd(op, x, g, b), k), best(fb, k)
+    return torch_best(lambda: torch_fwd(op, x, g, b), fb, x32.size, k)
 
 
 def run(args, k):
