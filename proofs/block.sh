@@ -18,19 +18,38 @@ proof_soundness_greps specs/block.h ref/block.c
 # callees are used through their headers' contracts and proved by their own targets, and anything
 # else that ref/block.c may hold (later kernels) is not a goal here.
 helpers() { local t=$1; echo "block_head_$t,block_layernorm_$t,block_ffn_sublayer_$t,block_ffn_add_$t,block_tail_pre_$t,block_out_post_$t,block_tail_post_$t"; }
+# the backward's wrappers (post-LN: norm1's and the attention's backward, each with d.norm2's frame)
+bwd_helpers() { local t=$1; echo "block_layernorm_backward_$t,block_attention_backward_$t"; }
 for t in f32 f64; do
   proof_wp_real_start "$t" "proofs/session_block/$t" \
-    "block_forward_$t,block_backward_$t,block_fill_$t,block_dropout_grad_$t,$(helpers "$t")" ref/block.c
+    "block_forward_$t,block_backward_$t,block_fill_$t,block_dropout_grad_$t,$(helpers "$t"),$(bwd_helpers "$t")" \
+    ref/block.c
 done
-proof_wp_real_wait
 # The forward composed (specs/block_rows.h): real model, -DRESNORM_WP_ROWS, on the forward drivers and
 # their helpers, from LayerNorm's and the FFN's rows contracts and linear's frame lemmas (proved by
 # their own targets): the tails' clauses (ln2 / h rows, z_rows, h_def, f_def, y = s1 + f, s2 = h + f,
 # y = norm2(s2)) and the head's s1 = x + a (proofs/README-block.md "The forward composed").  No lemma
-# of its own: the ghost function blk_lemma_rows_fit is a goal.
-proof_wp_rows ref/block.c "block_forward_f32,block_forward_f64,$(helpers f32),$(helpers f64),blk_lemma_rows_fit" \
-  proofs/session_block/rows
-PROOF_EXTRA_LOGS="$OUT/rows.log"
-[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
+# of its own: the ghost function blk_lemma_rows_fit is a goal (of the f32 run).  One run per dtype,
+# each its own session, started beside the real-model runs: a replay is WP's goal generation, one
+# core per frama-c, and the forward's rows run is the block's longest (~11 min of CPU for both
+# dtypes), which alone at the end of make check's proof lane had left the other core idle.
+for t in f32 f64; do
+  lemma=; [ "$t" = f32 ] && lemma=,blk_lemma_rows_fit
+  proof_wp_rows_start "$OUT/rows_$t.log" ref/block.c "block_forward_$t,$(helpers "$t")$lemma" \
+    "proofs/session_block/rows_$t"
+done
+# The backward's first value (specs/block_rows.h, dgb2_post): post-LN's d.norm2.weight and
+# d.norm2.bias at return are LayerNorm's backward sums at s2.  A rows pass over the backward drivers
+# and their wrappers, restricted to the clause and its chain of frames (every other goal of these
+# functions is the real-model runs'; no callee precondition is rows-only but the wrappers' sep_tail,
+# which is in the list): proofs/README-block.md "The backward: d.norm2 of post-LN".
+BLK_BWD_PROPS=sep_ffn,sep_ln1,sep_att,sep_tail,tail_kept,dg2_k1,dg2_k2,dg2_k3,dg2_k4,dg2_k5,dg2_k6,dg2_k7
+BLK_BWD_PROPS+=,dg2_k8,dg2_k9,dg2_same,db2n_same,dgb2_here,dgb2_end,dgb2_post
+ROWS_PROPS=$BLK_BWD_PROPS proof_wp_rows_start "$OUT/rows_backward.log" ref/block.c \
+  "block_backward_f32,block_backward_f64,$(bwd_helpers f32),$(bwd_helpers f64)" proofs/session_block/rows_backward
+proof_wp_real_wait
+proof_wp_rows_wait
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: a rows run failed (see $OUT/rows_*.log)"; status=1; }
+PROOF_EXTRA_LOGS="$OUT/rows_f32.log $OUT/rows_f64.log $OUT/rows_backward.log"
 proof_summary proofs/results/block.json proofs/summary_block.awk
 proof_finish "all goals proved"

@@ -63,6 +63,7 @@ proof_init() {
   EVA_UNKNOWN_CHECKED=0   # set by proof_eva_no_unknown; proof_finish then skips the summary's precondition count
   fl_rc=0
   PROOF_WP_PIDS=(); PROOF_WP_LOGS=()
+  PROOF_ROWS_PIDS=(); PROOF_ROWS_LOGS=(); PROOF_ROWS_PROPS=()
   t0=$(date +%s)
 }
 
@@ -282,19 +283,14 @@ proof_wp_real_wait() {
 # (No -report-classify: it would also report the preconditions of the row-offset lemma function,
 # whose other callers, the backward drivers, this run does not check; the real-model run proves
 # every call site.)
+# ROWS_PROPS (comma-separated property names), if set, restricts the run to those properties
+# (-wp-prop; no smoke tests: the real-model run has them for the same functions) and every name
+# must give at least one Valid goal; ROWS_LOG names the log (default $OUT/rows.log).
 proof_wp_rows() {
-  local fct=$2 session=$3 files
+  local session=$3 files
   read -ra files <<< "$1"
-  local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
-  smoke_select "${session##*/}" "$OUT/rows.log" "$CPP -DRESNORM_WP_ROWS" "${files[@]}" -- "${opts[@]}"
-  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "${files[@]}" "${opts[@]}" -wp-par 2 \
-    "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
-    > "$OUT/rows.log" 2>&1
-  rows_rc=$?
-  grep -qE '^\[wp\] \[[^]]*\] Goal ' "$OUT/rows.log" || rows_rc=1
-  if grep -E '^\[wp\] \[[^]]*\] (Goal|Smoke-test) ' "$OUT/rows.log" | grep -vE ' : Valid|^\[wp\] \[Passed\]' | grep -q .; then
-    rows_rc=1
-  fi
+  proof_wp_rows_start "${ROWS_LOG:-$OUT/rows.log}" "$1" "$2" "$session"
+  proof_wp_rows_wait
   # The lemmas the run's goals use (-wp-fct proves none: WP assumes them there).  A lemma that
   # needs an induction is proved by its committed script (prover "script": the session's
   # script/lemma_NAME.json, Wp.induction; proofs/README.md "Rows composed: induction by script");
@@ -308,6 +304,45 @@ proof_wp_rows() {
     [ "$(grep -cE '^\[wp\] \[[^]]*\] Goal typed_real_lemma_[A-Za-z0-9_]* : Valid' "$OUT/rows_lemmas.log")" -eq "$want" ] ||
       rows_rc=1
   fi
+}
+
+# proof_wp_rows_start LOG FILES FCT SESSION: proof_wp_rows's frama-c run (ROWS_PROPS as there), started
+# in the background with its log LOG, so that several rows runs (e.g. one per dtype, each its own
+# SESSION) go side by side with each other and with the real-model runs; proof_wp_rows_wait waits for
+# every run started so and checks each log (-> rows_rc: every goal and smoke test proved, at least one
+# goal, and with ROWS_PROPS a proved goal for each name).  The smoke ledger is read and written by
+# this shell (smoke_select here, smoke_record at proof_finish).
+proof_wp_rows_start() {
+  local log=$1 fct=$3 session=$4 files
+  read -ra files <<< "$2"
+  local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
+  if [ -n "${ROWS_PROPS:-}" ]; then
+    opts+=(-wp-prop "$ROWS_PROPS"); SMOKE_OPTS=()
+  else
+    smoke_select "${session##*/}" "$log" "$CPP -DRESNORM_WP_ROWS" "${files[@]}" -- "${opts[@]}"
+  fi
+  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "${files[@]}" "${opts[@]}" -wp-par 2 \
+    "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
+    > "$log" 2>&1 &
+  PROOF_ROWS_PIDS+=($!); PROOF_ROWS_LOGS+=("$log"); PROOF_ROWS_PROPS+=("${ROWS_PROPS:-}")
+}
+
+proof_wp_rows_wait() {
+  local i log name
+  rows_rc=0
+  for i in "${!PROOF_ROWS_PIDS[@]}"; do
+    log=${PROOF_ROWS_LOGS[i]}
+    wait "${PROOF_ROWS_PIDS[i]}" || rows_rc=1
+    grep -qE '^\[wp\] \[[^]]*\] Goal ' "$log" || rows_rc=1
+    if grep -E '^\[wp\] \[[^]]*\] (Goal|Smoke-test) ' "$log" | grep -vE ' : Valid|^\[wp\] \[Passed\]' | grep -q .; then
+      rows_rc=1
+    fi
+    for name in ${PROOF_ROWS_PROPS[i]//,/ }; do
+      grep -qE "^\[wp\] \[[^]]*\] Goal typed_real_[A-Za-z0-9_]*_${name}(_[A-Za-z0-9_]*)? : Valid" "$log" ||
+        { echo "$PROOF_NAME: no proved goal named $name in $log"; rows_rc=1; }
+    done
+  done
+  PROOF_ROWS_PIDS=(); PROOF_ROWS_LOGS=(); PROOF_ROWS_PROPS=()
 }
 
 # ---- 3. Gappa + SMT, IEEE float model ----------------------------------------------------------

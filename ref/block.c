@@ -97,6 +97,32 @@ static void block_layernorm_f32(float *yv, float *mv, float *rv, const float *xv
 #endif
 }
 
+/* dxv, dgv, dbv += LayerNorm's backward of dyv at xv (gv; mv, rv its statistics), xv [rows, d]:
+   the norm's call behind a contract without its rows clauses (BLK_LN_BWD_CONTRACT says why). */
+/*@ BLK_LN_BWD_CONTRACT */
+static void block_layernorm_backward_f32(float *dxv, float *dgv, float *dbv, const float *dyv,
+                                         const float *xv, const float *gv, const float *mv,
+                                         const float *rv, int rows, int d)
+    /*@ ghost (float *gr, int o) */
+{
+    layernorm_backward_f32(dxv, dgv, dbv, dyv, xv, gv, mv, rv, rows, d);
+}
+
+/* The attention's backward (its contract) with, in the rows run, the frame of gr[o .. o + 2d - 1]
+   (BLK_ATT_BWD_CONTRACT says why). */
+/*@ BLK_ATT_BWD_CONTRACT */
+static void block_attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w,
+                                         float *dout_b, float *dqkv, float *dctx, float *row,
+                                         const float *dy, const float *x, const float *in_w,
+                                         const float *out_w, const float *qkv, const float *att,
+                                         const float *ctx, const float *amask, float p, int B,
+                                         int T, int d, int H)
+    /*@ ghost (float *gr, int o) */
+{
+    attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, dy, x, in_w, out_w, qkv, att,
+                           ctx, amask, p, B, T, d, H);
+}
+
 /* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
 /*@ BLK_FFN_SUB_CONTRACT(ffn_h32, float) */
 static void block_ffn_sublayer_f32(float *f, float *z, float *hh, const float *u, const float *w1,
@@ -428,17 +454,65 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
     } else {
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
         layernorm_backward_f32(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
+#ifdef RESNORM_WP_ROWS
+        ln2_done:;
+        /*@ assert dgb2_here: BLK_DGB2_AT(Here); */
+#endif
         const float *gf = block_dropout_grad_f32(gb, ga, d2mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k1: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         block_fill_f32(dx, 0.0f, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k2: BLK_GRADS_TAIL_SAME(ln2_done); */
+        /*@ assert sep_ffn: \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
+              dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
+#endif
         ffn_backward_f32(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k3: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         residual_forward_f32(dx, dx, ga, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k4: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
-        layernorm_backward_f32(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert sep_ln1: \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==>
+              \separated(grads + k, ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1), db1n + (0 .. d - 1)); */
+#endif
+        //@ ghost int g2off = (int)(dg2 - grads);
+        block_layernorm_backward_f32(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d) /*@ ghost (grads, g2off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k5: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         const float *gd = block_dropout_grad_f32(gb, ga, d1mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k6: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         block_fill_f32(dx, 0.0f, n);
-        attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w, qkv,
-                               att, ctx, amask, p, B, T, d, H);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k7: BLK_GRADS_TAIL_SAME(ln2_done); */
+        /*@ assert sep_att: \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==>
+              \separated(grads + k, dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
+        block_attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w,
+                                     qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g2off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k8: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         residual_forward_f32(dx, dx, ga, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k9: BLK_GRADS_TAIL_SAME(ln2_done); */
+        /* the rows run: norm2's parameter gradients (ln2_done) at return: every later step writes
+           dx, the scratch or the other parameters' gradients only (their assigns) */
+        /*@ assert dg2_same: BLK_SAME(dg2, d, ln2_done); */
+        /*@ assert db2n_same: BLK_SAME(db2n, d, ln2_done); */
+        /*@ assert dgb2_end: BLK_DGB2_AT(Here); */
+#endif
     }
 }
 
@@ -493,6 +567,32 @@ static void block_layernorm_f64(double *yv, double *mv, double *rv, const double
     /*@ assert g_same: BLK_SAME(gv, d, Pre); */
     /*@ assert b_same: BLK_SAME(bv, d, Pre); */
 #endif
+}
+
+/* dxv, dgv, dbv += LayerNorm's backward of dyv at xv (gv; mv, rv its statistics), xv [rows, d]:
+   the norm's call behind a contract without its rows clauses (BLK_LN_BWD_CONTRACT says why). */
+/*@ BLK_LN_BWD_CONTRACT */
+static void block_layernorm_backward_f64(double *dxv, double *dgv, double *dbv, const double *dyv,
+                                         const double *xv, const double *gv, const double *mv,
+                                         const double *rv, int rows, int d)
+    /*@ ghost (double *gr, int o) */
+{
+    layernorm_backward_f64(dxv, dgv, dbv, dyv, xv, gv, mv, rv, rows, d);
+}
+
+/* The attention's backward (its contract) with, in the rows run, the frame of gr[o .. o + 2d - 1]
+   (BLK_ATT_BWD_CONTRACT says why). */
+/*@ BLK_ATT_BWD_CONTRACT */
+static void block_attention_backward_f64(double *dx, double *din_w, double *din_b, double *dout_w,
+                                         double *dout_b, double *dqkv, double *dctx, double *row,
+                                         const double *dy, const double *x, const double *in_w,
+                                         const double *out_w, const double *qkv, const double *att,
+                                         const double *ctx, const double *amask, double p, int B,
+                                         int T, int d, int H)
+    /*@ ghost (double *gr, int o) */
+{
+    attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, dy, x, in_w, out_w, qkv, att,
+                           ctx, amask, p, B, T, d, H);
 }
 
 /* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
@@ -826,17 +926,65 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
     } else {
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
         layernorm_backward_f64(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
+#ifdef RESNORM_WP_ROWS
+        ln2_done:;
+        /*@ assert dgb2_here: BLK_DGB2_AT(Here); */
+#endif
         const double *gf = block_dropout_grad_f64(gb, ga, d2mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k1: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         block_fill_f64(dx, 0.0, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k2: BLK_GRADS_TAIL_SAME(ln2_done); */
+        /*@ assert sep_ffn: \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
+              dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
+#endif
         ffn_backward_f64(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k3: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         residual_forward_f64(dx, dx, ga, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k4: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
-        layernorm_backward_f64(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert sep_ln1: \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==>
+              \separated(grads + k, ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1), db1n + (0 .. d - 1)); */
+#endif
+        //@ ghost int g2off = (int)(dg2 - grads);
+        block_layernorm_backward_f64(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d) /*@ ghost (grads, g2off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k5: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         const double *gd = block_dropout_grad_f64(gb, ga, d1mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k6: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         block_fill_f64(dx, 0.0, n);
-        attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w, qkv,
-                               att, ctx, amask, p, B, T, d, H);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k7: BLK_GRADS_TAIL_SAME(ln2_done); */
+        /*@ assert sep_att: \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==>
+              \separated(grads + k, dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
+        block_attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w,
+                                     qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g2off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k8: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
         residual_forward_f64(dx, dx, ga, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg2_k9: BLK_GRADS_TAIL_SAME(ln2_done); */
+        /* the rows run: norm2's parameter gradients (ln2_done) at return: every later step writes
+           dx, the scratch or the other parameters' gradients only (their assigns) */
+        /*@ assert dg2_same: BLK_SAME(dg2, d, ln2_done); */
+        /*@ assert db2n_same: BLK_SAME(db2n, d, ln2_done); */
+        /*@ assert dgb2_end: BLK_DGB2_AT(Here); */
+#endif
     }
 }
 

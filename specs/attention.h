@@ -152,103 +152,61 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
                            const double *out_w, const double *out_b, const double *kpm,
                            const double *amask, double p, int B, int T, int d, int H, int causal);
 
-/*@ requires dims: attn_dims(B, T, d, H);
-    requires p_range: 0.0 <= p < 1.0;
-    requires valid_dy: \valid_read(dy + (0 .. B * T * d - 1));
-    requires valid_x: \valid_read(x + (0 .. B * T * d - 1));
-    requires valid_in_w: \valid_read(in_w + (0 .. 3 * d * d - 1));
-    requires valid_out_w: \valid_read(out_w + (0 .. d * d - 1));
-    requires valid_qkv: \valid_read(qkv + (0 .. B * T * 3 * d - 1));
-    requires valid_att: \valid_read(att + (0 .. B * H * T * T - 1));
-    requires valid_ctx: \valid_read(ctx + (0 .. B * T * d - 1));
-    requires valid_amask: amask == \null || \valid_read(amask + (0 .. B * H * T * T - 1));
-    requires valid_dx: \valid(dx + (0 .. B * T * d - 1));
-    requires valid_din_w: \valid(din_w + (0 .. 3 * d * d - 1));
-    requires valid_din_b: din_b == \null || \valid(din_b + (0 .. 3 * d - 1));
-    requires valid_dout_w: \valid(dout_w + (0 .. d * d - 1));
-    requires valid_dout_b: dout_b == \null || \valid(dout_b + (0 .. d - 1));
-    requires valid_dqkv: \valid(dqkv + (0 .. B * T * 3 * d - 1));
-    requires valid_dctx: \valid(dctx + (0 .. B * T * d - 1));
-    requires valid_row: \valid(row + (0 .. 2 * T - 1));
-    requires sep_out: \separated(dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
-                                 dout_w + (0 .. d * d - 1), dqkv + (0 .. B * T * 3 * d - 1),
-                                 dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1));
-    requires sep_in: \separated(dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
-                                dout_w + (0 .. d * d - 1), dqkv + (0 .. B * T * 3 * d - 1),
-                                dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1),
-                                dy + (0 .. B * T * d - 1), x + (0 .. B * T * d - 1),
-                                in_w + (0 .. 3 * d * d - 1), out_w + (0 .. d * d - 1),
-                                qkv + (0 .. B * T * 3 * d - 1), att + (0 .. B * H * T * T - 1),
-                                ctx + (0 .. B * T * d - 1));
-    requires sep_opt: (din_b == \null || \separated(din_b + (0 .. 3 * d - 1), dx + (0 .. B * T * d - 1),
-                         din_w + (0 .. 3 * d * d - 1), dout_w + (0 .. d * d - 1),
-                         dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1),
-                         row + (0 .. 2 * T - 1), x + (0 .. B * T * d - 1), in_w + (0 .. 3 * d * d - 1))) &&
-                      (dout_b == \null || \separated(dout_b + (0 .. d - 1), dx + (0 .. B * T * d - 1),
-                         din_w + (0 .. 3 * d * d - 1), dout_w + (0 .. d * d - 1),
-                         dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1),
-                         row + (0 .. 2 * T - 1), dy + (0 .. B * T * d - 1), ctx + (0 .. B * T * d - 1),
-                         out_w + (0 .. d * d - 1))) &&
-                      (din_b == \null || dout_b == \null ||
-                         \separated(din_b + (0 .. 3 * d - 1), dout_b + (0 .. d - 1))) &&
-                      (amask == \null || \separated(amask + (0 .. B * H * T * T - 1),
-                         row + (0 .. 2 * T - 1), dqkv + (0 .. B * T * 3 * d - 1),
-                         dctx + (0 .. B * T * d - 1)));
-    assigns dx[0 .. B * T * d - 1], din_w[0 .. 3 * d * d - 1], din_b[0 .. 3 * d - 1],
-            dout_w[0 .. d * d - 1], dout_b[0 .. d - 1], dqkv[0 .. B * T * 3 * d - 1],
+/* attention_backward_*'s contract (also the block's wrapper's, ref/block.c) */
+#define ATTN_BWD_CONTRACT                                                                                    \
+    requires dims: attn_dims(B, T, d, H);                                                                    \
+    requires p_range: 0.0 <= p < 1.0;                                                                        \
+    requires valid_dy: \valid_read(dy + (0 .. B * T * d - 1));                                               \
+    requires valid_x: \valid_read(x + (0 .. B * T * d - 1));                                                 \
+    requires valid_in_w: \valid_read(in_w + (0 .. 3 * d * d - 1));                                           \
+    requires valid_out_w: \valid_read(out_w + (0 .. d * d - 1));                                             \
+    requires valid_qkv: \valid_read(qkv + (0 .. B * T * 3 * d - 1));                                         \
+    requires valid_att: \valid_read(att + (0 .. B * H * T * T - 1));                                         \
+    requires valid_ctx: \valid_read(ctx + (0 .. B * T * d - 1));                                             \
+    requires valid_amask: amask == \null || \valid_read(amask + (0 .. B * H * T * T - 1));                   \
+    requires valid_dx: \valid(dx + (0 .. B * T * d - 1));                                                    \
+    requires valid_din_w: \valid(din_w + (0 .. 3 * d * d - 1));                                              \
+    requires valid_din_b: din_b == \null || \valid(din_b + (0 .. 3 * d - 1));                                \
+    requires valid_dout_w: \valid(dout_w + (0 .. d * d - 1));                                                \
+    requires valid_dout_b: dout_b == \null || \valid(dout_b + (0 .. d - 1));                                 \
+    requires valid_dqkv: \valid(dqkv + (0 .. B * T * 3 * d - 1));                                            \
+    requires valid_dctx: \valid(dctx + (0 .. B * T * d - 1));                                                \
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));                                                      \
+    requires sep_out: \separated(dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),                    \
+                                 dout_w + (0 .. d * d - 1), dqkv + (0 .. B * T * 3 * d - 1),                 \
+                                 dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1));                       \
+    requires sep_in: \separated(dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),                     \
+                                dout_w + (0 .. d * d - 1), dqkv + (0 .. B * T * 3 * d - 1),                  \
+                                dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1),                         \
+                                dy + (0 .. B * T * d - 1), x + (0 .. B * T * d - 1),                         \
+                                in_w + (0 .. 3 * d * d - 1), out_w + (0 .. d * d - 1),                       \
+                                qkv + (0 .. B * T * 3 * d - 1), att + (0 .. B * H * T * T - 1),              \
+                                ctx + (0 .. B * T * d - 1));                                                 \
+    requires sep_opt: (din_b == \null || \separated(din_b + (0 .. 3 * d - 1), dx + (0 .. B * T * d - 1),     \
+                         din_w + (0 .. 3 * d * d - 1), dout_w + (0 .. d * d - 1),                            \
+                         dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1),                       \
+                         row + (0 .. 2 * T - 1), x + (0 .. B * T * d - 1), in_w + (0 .. 3 * d * d - 1))) &&  \
+                      (dout_b == \null || \separated(dout_b + (0 .. d - 1), dx + (0 .. B * T * d - 1),       \
+                         din_w + (0 .. 3 * d * d - 1), dout_w + (0 .. d * d - 1),                            \
+                         dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1),                       \
+                         row + (0 .. 2 * T - 1), dy + (0 .. B * T * d - 1), ctx + (0 .. B * T * d - 1),      \
+                         out_w + (0 .. d * d - 1))) &&                                                       \
+                      (din_b == \null || dout_b == \null ||                                                  \
+                         \separated(din_b + (0 .. 3 * d - 1), dout_b + (0 .. d - 1))) &&                     \
+                      (amask == \null || \separated(amask + (0 .. B * H * T * T - 1),                        \
+                         row + (0 .. 2 * T - 1), dqkv + (0 .. B * T * 3 * d - 1),                            \
+                         dctx + (0 .. B * T * d - 1)));                                                      \
+    assigns dx[0 .. B * T * d - 1], din_w[0 .. 3 * d * d - 1], din_b[0 .. 3 * d - 1],                        \
+            dout_w[0 .. d * d - 1], dout_b[0 .. d - 1], dqkv[0 .. B * T * 3 * d - 1],                        \
             dctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
-*/
+
+/*@ ATTN_BWD_CONTRACT */
 void attention_backward_f32(float *dx, float *din_w, float *din_b, float *dout_w, float *dout_b,
                             float *dqkv, float *dctx, float *row, const float *dy, const float *x,
                             const float *in_w, const float *out_w, const float *qkv,
                             const float *att, const float *ctx, const float *amask, float p, int B,
                             int T, int d, int H);
-/*@ requires dims: attn_dims(B, T, d, H);
-    requires p_range: 0.0 <= p < 1.0;
-    requires valid_dy: \valid_read(dy + (0 .. B * T * d - 1));
-    requires valid_x: \valid_read(x + (0 .. B * T * d - 1));
-    requires valid_in_w: \valid_read(in_w + (0 .. 3 * d * d - 1));
-    requires valid_out_w: \valid_read(out_w + (0 .. d * d - 1));
-    requires valid_qkv: \valid_read(qkv + (0 .. B * T * 3 * d - 1));
-    requires valid_att: \valid_read(att + (0 .. B * H * T * T - 1));
-    requires valid_ctx: \valid_read(ctx + (0 .. B * T * d - 1));
-    requires valid_amask: amask == \null || \valid_read(amask + (0 .. B * H * T * T - 1));
-    requires valid_dx: \valid(dx + (0 .. B * T * d - 1));
-    requires valid_din_w: \valid(din_w + (0 .. 3 * d * d - 1));
-    requires valid_din_b: din_b == \null || \valid(din_b + (0 .. 3 * d - 1));
-    requires valid_dout_w: \valid(dout_w + (0 .. d * d - 1));
-    requires valid_dout_b: dout_b == \null || \valid(dout_b + (0 .. d - 1));
-    requires valid_dqkv: \valid(dqkv + (0 .. B * T * 3 * d - 1));
-    requires valid_dctx: \valid(dctx + (0 .. B * T * d - 1));
-    requires valid_row: \valid(row + (0 .. 2 * T - 1));
-    requires sep_out: \separated(dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
-                                 dout_w + (0 .. d * d - 1), dqkv + (0 .. B * T * 3 * d - 1),
-                                 dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1));
-    requires sep_in: \separated(dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
-                                dout_w + (0 .. d * d - 1), dqkv + (0 .. B * T * 3 * d - 1),
-                                dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1),
-                                dy + (0 .. B * T * d - 1), x + (0 .. B * T * d - 1),
-                                in_w + (0 .. 3 * d * d - 1), out_w + (0 .. d * d - 1),
-                                qkv + (0 .. B * T * 3 * d - 1), att + (0 .. B * H * T * T - 1),
-                                ctx + (0 .. B * T * d - 1));
-    requires sep_opt: (din_b == \null || \separated(din_b + (0 .. 3 * d - 1), dx + (0 .. B * T * d - 1),
-                         din_w + (0 .. 3 * d * d - 1), dout_w + (0 .. d * d - 1),
-                         dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1),
-                         row + (0 .. 2 * T - 1), x + (0 .. B * T * d - 1), in_w + (0 .. 3 * d * d - 1))) &&
-                      (dout_b == \null || \separated(dout_b + (0 .. d - 1), dx + (0 .. B * T * d - 1),
-                         din_w + (0 .. 3 * d * d - 1), dout_w + (0 .. d * d - 1),
-                         dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1),
-                         row + (0 .. 2 * T - 1), dy + (0 .. B * T * d - 1), ctx + (0 .. B * T * d - 1),
-                         out_w + (0 .. d * d - 1))) &&
-                      (din_b == \null || dout_b == \null ||
-                         \separated(din_b + (0 .. 3 * d - 1), dout_b + (0 .. d - 1))) &&
-                      (amask == \null || \separated(amask + (0 .. B * H * T * T - 1),
-                         row + (0 .. 2 * T - 1), dqkv + (0 .. B * T * 3 * d - 1),
-                         dctx + (0 .. B * T * d - 1)));
-    assigns dx[0 .. B * T * d - 1], din_w[0 .. 3 * d * d - 1], din_b[0 .. 3 * d - 1],
-            dout_w[0 .. d * d - 1], dout_b[0 .. d - 1], dqkv[0 .. B * T * 3 * d - 1],
-            dctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
-*/
+/*@ ATTN_BWD_CONTRACT */
 void attention_backward_f64(double *dx, double *din_w, double *din_b, double *dout_w,
                             double *dout_b, double *dqkv, double *dctx, double *row,
                             const double *dy, const double *x, const double *in_w,

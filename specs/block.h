@@ -247,6 +247,39 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     LN_ROWS_CLAUSE(ensures y_pt: BLK_LN_PT(yv, mv, rv, xv, gv, bv);)                            \
     BLK_KEPT(FT, BLK_R(yv, rows * d), BLK_R(mv, rows), BLK_R(rv, rows))
 
+/* A LayerNorm backward with the norm's contract but none of its rows clauses (ref/block.c's
+   block_layernorm_backward_*): post-LN's backward calls norm1's through it, so that the clauses
+   (quantified over both memory states) do not sit in the context of the driver's later frame steps
+   (with them, a one-call frame of d.norm2 timed out at 90 s; proofs/README-block.md). */
+#define BLK_LN_BWD_CONTRACT                                                                        \
+    requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
+    requires valid_in: \valid_read(BLK_R(dyv, rows * d)) && \valid_read(BLK_R(xv, rows * d)) &&    \
+                       \valid_read(BLK_R(gv, d)) && \valid_read(BLK_R(mv, rows)) &&               \
+                       \valid_read(BLK_R(rv, rows));                                              \
+    requires valid_out: \valid(BLK_R(dxv, rows * d)) && \valid(BLK_R(dgv, d)) && \valid(BLK_R(dbv, d)); \
+    requires sep_dy: \separated(BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), BLK_R(dyv, rows * d)); \
+    requires sep_x: \separated(BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), BLK_R(xv, rows * d)); \
+    requires sep_g: \separated(BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), BLK_R(gv, d));  \
+    requires sep_stats: \separated(BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d),              \
+                                    BLK_R(mv, rows), BLK_R(rv, rows));                             \
+    LN_ROWS_CLAUSE(requires sep_tail: \forall integer k; o <= k < o + 2 * d ==>                   \
+      \separated(gr + k, BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d));)                     \
+    assigns *BLK_R(dxv, rows * d), *BLK_R(dgv, d), *BLK_R(dbv, d);                                \
+    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
+
+/* The attention's backward behind its own contract plus, in the rows run, the frame of
+   gr[o .. o + 2d - 1] (ghost parameters: the driver's grads and d.norm2's offset), so that the
+   driver's frame step through it is one instantiation (ref/block.c, block_attention_backward_*). */
+#define BLK_ATT_BWD_OUT                                                                            \
+    dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1), din_b + (0 .. 3 * d - 1),             \
+    dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1), dqkv + (0 .. B * T * 3 * d - 1),             \
+    dctx + (0 .. B * T * d - 1), row + (0 .. 2 * T - 1)
+#define BLK_ATT_BWD_CONTRACT                                                                       \
+    LN_ROWS_CLAUSE(requires sep_tail: \forall integer k; o <= k < o + 2 * d ==>                   \
+      \separated(gr + k, BLK_ATT_BWD_OUT);)                                                       \
+    ATTN_BWD_CONTRACT                                                                              \
+    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
+
 #define BLK_FFN_SUB_CONTRACT(HF, FT)                                                               \
     BLK_SUB_REQUIRES                                                                               \
     requires valid_in: \valid_read(BLK_R(u, rows * d)) && BLK_FFN_READ;                            \

@@ -45,6 +45,7 @@
 
 #include "block.h"
 #include "ffn_rows.h"
+#include "layernorm_rows.h"
 
 /*@
   // f before dropout2: row r, column j of the FFN's linear2, b2[j] + hh[r, :]·w2[j, :].
@@ -131,6 +132,28 @@
       BLK_F[lin_row_start(r, d) + j] ==                                                            \
         blk_drop(blk_ffn_y(BLK_HH, BLK_W2, BLK_B2, r, j, ff), d2mask, p, lin_row_start(r, d) + j);
 
+/* The backward (issue 9), post-LN: norm2's backward is the first step, at s2 (with mean2, rstd2)
+   from dy, so d.norm2.weight and d.norm2.bias at return are dy's column sums against s2's
+   normalized rows, added to the gradients as given (ln_dgb_rows, specs/layernorm_rows.h): the
+   proof rejects norm2's backward at the wrong input (post-LN must use the sum s2) or with norm1's
+   statistics.  Not stated: the other gradients (each step's dy is a sum that later steps
+   overwrite), dx, pre-LN. */
+#define BLK_DG2 (grads + (4 * (d * d) + 7 * d + 2 * (d * ff) + ff))
+#define BLK_DB2N (grads + (4 * (d * d) + 8 * d + 2 * (d * ff) + ff))
+/* grads' last 2·d elements (d.norm2.weight, d.norm2.bias: the layout's last two) as at label L,
+   indexed from grads itself (an index variable, not an offset folded into a sum) */
+#define BLK_G2_OFF (4 * (d * d) + 7 * d + 2 * (d * ff) + ff)
+#define BLK_GRADS_TAIL_SAME(L)                                                                     \
+    \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==> grads[k] == \at(grads[k], L)
+/* ln_dgb_rows{Pre, L} for norm2's gradients, spelled out over the driver's locals */
+#define BLK_DGB2_AT(L)                                                                             \
+    \forall integer i; 0 <= i < d ==>                                                              \
+      \at(BLK_DG2[i], L) == \at(BLK_DG2[i], Pre) +                                                 \
+        ln_dg_sum{Pre}(dy, BLK_S2, BLK_MEAN2, BLK_RSTD2, i, d, BLK_ROWS) &&                        \
+      \at(BLK_DB2N[i], L) == \at(BLK_DB2N[i], Pre) + ln_db_sum{Pre}(dy, i, d, BLK_ROWS)
+#define BLK_BWD_ROWS_CONTRACT                                                                      \
+    ensures dgb2_post: post != 0 ==> BLK_DGB2_AT(Post);
+
 /*@ BLK_ROWS_CONTRACT(ffn_h32) */
 void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,
                        const float *amask, const float *dmask, const float *d1mask,
@@ -141,5 +164,17 @@ void block_forward_f64(double *y, double *acts, const double *x, const double *p
                        const double *kpm, const double *amask, const double *dmask,
                        const double *d1mask, const double *d2mask, double p, double eps, int post,
                        ffn_act act, int causal, int B, int T, int d, int H, int ff);
+
+/*@ BLK_BWD_ROWS_CONTRACT */
+void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, const float *acts,
+                        const float *x, const float *params, const float *amask, const float *dmask,
+                        const float *d1mask, const float *d2mask, float p, int post, ffn_act act,
+                        int B, int T, int d, int H, int ff);
+/*@ BLK_BWD_ROWS_CONTRACT */
+void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
+                        const double *acts, const double *x, const double *params,
+                        const double *amask, const double *dmask, const double *d1mask,
+                        const double *d2mask, double p, int post, ffn_act act,
+                        int B, int T, int d, int H, int ff);
 
 #endif
