@@ -18,8 +18,9 @@ proof_soundness_greps specs/block.h ref/block.c
 # callees are used through their headers' contracts and proved by their own targets, and anything
 # else that ref/block.c may hold (later kernels) is not a goal here.
 helpers() { local t=$1; echo "block_head_$t,block_layernorm_$t,block_ffn_sublayer_$t,block_ffn_add_$t,block_tail_pre_$t,block_out_post_$t,block_tail_post_$t"; }
-# the backward's wrappers (post-LN: norm1's and the attention's backward, each with d.norm2's frame)
-bwd_helpers() { local t=$1; echo "block_layernorm_backward_$t,block_attention_backward_$t"; }
+# the backward's wrappers (the FFN's, a norm's and the attention's backward, each with a ghost frame
+# of one norm's gradients; pre-LN's norm1 backward and residual add)
+bwd_helpers() { local t=$1; echo "block_layernorm_backward_$t,block_attention_backward_$t,block_ffn_backward_$t,block_ln1_backward_add_$t"; }
 for t in f32 f64; do
   proof_wp_real_start "$t" "proofs/session_block/$t" \
     "block_forward_$t,block_backward_$t,block_fill_$t,block_dropout_grad_$t,$(helpers "$t"),$(bwd_helpers "$t")" \
@@ -38,18 +39,32 @@ for t in f32 f64; do
   proof_wp_rows_start "$OUT/rows_$t.log" ref/block.c "block_forward_$t,$(helpers "$t")$lemma" \
     "proofs/session_block/rows_$t"
 done
-# The backward's first value (specs/block_rows.h, dgb2_post): post-LN's d.norm2.weight and
-# d.norm2.bias at return are LayerNorm's backward sums at s2.  A rows pass over the backward drivers
-# and their wrappers, restricted to the clause and its chain of frames (every other goal of these
+# The backward's values (specs/block_rows.h): post-LN's d.norm2.weight and d.norm2.bias at return
+# are LayerNorm's backward sums at s2 (dgb2_post), pre-LN's d.norm1 ones the sums at x of the
+# attention's input gradient left in the scratch (dgb1_pre).  A rows pass over the backward drivers
+# and their wrappers, restricted to the clauses and their chains of frames (every other goal of these
 # functions is the real-model runs'; no callee precondition is rows-only but the wrappers' sep_tail,
-# which is in the list): proofs/README-block.md "The backward: d.norm2 of post-LN".
+# which is in the list), one per dtype, with -DRESNORM_WP_BWD=32 or 64: that dtype's frame lemmas of
+# ln_dg_sum and ln_db_sum (proved below, by induction from the scripts committed in
+# proofs/session_block/rows_lemmas_T/, a session of its own: WP_CACHE=cleanup drops what a run did
+# not use): proofs/README-block.md "The backward".
 BLK_BWD_PROPS=sep_ffn,sep_ln1,sep_att,sep_tail,tail_kept,dg2_k1,dg2_k2,dg2_k3,dg2_k4,dg2_k5,dg2_k6,dg2_k7
 BLK_BWD_PROPS+=,dg2_k8,dg2_k9,dg2_same,db2n_same,dgb2_here,dgb2_end,dgb2_post
-ROWS_PROPS=$BLK_BWD_PROPS proof_wp_rows_start "$OUT/rows_backward.log" ref/block.c \
-  "block_backward_f32,block_backward_f64,$(bwd_helpers f32),$(bwd_helpers f64)" proofs/session_block/rows_backward
+BLK_BWD_PROPS+=,sep_ffn1,sep_ln2,sep_att1,dg1_k1,dg1_k2,dg1_k3,dg1_k4,dg1_k5,dg1_k6,dg1_k7,dg1_k8
+BLK_BWD_PROPS+=,dgb1_end,dgb1_pre,dgb_call,dg_kept,in_same,stats_same,col_rng,in_cols,dgb_ret
+for t in f32 f64; do
+  ROWS_PROPS=$BLK_BWD_PROPS ROWS_CPP_EXTRA=-DRESNORM_WP_BWD=${t#f} proof_wp_rows_start "$OUT/rows_backward_$t.log" \
+    ref/block.c "block_backward_$t,$(bwd_helpers "$t")" "proofs/session_block/rows_backward_$t"
+done
 proof_wp_real_wait
 proof_wp_rows_wait
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: a rows run failed (see $OUT/rows_*.log)"; status=1; }
-PROOF_EXTRA_LOGS="$OUT/rows_f32.log $OUT/rows_f64.log $OUT/rows_backward.log"
+for t in f32 f64; do
+  ROWS_CPP_EXTRA=-DRESNORM_WP_BWD=${t#f} proof_wp_lemmas ref/block.c "proofs/session_block/rows_lemmas_$t" \
+    "blk_dg_sum_step_$t,blk_dg_sum_frame_$t,blk_db_sum_step_$t,blk_db_sum_frame_$t" "$OUT/rows_lemmas_$t.log" ||
+    { echo "$PROOF_NAME: a lemma is not proved (see $OUT/rows_lemmas_$t.log)"; status=1; }
+done
+PROOF_EXTRA_LOGS="$OUT/rows_f32.log $OUT/rows_f64.log $OUT/rows_backward_f32.log $OUT/rows_backward_f64.log"
+PROOF_EXTRA_LOGS+=" $OUT/rows_lemmas_f32.log $OUT/rows_lemmas_f64.log"
 proof_summary proofs/results/block.json proofs/summary_block.awk
 proof_finish "all goals proved"

@@ -287,26 +287,31 @@ proof_wp_real_wait() {
 # (-wp-prop; no smoke tests: the real-model run has them for the same functions) and every name
 # must give at least one Valid goal; ROWS_LOG names the log (default $OUT/rows.log).
 proof_wp_rows() {
-  local session=$3 files
-  read -ra files <<< "$1"
+  local session=$3
   proof_wp_rows_start "${ROWS_LOG:-$OUT/rows.log}" "$1" "$2" "$session"
   proof_wp_rows_wait
-  # The lemmas the run's goals use (-wp-fct proves none: WP assumes them there).  A lemma that
-  # needs an induction is proved by its committed script (prover "script": the session's
-  # script/lemma_NAME.json, Wp.induction; proofs/README.md "Rows composed: induction by script");
-  # every one of them must be Valid.
+  # The lemmas the run's goals use (-wp-fct proves none: WP assumes them there).
   if [ -n "${4:-}" ]; then
-    local want
-    want=$(printf '%s' "$4" | tr ',' '\n' | grep -c .)
-    frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "${files[@]}" -wp -wp-model real -wp-prop "$4" \
-      -wp-prover script,qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT" -wp-par 2 \
-      -wp-session "$session" -wp-cache "$WP_CACHE" > "$OUT/rows_lemmas.log" 2>&1 || rows_rc=1
-    [ "$(grep -cE '^\[wp\] \[[^]]*\] Goal typed_real_lemma_[A-Za-z0-9_]* : Valid' "$OUT/rows_lemmas.log")" -eq "$want" ] ||
-      rows_rc=1
+    proof_wp_lemmas "$1" "$session" "$4" "$OUT/rows_lemmas.log" || rows_rc=1
   fi
 }
 
-# proof_wp_rows_start LOG FILES FCT SESSION: proof_wp_rows's frama-c run (ROWS_PROPS as there), started
+# proof_wp_lemmas FILES SESSION LEMMAS LOG: the rows run's lemmas LEMMAS (comma-separated names) as
+# goals (-wp-prop, no -wp-fct), with ROWS_CPP_EXTRA as there.  A lemma that needs an induction is
+# proved by its committed script (prover "script": SESSION's script/lemma_NAME.json, Wp.induction;
+# proofs/README.md "Rows composed: induction by script"); every one of them must be Valid.
+proof_wp_lemmas() {
+  local session=$2 lemmas=$3 log=$4 files want
+  read -ra files <<< "$1"
+  want=$(printf '%s' "$lemmas" | tr ',' '\n' | grep -c .)
+  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS ${ROWS_CPP_EXTRA:-}" "${files[@]}" -wp -wp-model real \
+    -wp-prop "$lemmas" -wp-prover script,qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT" -wp-par 2 \
+    -wp-session "$session" -wp-cache "$WP_CACHE" > "$log" 2>&1 || return 1
+  [ "$(grep -cE '^\[wp\] \[[^]]*\] Goal typed_real_lemma_[A-Za-z0-9_]* : Valid' "$log")" -eq "$want" ]
+}
+
+# proof_wp_rows_start LOG FILES FCT SESSION: proof_wp_rows's frama-c run (ROWS_PROPS as there; ROWS_CPP_EXTRA:
+# further preprocessor flags), started
 # in the background with its log LOG, so that several rows runs (e.g. one per dtype, each its own
 # SESSION) go side by side with each other and with the real-model runs; proof_wp_rows_wait waits for
 # every run started so and checks each log (-> rows_rc: every goal and smoke test proved, at least one
@@ -321,7 +326,7 @@ proof_wp_rows_start() {
   else
     smoke_select "${session##*/}" "$log" "$CPP -DRESNORM_WP_ROWS" "${files[@]}" -- "${opts[@]}"
   fi
-  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS" "${files[@]}" "${opts[@]}" -wp-par 2 \
+  frama-c -cpp-extra-args="$CPP -DRESNORM_WP_ROWS ${ROWS_CPP_EXTRA:-}" "${files[@]}" "${opts[@]}" -wp-par 2 \
     "${SMOKE_OPTS[@]}" -wp-session "$session" -wp-cache "$WP_CACHE" \
     > "$log" 2>&1 &
   PROOF_ROWS_PIDS+=($!); PROOF_ROWS_LOGS+=("$log"); PROOF_ROWS_PROPS+=("${ROWS_PROPS:-}")

@@ -13,6 +13,7 @@
 #                real    real model with -wp-rte (proof_wp_real)
 #                rows    real model, -DRESNORM_WP_ROWS (ln_rows_run in proofs/layernorm_float.sh,
 #                        rms_rows_run in proofs/rmsnorm_float.sh)
+#                bwd32   rows with -DRESNORM_WP_BWD=32 (the block's f32 backward rows pass, proofs/block.sh)
 #   FILE       the translation unit(s) given to frama-c (paths in the repository: ref/layernorm.c)
 #   FUNCTIONS  -wp-fct (comma-separated); PROPS -wp-prop (names, comma-separated); PROVERS -wp-prover
 #
@@ -47,6 +48,7 @@ wp_select() {
     float) opts=(-cpp-extra-args="$CPP -DRESNORM_WP_FLOAT" -wp -wp-driver proofs/fperr.driver);;
     real)  opts=(-cpp-extra-args="$CPP" -wp -wp-rte -wp-model real);;
     rows)  opts=(-cpp-extra-args="$CPP -DRESNORM_WP_ROWS" -wp -wp-model real);;
+    bwd32) opts=(-cpp-extra-args="$CPP -DRESNORM_WP_ROWS -DRESNORM_WP_BWD=32" -wp -wp-model real);;
   esac
   # shellcheck disable=SC2046
   (cd "$dir" && WHY3CONFIG="$dir/proofs/why3.conf" frama-c "${opts[@]}" $(tr , ' ' <<< "$files") \
@@ -92,9 +94,9 @@ for p in "${patches[@]}"; do
     k=$((k + 1))
     mode=${run%%:*}; files=${run#*:}
     if [ -z "$provers" ] || [ -n "$extra" ] || [ "$mode" = "$run" ] ||
-       ! [[ $mode =~ ^(float|real|rows)$ ]]; then
+       ! [[ $mode =~ ^(float|real|rows|bwd32)$ ]]; then
       echo "$m: FAIL: malformed line 'expect: $run $fct $props $provers $extra'"
-      echo "    (want: expect: float|real|rows:FILE[,FILE] FUNCTIONS PROPS PROVERS)"; ok=0; continue
+      echo "    (want: expect: float|real|rows|bwd32:FILE[,FILE] FUNCTIONS PROPS PROVERS)"; ok=0; continue
     fi
     for f in $(tr , ' ' <<< "$files"); do
       [ -f "$CONTROL/$f" ] || { echo "$m: FAIL: expect: no file $f"; ok=0; continue 2; }

@@ -7,8 +7,9 @@ function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
   if (g ~ /_wp_smoke_dead_call_s[0-9]+$/ && match(g, /_f(32|64)_wp_smoke_dead_call_/))
     return "block_calls_" substr(g, RSTART + 1, 3) "_dead_call"
-  if (match(g, /^block_(forward|backward|fill|dropout_grad|head|layernorm_backward|attention_backward|layernorm|ffn_sublayer|ffn_add|tail_pre|out_post|tail_post)_f(32|64)/)) return substr(g, 1, RLENGTH)
+  if (match(g, /^block_(forward|backward|fill|dropout_grad|head|layernorm_backward|attention_backward|ffn_backward|ln1_backward_add|layernorm|ffn_sublayer|ffn_add|tail_pre|out_post|tail_post)_f(32|64)/)) return substr(g, 1, RLENGTH)
   if (g ~ /^blk_lemma_rows_fit/) return "blk_lemma_rows_fit"
+  if (g ~ /^lemma_blk_d[gb]_sum_/) return "lemmas_ln_dgb_frames"
   return "other"
 }
 function json_head() {

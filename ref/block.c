@@ -123,6 +123,48 @@ static void block_attention_backward_f32(float *dx, float *din_w, float *din_b, 
                            ctx, amask, p, B, T, d, H);
 }
 
+/* The FFN's backward (its contract) with, in the rows run, the frame of gr[o .. o + 2d - 1]
+   (BLK_FFN_BWD_CONTRACT says why). */
+/*@ BLK_FFN_BWD_CONTRACT */
+static void block_ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dh,
+                                   const float *dy, const float *x, const float *z, const float *h,
+                                   const float *w1, const float *w2, const float *mask, float p,
+                                   ffn_act act, int rows, int d, int ff)
+    /*@ ghost (float *gr, int o) */
+{
+    ffn_backward_f32(dx, dw1, db1, dw2, db2, dh, dy, x, z, h, w1, w2, mask, p, act, rows, d, ff);
+}
+
+/* ga = LayerNorm's backward of gb at xv (gv; mv, rv its statistics), dgv, dbv += its parameter
+   gradients, then dx += ga; all [rows, d] but gv, dgv, dbv [d] and mv, rv [rows]: pre-LN's last two
+   steps behind one contract, whose rows clause reads the norm's sums at return
+   (BLK_LN1_BWD_ADD_CONTRACT says why). */
+/*@ BLK_LN1_BWD_ADD_CONTRACT */
+static void block_ln1_backward_add_f32(float *dx, float *ga, float *dgv, float *dbv, const float *gb,
+                                       const float *xv, const float *gv, const float *mv, const float *rv,
+                                       int rows, int d)
+{
+    layernorm_backward_f32(ga, dgv, dbv, gb, xv, gv, mv, rv, rows, d);
+#ifdef RESNORM_WP_ROWS
+    ln_done:;
+    /*@ assert dgb_call: ln_dgb_rows{Pre, Here}(dgv, dbv, gb, xv, mv, rv, rows, d); */
+#endif
+    residual_forward_f32(dx, dx, ga, rows * d);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert dg_kept: \forall integer k; 0 <= k < d ==>
+          dgv[k] == \at(dgv[k], ln_done) && dbv[k] == \at(dbv[k], ln_done); */
+    /*@ assert in_same: \forall integer k; 0 <= k < rows * d ==>
+          \at(gb[k], Pre) == gb[k] && \at(xv[k], Pre) == xv[k]; */
+    /*@ assert stats_same: \forall integer q; 0 <= q < rows ==>
+          \at(mv[q], Pre) == mv[q] && \at(rv[q], Pre) == rv[q]; */
+    /*@ assert col_rng: \forall integer i, q; 0 <= i < d ==> 0 <= q < rows ==>
+          0 <= ln_col_idx(q, d, i) < rows * d; */
+    /*@ assert in_cols: \forall integer i, q; 0 <= i < d ==> 0 <= q < rows ==>
+          \at(gb[ln_col_idx(q, d, i)], Pre) == gb[ln_col_idx(q, d, i)] &&
+          \at(xv[ln_col_idx(q, d, i)], Pre) == xv[ln_col_idx(q, d, i)]; */
+#endif
+}
+
 /* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
 /*@ BLK_FFN_SUB_CONTRACT(ffn_h32, float) */
 static void block_ffn_sublayer_f32(float *f, float *z, float *hh, const float *u, const float *w1,
@@ -440,17 +482,57 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
     if (!post) {
         /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
         const float *gf = block_dropout_grad_f32(ga, dy, d2mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k1: BLK_GRADS_N1_SAME(Pre); */
+#endif
         block_fill_f32(gb, 0.0f, n);
-        ffn_backward_f32(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff);
-        layernorm_backward_f32(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k2: BLK_GRADS_N1_SAME(Pre); */
+        /*@ assert sep_ffn1: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
+              \separated(grads + k, gb + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
+              dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
+#endif
+        //@ ghost int g1off = (int)(dg1 - grads);
+        block_ffn_backward_f32(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff)
+            /*@ ghost (grads, g1off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k3: BLK_GRADS_N1_SAME(Pre); */
+        /*@ assert sep_ln2: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), dg2 + (0 .. d - 1), db2n + (0 .. d - 1)); */
+#endif
+        block_layernorm_backward_f32(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d) /*@ ghost (grads, g1off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k4: BLK_GRADS_N1_SAME(Pre); */
+#endif
         residual_forward_f32(dx, dx, dy, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k5: BLK_GRADS_N1_SAME(Pre); */
+#endif
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const float *gd = block_dropout_grad_f32(ga, dx, d1mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k6: BLK_GRADS_N1_SAME(Pre); */
+#endif
         block_fill_f32(gb, 0.0f, n);
-        attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w, out_w, qkv,
-                               att, ctx, amask, p, B, T, d, H);
-        layernorm_backward_f32(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
-        residual_forward_f32(dx, dx, ga, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k7: BLK_GRADS_N1_SAME(Pre); */
+        /*@ assert sep_att1: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
+              \separated(grads + k, gb + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
+        block_attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w,
+                                     out_w, qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g1off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k8: BLK_GRADS_N1_SAME(Pre); */
+#endif
+        block_ln1_backward_add_f32(dx, ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /* the rows run: norm1's parameter gradients at return (dgb1_pre) are those at entry
+           (dg1_k1 ... dg1_k8: every earlier step writes dx, the scratch or the other parameters'
+           gradients only) plus the last step's sums, which it reads at return (dgb_ret) */
+        /*@ assert dgb1_end: BLK_DGB1_AT(Here, Here); */
+#endif
     } else {
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
         layernorm_backward_f32(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);
@@ -593,6 +675,48 @@ static void block_attention_backward_f64(double *dx, double *din_w, double *din_
 {
     attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, row, dy, x, in_w, out_w, qkv, att,
                            ctx, amask, p, B, T, d, H);
+}
+
+/* The FFN's backward (its contract) with, in the rows run, the frame of gr[o .. o + 2d - 1]
+   (BLK_FFN_BWD_CONTRACT says why). */
+/*@ BLK_FFN_BWD_CONTRACT */
+static void block_ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double *db2, double *dh,
+                                   const double *dy, const double *x, const double *z, const double *h,
+                                   const double *w1, const double *w2, const double *mask, double p,
+                                   ffn_act act, int rows, int d, int ff)
+    /*@ ghost (double *gr, int o) */
+{
+    ffn_backward_f64(dx, dw1, db1, dw2, db2, dh, dy, x, z, h, w1, w2, mask, p, act, rows, d, ff);
+}
+
+/* ga = LayerNorm's backward of gb at xv (gv; mv, rv its statistics), dgv, dbv += its parameter
+   gradients, then dx += ga; all [rows, d] but gv, dgv, dbv [d] and mv, rv [rows]: pre-LN's last two
+   steps behind one contract, whose rows clause reads the norm's sums at return
+   (BLK_LN1_BWD_ADD_CONTRACT says why). */
+/*@ BLK_LN1_BWD_ADD_CONTRACT */
+static void block_ln1_backward_add_f64(double *dx, double *ga, double *dgv, double *dbv, const double *gb,
+                                       const double *xv, const double *gv, const double *mv, const double *rv,
+                                       int rows, int d)
+{
+    layernorm_backward_f64(ga, dgv, dbv, gb, xv, gv, mv, rv, rows, d);
+#ifdef RESNORM_WP_ROWS
+    ln_done:;
+    /*@ assert dgb_call: ln_dgb_rows{Pre, Here}(dgv, dbv, gb, xv, mv, rv, rows, d); */
+#endif
+    residual_forward_f64(dx, dx, ga, rows * d);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert dg_kept: \forall integer k; 0 <= k < d ==>
+          dgv[k] == \at(dgv[k], ln_done) && dbv[k] == \at(dbv[k], ln_done); */
+    /*@ assert in_same: \forall integer k; 0 <= k < rows * d ==>
+          \at(gb[k], Pre) == gb[k] && \at(xv[k], Pre) == xv[k]; */
+    /*@ assert stats_same: \forall integer q; 0 <= q < rows ==>
+          \at(mv[q], Pre) == mv[q] && \at(rv[q], Pre) == rv[q]; */
+    /*@ assert col_rng: \forall integer i, q; 0 <= i < d ==> 0 <= q < rows ==>
+          0 <= ln_col_idx(q, d, i) < rows * d; */
+    /*@ assert in_cols: \forall integer i, q; 0 <= i < d ==> 0 <= q < rows ==>
+          \at(gb[ln_col_idx(q, d, i)], Pre) == gb[ln_col_idx(q, d, i)] &&
+          \at(xv[ln_col_idx(q, d, i)], Pre) == xv[ln_col_idx(q, d, i)]; */
+#endif
 }
 
 /* f = drop2(ffn(u)): u [rows, d] -> f [rows, d], the FFN's caches z, hh [rows, ff]. */
@@ -912,17 +1036,57 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
     if (!post) {
         /* dh = norm2ᵀ(ffnᵀ(drop2ᵀ(dy))) + dy, into dx */
         const double *gf = block_dropout_grad_f64(ga, dy, d2mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k1: BLK_GRADS_N1_SAME(Pre); */
+#endif
         block_fill_f64(gb, 0.0, n);
-        ffn_backward_f64(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff);
-        layernorm_backward_f64(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k2: BLK_GRADS_N1_SAME(Pre); */
+        /*@ assert sep_ffn1: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
+              \separated(grads + k, gb + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
+              dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
+#endif
+        //@ ghost int g1off = (int)(dg1 - grads);
+        block_ffn_backward_f64(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff)
+            /*@ ghost (grads, g1off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k3: BLK_GRADS_N1_SAME(Pre); */
+        /*@ assert sep_ln2: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), dg2 + (0 .. d - 1), db2n + (0 .. d - 1)); */
+#endif
+        block_layernorm_backward_f64(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d) /*@ ghost (grads, g1off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k4: BLK_GRADS_N1_SAME(Pre); */
+#endif
         residual_forward_f64(dx, dx, dy, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k5: BLK_GRADS_N1_SAME(Pre); */
+#endif
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const double *gd = block_dropout_grad_f64(ga, dx, d1mask, scale, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k6: BLK_GRADS_N1_SAME(Pre); */
+#endif
         block_fill_f64(gb, 0.0, n);
-        attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w, out_w, qkv,
-                               att, ctx, amask, p, B, T, d, H);
-        layernorm_backward_f64(ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
-        residual_forward_f64(dx, dx, ga, n);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k7: BLK_GRADS_N1_SAME(Pre); */
+        /*@ assert sep_att1: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
+              \separated(grads + k, gb + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
+        block_attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w,
+                                     out_w, qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g1off) */;
+#ifdef RESNORM_WP_ROWS
+        /*@ assert dg1_k8: BLK_GRADS_N1_SAME(Pre); */
+#endif
+        block_ln1_backward_add_f64(dx, ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /* the rows run: norm1's parameter gradients at return (dgb1_pre) are those at entry
+           (dg1_k1 ... dg1_k8: every earlier step writes dx, the scratch or the other parameters'
+           gradients only) plus the last step's sums, which it reads at return (dgb_ret) */
+        /*@ assert dgb1_end: BLK_DGB1_AT(Here, Here); */
+#endif
     } else {
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
         layernorm_backward_f64(ga, dg2, db2n, dy, s2, g2, mean2, rstd2, rows, d);

@@ -248,9 +248,11 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     BLK_KEPT(FT, BLK_R(yv, rows * d), BLK_R(mv, rows), BLK_R(rv, rows))
 
 /* A LayerNorm backward with the norm's contract but none of its rows clauses (ref/block.c's
-   block_layernorm_backward_*): post-LN's backward calls norm1's through it, so that the clauses
-   (quantified over both memory states) do not sit in the context of the driver's later frame steps
-   (with them, a one-call frame of d.norm2 timed out at 90 s; proofs/README-block.md). */
+   block_layernorm_backward_*) and, in the rows run, the ghost frame of gr[o .. o + 2d - 1] (the
+   driver's grads and the offset of the other norm's gradients): post-LN's backward calls norm1's
+   through it, pre-LN's norm2's, so that the clauses (quantified over both memory states) do not sit
+   in the context of the driver's later frame steps (with them, a one-call frame of d.norm2 timed out
+   at 90 s; proofs/README-block.md "The backward"). */
 #define BLK_LN_BWD_CONTRACT                                                                        \
     requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
     requires valid_in: \valid_read(BLK_R(dyv, rows * d)) && \valid_read(BLK_R(xv, rows * d)) &&    \
@@ -267,9 +269,45 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     assigns *BLK_R(dxv, rows * d), *BLK_R(dgv, d), *BLK_R(dbv, d);                                \
     LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
 
+/* The FFN's backward behind its own contract (FFN_BWD_CONTRACT, specs/ffn.h) plus, in the rows run,
+   the frame of gr[o .. o + 2d - 1], as the attention's below. */
+#define BLK_FFN_BWD_OUT                                                                            \
+    dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1), dw2 + (0 .. d * ff - 1), \
+    db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)
+#define BLK_FFN_BWD_CONTRACT                                                                       \
+    LN_ROWS_CLAUSE(requires sep_tail: \forall integer k; o <= k < o + 2 * d ==>                   \
+      \separated(gr + k, BLK_FFN_BWD_OUT);)                                                       \
+    FFN_BWD_CONTRACT                                                                               \
+    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
+
+/* LayerNorm's backward then the residual add dx += its dx (ref/block.c's block_ln1_backward_add_*):
+   pre-LN's last two steps.  The rows clause (dgb_ret) states the norm's parameter gradients with its
+   sums read at return, where the driver's clause needs them; inside, one call after the norm's, the
+   frame of its inputs is small (blk_dg_sum_frame, blk_db_sum_frame: specs/block_rows.h). */
+#define BLK_LN1_BWD_ADD_CONTRACT                                                                   \
+    requires dims: rows >= 1 && d >= 1 && rows * d <= INT_MAX;                                     \
+    requires valid_in: \valid_read(BLK_R(gb, rows * d)) && \valid_read(BLK_R(xv, rows * d)) &&    \
+                       \valid_read(BLK_R(gv, d)) && \valid_read(BLK_R(mv, rows)) &&               \
+                       \valid_read(BLK_R(rv, rows));                                              \
+    requires valid_out: \valid(BLK_R(dx, rows * d)) && \valid(BLK_R(ga, rows * d)) &&              \
+                        \valid(BLK_R(dgv, d)) && \valid(BLK_R(dbv, d));                            \
+    requires sep_out: \separated(BLK_R(dx, rows * d), BLK_R(ga, rows * d), BLK_R(dgv, d), BLK_R(dbv, d)); \
+    requires sep_dy: \separated(BLK_R(dx, rows * d), BLK_R(ga, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), \
+                                BLK_R(gb, rows * d));                                              \
+    requires sep_x: \separated(BLK_R(dx, rows * d), BLK_R(ga, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), \
+                               BLK_R(xv, rows * d));                                               \
+    requires sep_g: \separated(BLK_R(dx, rows * d), BLK_R(ga, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), \
+                               BLK_R(gv, d));                                                      \
+    requires sep_stats: \separated(BLK_R(dx, rows * d), BLK_R(ga, rows * d), BLK_R(dgv, d), BLK_R(dbv, d), \
+                                   BLK_R(mv, rows), BLK_R(rv, rows));                              \
+    assigns *BLK_R(dx, rows * d), *BLK_R(ga, rows * d), *BLK_R(dgv, d), *BLK_R(dbv, d);             \
+    LN_ROWS_CLAUSE(ensures dgb_ret: \forall integer i; 0 <= i < d ==>                              \
+      dgv[i] == \old(dgv[i]) + ln_dg_sum{Post}(gb, xv, mv, rv, i, d, rows) &&                       \
+      dbv[i] == \old(dbv[i]) + ln_db_sum{Post}(gb, i, d, rows);)
+
 /* The attention's backward behind its own contract plus, in the rows run, the frame of
-   gr[o .. o + 2d - 1] (ghost parameters: the driver's grads and d.norm2's offset), so that the
-   driver's frame step through it is one instantiation (ref/block.c, block_attention_backward_*). */
+   gr[o .. o + 2d - 1] (ghost parameters: the driver's grads and the offset of one norm's
+   gradients), so that the driver's frame step through it is one instantiation (ref/block.c, block_attention_backward_*). */
 #define BLK_ATT_BWD_OUT                                                                            \
     dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1), din_b + (0 .. 3 * d - 1),             \
     dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1), dqkv + (0 .. B * T * 3 * d - 1),             \

@@ -151,8 +151,82 @@
       \at(BLK_DG2[i], L) == \at(BLK_DG2[i], Pre) +                                                 \
         ln_dg_sum{Pre}(dy, BLK_S2, BLK_MEAN2, BLK_RSTD2, i, d, BLK_ROWS) &&                        \
       \at(BLK_DB2N[i], L) == \at(BLK_DB2N[i], Pre) + ln_db_sum{Pre}(dy, i, d, BLK_ROWS)
+/* pre-LN: norm1's backward is the last but one step, at x (with mean1, rstd1) from the attention's
+   input gradient, which the scratch holds at return (ws + n, BLK_GB): d.norm1.weight and d.norm1.bias
+   at return are that gradient's column sums against x's normalized rows, added to the gradients as
+   given.  The sums are read at label S, the gradients at L. */
+#define BLK_G1_OFF (4 * (d * d) + 5 * d + 2 * (d * ff) + ff)
+#define BLK_DG1 (grads + BLK_G1_OFF)
+#define BLK_DB1N (grads + (BLK_G1_OFF + d))
+#define BLK_GB (ws + BLK_N)
+#define BLK_GRADS_N1_SAME(L)                                                                       \
+    \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==> grads[k] == \at(grads[k], L)
+#define BLK_DGB1_AT(L, S)                                                                          \
+    \forall integer i; 0 <= i < d ==>                                                              \
+      \at(BLK_DG1[i], L) == \at(BLK_DG1[i], Pre) +                                                 \
+        ln_dg_sum{S}(BLK_GB, x, BLK_MEAN1, BLK_RSTD1, i, d, BLK_ROWS) &&                            \
+      \at(BLK_DB1N[i], L) == \at(BLK_DB1N[i], Pre) + ln_db_sum{S}(BLK_GB, i, d, BLK_ROWS)
 #define BLK_BWD_ROWS_CONTRACT                                                                      \
-    ensures dgb2_post: post != 0 ==> BLK_DGB2_AT(Post);
+    ensures dgb2_post: post != 0 ==> BLK_DGB2_AT(Post);                                           \
+    ensures dgb1_pre: post == 0 ==> BLK_DGB1_AT(Post, Post);
+
+/* ln_dg_sum and ln_db_sum over two memory states (the frames): equal where column i of dy and x and
+   the statistics mean[q], rstd[q] of the rows q < r are; each frame by induction on r (Wp.induction:
+   committed scripts, proofs/session_block/rows_lemmas_f32/ and _f64/), its step by the SMT solvers.
+   Only in the backward's rows pass of one dtype (-DRESNORM_WP_BWD=32 or 64): a global lemma sits in
+   every goal's context, so the forward's rows goals (and their cached proofs) stay as they are, and
+   each dtype's goals see their own lemmas only (with the f64 ones beside, cvc5 and z3 gave up on the
+   f32 dgb_ret, which proves in 0.9 s without them). */
+#if defined(RESNORM_WP_BWD) && RESNORM_WP_BWD == 32
+/*@
+  lemma blk_dg_sum_step_f32{A, B}: \forall float *dy, float *x, float *mean, float *rstd, integer i, n, r;
+    0 < r ==> 0 <= i < n ==>
+    \at(dy[ln_col_idx(r - 1, n, i)], A) == \at(dy[ln_col_idx(r - 1, n, i)], B) ==>
+    \at(x[ln_col_idx(r - 1, n, i)], A) == \at(x[ln_col_idx(r - 1, n, i)], B) ==>
+    \at(mean[r - 1], A) == \at(mean[r - 1], B) ==> \at(rstd[r - 1], A) == \at(rstd[r - 1], B) ==>
+    ln_dg_sum{A}(dy, x, mean, rstd, i, n, r - 1) == ln_dg_sum{B}(dy, x, mean, rstd, i, n, r - 1) ==>
+    ln_dg_sum{A}(dy, x, mean, rstd, i, n, r) == ln_dg_sum{B}(dy, x, mean, rstd, i, n, r);
+  lemma blk_dg_sum_frame_f32{A, B}: \forall float *dy, float *x, float *mean, float *rstd, integer i, n, r;
+    0 <= r ==> 0 <= i < n ==>
+    (\forall integer q; 0 <= q < r ==>
+       \at(dy[ln_col_idx(q, n, i)], A) == \at(dy[ln_col_idx(q, n, i)], B) &&
+       \at(x[ln_col_idx(q, n, i)], A) == \at(x[ln_col_idx(q, n, i)], B) &&
+       \at(mean[q], A) == \at(mean[q], B) && \at(rstd[q], A) == \at(rstd[q], B)) ==>
+    ln_dg_sum{A}(dy, x, mean, rstd, i, n, r) == ln_dg_sum{B}(dy, x, mean, rstd, i, n, r);
+  lemma blk_db_sum_step_f32{A, B}: \forall float *dy, integer i, n, r; 0 < r ==> 0 <= i < n ==>
+    \at(dy[ln_col_idx(r - 1, n, i)], A) == \at(dy[ln_col_idx(r - 1, n, i)], B) ==>
+    ln_db_sum{A}(dy, i, n, r - 1) == ln_db_sum{B}(dy, i, n, r - 1) ==>
+    ln_db_sum{A}(dy, i, n, r) == ln_db_sum{B}(dy, i, n, r);
+  lemma blk_db_sum_frame_f32{A, B}: \forall float *dy, integer i, n, r; 0 <= r ==> 0 <= i < n ==>
+    (\forall integer q; 0 <= q < r ==> \at(dy[ln_col_idx(q, n, i)], A) == \at(dy[ln_col_idx(q, n, i)], B)) ==>
+    ln_db_sum{A}(dy, i, n, r) == ln_db_sum{B}(dy, i, n, r);
+*/
+#endif
+#if defined(RESNORM_WP_BWD) && RESNORM_WP_BWD == 64
+/*@
+  lemma blk_dg_sum_step_f64{A, B}: \forall double *dy, double *x, double *mean, double *rstd, integer i, n, r;
+    0 < r ==> 0 <= i < n ==>
+    \at(dy[ln_col_idx(r - 1, n, i)], A) == \at(dy[ln_col_idx(r - 1, n, i)], B) ==>
+    \at(x[ln_col_idx(r - 1, n, i)], A) == \at(x[ln_col_idx(r - 1, n, i)], B) ==>
+    \at(mean[r - 1], A) == \at(mean[r - 1], B) ==> \at(rstd[r - 1], A) == \at(rstd[r - 1], B) ==>
+    ln_dg_sum{A}(dy, x, mean, rstd, i, n, r - 1) == ln_dg_sum{B}(dy, x, mean, rstd, i, n, r - 1) ==>
+    ln_dg_sum{A}(dy, x, mean, rstd, i, n, r) == ln_dg_sum{B}(dy, x, mean, rstd, i, n, r);
+  lemma blk_dg_sum_frame_f64{A, B}: \forall double *dy, double *x, double *mean, double *rstd, integer i, n, r;
+    0 <= r ==> 0 <= i < n ==>
+    (\forall integer q; 0 <= q < r ==>
+       \at(dy[ln_col_idx(q, n, i)], A) == \at(dy[ln_col_idx(q, n, i)], B) &&
+       \at(x[ln_col_idx(q, n, i)], A) == \at(x[ln_col_idx(q, n, i)], B) &&
+       \at(mean[q], A) == \at(mean[q], B) && \at(rstd[q], A) == \at(rstd[q], B)) ==>
+    ln_dg_sum{A}(dy, x, mean, rstd, i, n, r) == ln_dg_sum{B}(dy, x, mean, rstd, i, n, r);
+  lemma blk_db_sum_step_f64{A, B}: \forall double *dy, integer i, n, r; 0 < r ==> 0 <= i < n ==>
+    \at(dy[ln_col_idx(r - 1, n, i)], A) == \at(dy[ln_col_idx(r - 1, n, i)], B) ==>
+    ln_db_sum{A}(dy, i, n, r - 1) == ln_db_sum{B}(dy, i, n, r - 1) ==>
+    ln_db_sum{A}(dy, i, n, r) == ln_db_sum{B}(dy, i, n, r);
+  lemma blk_db_sum_frame_f64{A, B}: \forall double *dy, integer i, n, r; 0 <= r ==> 0 <= i < n ==>
+    (\forall integer q; 0 <= q < r ==> \at(dy[ln_col_idx(q, n, i)], A) == \at(dy[ln_col_idx(q, n, i)], B)) ==>
+    ln_db_sum{A}(dy, i, n, r) == ln_db_sum{B}(dy, i, n, r);
+*/
+#endif
 
 /*@ BLK_ROWS_CONTRACT(ffn_h32) */
 void block_forward_f32(float *y, float *acts, const float *x, const float *params, const float *kpm,

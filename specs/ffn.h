@@ -235,89 +235,54 @@ void ffn_forward_f64(double *y, double *z, double *h, const double *x, const dou
                      const double *b1, const double *w2, const double *b2, const double *mask,
                      double p, ffn_act act, int rows, int d, int ff);
 
-/* z, h: the forward's caches for the same inputs; dh: scratch [rows, ff]. */
-/*@ requires rows_nonneg: rows >= 0;
-    requires d_pos: d >= 1;
-    requires ff_pos: ff >= 1;
-    requires size: rows * d <= INT_MAX && rows * ff <= INT_MAX && d * ff <= INT_MAX;
-    requires act_ok: ffn_act_ok(act);
-    requires p_range: 0.0 <= p < 1.0;
-    requires valid_in: \valid_read(dy + (0 .. rows * d - 1)) && \valid_read(x + (0 .. rows * d - 1))
-                       && \valid_read(z + (0 .. rows * ff - 1)) && \valid_read(h + (0 .. rows * ff - 1))
-                       && \valid_read(w1 + (0 .. d * ff - 1)) && \valid_read(w2 + (0 .. d * ff - 1));
-    requires valid_mask: mask == \null || \valid_read(mask + (0 .. rows * ff - 1));
-    requires valid_out: \valid(dx + (0 .. rows * d - 1)) && \valid(dw1 + (0 .. d * ff - 1))
-                        && \valid(dw2 + (0 .. d * ff - 1)) && \valid(dh + (0 .. rows * ff - 1));
-    requires valid_db1: db1 == \null || \valid(db1 + (0 .. ff - 1));
-    requires valid_db2: db2 == \null || \valid(db2 + (0 .. d - 1));
-    requires sep_out: \separated(dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                 dh + (0 .. rows * ff - 1));
-    requires sep_in: \separated(dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1), x + (0 .. rows * d - 1),
-                                z + (0 .. rows * ff - 1), h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),
-                                w2 + (0 .. d * ff - 1));
-    requires sep_mask: mask == \null || \separated(mask + (0 .. rows * ff - 1), dh + (0 .. rows * ff - 1),
-                                                   dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1),
-                                                   dw2 + (0 .. d * ff - 1));
-    requires sep_db1: db1 == \null || \separated(db1 + (0 .. ff - 1), dx + (0 .. rows * d - 1),
-                                                 dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                                 dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1),
-                                                 x + (0 .. rows * d - 1), z + (0 .. rows * ff - 1),
-                                                 h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),
-                                                 w2 + (0 .. d * ff - 1));
-    requires sep_db2: db2 == \null || \separated(db2 + (0 .. d - 1), dx + (0 .. rows * d - 1),
-                                                 dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                                 dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1),
-                                                 x + (0 .. rows * d - 1), z + (0 .. rows * ff - 1),
-                                                 h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),
-                                                 w2 + (0 .. d * ff - 1));
-    requires sep_b12: db1 == \null || db2 == \null || \separated(db1 + (0 .. ff - 1), db2 + (0 .. d - 1));
-    assigns dx[0 .. rows * d - 1], dw1[0 .. d * ff - 1], db1[0 .. ff - 1], dw2[0 .. d * ff - 1],
-            db2[0 .. d - 1], dh[0 .. rows * ff - 1];
-*/
+/* z, h: the forward's caches for the same inputs; dh: scratch [rows, ff].  ffn_backward_*'s contract
+   (also the block's wrapper's, ref/block.c). */
+#define FFN_BWD_CONTRACT                                                                                           \
+    requires rows_nonneg: rows >= 0;                                                                               \
+    requires d_pos: d >= 1;                                                                                        \
+    requires ff_pos: ff >= 1;                                                                                      \
+    requires size: rows * d <= INT_MAX && rows * ff <= INT_MAX && d * ff <= INT_MAX;                               \
+    requires act_ok: ffn_act_ok(act);                                                                              \
+    requires p_range: 0.0 <= p < 1.0;                                                                              \
+    requires valid_in: \valid_read(dy + (0 .. rows * d - 1)) && \valid_read(x + (0 .. rows * d - 1))               \
+        && \valid_read(z + (0 .. rows * ff - 1)) && \valid_read(h + (0 .. rows * ff - 1))                          \
+        && \valid_read(w1 + (0 .. d * ff - 1)) && \valid_read(w2 + (0 .. d * ff - 1));                             \
+    requires valid_mask: mask == \null || \valid_read(mask + (0 .. rows * ff - 1));                                \
+    requires valid_out: \valid(dx + (0 .. rows * d - 1)) && \valid(dw1 + (0 .. d * ff - 1))                        \
+        && \valid(dw2 + (0 .. d * ff - 1)) && \valid(dh + (0 .. rows * ff - 1));                                   \
+    requires valid_db1: db1 == \null || \valid(db1 + (0 .. ff - 1));                                               \
+    requires valid_db2: db2 == \null || \valid(db2 + (0 .. d - 1));                                                \
+    requires sep_out: \separated(dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),       \
+        dh + (0 .. rows * ff - 1));                                                                                \
+    requires sep_in: \separated(dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),        \
+        dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1), x + (0 .. rows * d - 1),                              \
+        z + (0 .. rows * ff - 1), h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),                                \
+        w2 + (0 .. d * ff - 1));                                                                                   \
+    requires sep_mask: mask == \null || \separated(mask + (0 .. rows * ff - 1), dh + (0 .. rows * ff - 1),         \
+        dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1),                                                         \
+        dw2 + (0 .. d * ff - 1));                                                                                  \
+    requires sep_db1: db1 == \null || \separated(db1 + (0 .. ff - 1), dx + (0 .. rows * d - 1),                    \
+        dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),                                                          \
+        dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1),                                                       \
+        x + (0 .. rows * d - 1), z + (0 .. rows * ff - 1),                                                         \
+        h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),                                                          \
+        w2 + (0 .. d * ff - 1));                                                                                   \
+    requires sep_db2: db2 == \null || \separated(db2 + (0 .. d - 1), dx + (0 .. rows * d - 1),                     \
+        dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),                                                          \
+        dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1),                                                       \
+        x + (0 .. rows * d - 1), z + (0 .. rows * ff - 1),                                                         \
+        h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),                                                          \
+        w2 + (0 .. d * ff - 1));                                                                                   \
+    requires sep_b12: db1 == \null || db2 == \null || \separated(db1 + (0 .. ff - 1), db2 + (0 .. d - 1));         \
+    assigns dx[0 .. rows * d - 1], dw1[0 .. d * ff - 1], db1[0 .. ff - 1], dw2[0 .. d * ff - 1],                   \
+        db2[0 .. d - 1], dh[0 .. rows * ff - 1];
+
+/*@ FFN_BWD_CONTRACT */
 void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dh,
                       const float *dy, const float *x, const float *z, const float *h,
                       const float *w1, const float *w2, const float *mask, float p, ffn_act act,
                       int rows, int d, int ff);
-/*@ requires rows_nonneg: rows >= 0;
-    requires d_pos: d >= 1;
-    requires ff_pos: ff >= 1;
-    requires size: rows * d <= INT_MAX && rows * ff <= INT_MAX && d * ff <= INT_MAX;
-    requires act_ok: ffn_act_ok(act);
-    requires p_range: 0.0 <= p < 1.0;
-    requires valid_in: \valid_read(dy + (0 .. rows * d - 1)) && \valid_read(x + (0 .. rows * d - 1))
-                       && \valid_read(z + (0 .. rows * ff - 1)) && \valid_read(h + (0 .. rows * ff - 1))
-                       && \valid_read(w1 + (0 .. d * ff - 1)) && \valid_read(w2 + (0 .. d * ff - 1));
-    requires valid_mask: mask == \null || \valid_read(mask + (0 .. rows * ff - 1));
-    requires valid_out: \valid(dx + (0 .. rows * d - 1)) && \valid(dw1 + (0 .. d * ff - 1))
-                        && \valid(dw2 + (0 .. d * ff - 1)) && \valid(dh + (0 .. rows * ff - 1));
-    requires valid_db1: db1 == \null || \valid(db1 + (0 .. ff - 1));
-    requires valid_db2: db2 == \null || \valid(db2 + (0 .. d - 1));
-    requires sep_out: \separated(dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                 dh + (0 .. rows * ff - 1));
-    requires sep_in: \separated(dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1), x + (0 .. rows * d - 1),
-                                z + (0 .. rows * ff - 1), h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),
-                                w2 + (0 .. d * ff - 1));
-    requires sep_mask: mask == \null || \separated(mask + (0 .. rows * ff - 1), dh + (0 .. rows * ff - 1),
-                                                   dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1),
-                                                   dw2 + (0 .. d * ff - 1));
-    requires sep_db1: db1 == \null || \separated(db1 + (0 .. ff - 1), dx + (0 .. rows * d - 1),
-                                                 dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                                 dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1),
-                                                 x + (0 .. rows * d - 1), z + (0 .. rows * ff - 1),
-                                                 h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),
-                                                 w2 + (0 .. d * ff - 1));
-    requires sep_db2: db2 == \null || \separated(db2 + (0 .. d - 1), dx + (0 .. rows * d - 1),
-                                                 dw1 + (0 .. d * ff - 1), dw2 + (0 .. d * ff - 1),
-                                                 dh + (0 .. rows * ff - 1), dy + (0 .. rows * d - 1),
-                                                 x + (0 .. rows * d - 1), z + (0 .. rows * ff - 1),
-                                                 h + (0 .. rows * ff - 1), w1 + (0 .. d * ff - 1),
-                                                 w2 + (0 .. d * ff - 1));
-    requires sep_b12: db1 == \null || db2 == \null || \separated(db1 + (0 .. ff - 1), db2 + (0 .. d - 1));
-    assigns dx[0 .. rows * d - 1], dw1[0 .. d * ff - 1], db1[0 .. ff - 1], dw2[0 .. d * ff - 1],
-            db2[0 .. d - 1], dh[0 .. rows * ff - 1];
-*/
+/*@ FFN_BWD_CONTRACT */
 void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double *db2, double *dh,
                       const double *dy, const double *x, const double *z, const double *h,
                       const double *w1, const double *w2, const double *mask, double p, ffn_act act,
