@@ -10,13 +10,15 @@ source "$(dirname "$0")/lib.sh"
 proof_init prove-attention build/proofs/attention
 
 proof_soundness_greps specs/attention.h specs/attention_rows.h ref/attention.c
-proof_wp_real proofs/session_attention ref/attention.c
 # One query row composed (specs/attention_rows.h): real model, -DRESNORM_WP_ROWS, on the row helpers
 # only: att_row (no mask: P is the softmax of the scores of qkv as at entry) and ctx_row (c is the
 # attention weights times V), from the composed kernels' postconditions through ghost inductions
 # (proofs/README-sublayers.md "Attention: one query row").  No lemma: the ghost functions are goals.
 ATTN_ROWS_FCT=attn_mask_row_f32,attn_mask_row_f64,attn_ctx_row_f32,attn_ctx_row_f64,attn_row_forward_f32,attn_row_forward_f64,attn_ctx_eq_f32,attn_ctx_eq_f64
-proof_wp_rows ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows
+# the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
+proof_wp_rows_begin ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows
+proof_wp_real proofs/session_attention ref/attention.c
+proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 proof_summary proofs/results/attention.json proofs/summary_attention.awk

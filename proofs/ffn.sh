@@ -17,13 +17,15 @@ proof_soundness_greps specs/ffn.h specs/ffn_rows.h ref/ffn.c specs/libm.h proofs
 # itself (but the erf/tanh range stubs of proofs/eva_ffn.c, a stated assumption); any property it
 # leaves unknown fails the target (issue 13).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/ffn.c ref/libm.c proofs/eva_ffn.c
+# the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
+proof_wp_rows_begin ref/ffn.c ffn_forward_f32,ffn_forward_f64,ffn_lemma_rows_fit proofs/session_ffn_rows
 proof_wp_real proofs/session_ffn ref/ffn.c
 # The forward composed (specs/ffn_rows.h): real model, -DRESNORM_WP_ROWS, on the forward drivers, from
 # linear_forward's rows contract (specs/linear_rows.h, proved by prove-linear's rows run, whose
 # lemmas lin_dot_shift and lin_dot_at_frame carry y's dots from the call's state to return) and the
 # activation and dropout contracts: z_rows, h_def, y_rows (proofs/README-sublayers.md "FFN: the
 # forward composed").  No lemma of its own: the ghost function ffn_lemma_rows_fit is a goal.
-proof_wp_rows ref/ffn.c ffn_forward_f32,ffn_forward_f64,ffn_lemma_rows_fit proofs/session_ffn_rows
+proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 proof_eva_wait

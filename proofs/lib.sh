@@ -64,6 +64,7 @@ proof_init() {
   fl_rc=0
   PROOF_WP_PIDS=(); PROOF_WP_LOGS=()
   PROOF_ROWS_PIDS=(); PROOF_ROWS_LOGS=(); PROOF_ROWS_PROPS=()
+  ROWS_BG_FILES=""; ROWS_BG_SESSION=""; ROWS_BG_LEMMAS=""
   t0=$(date +%s)
 }
 
@@ -287,12 +288,27 @@ proof_wp_real_wait() {
 # (-wp-prop; no smoke tests: the real-model run has them for the same functions) and every name
 # must give at least one Valid goal; ROWS_LOG names the log (default $OUT/rows.log).
 proof_wp_rows() {
-  local session=$3
-  proof_wp_rows_start "${ROWS_LOG:-$OUT/rows.log}" "$1" "$2" "$session"
+  proof_wp_rows_begin "$@"
+  proof_wp_rows_end
+}
+
+# proof_wp_rows_begin FILES FCT SESSION [LEMMAS] ... proof_wp_rows_end: proof_wp_rows in two halves,
+# the rows run started in the background by the first and waited for by the second, which then runs
+# the lemmas (in the same session, so after the run).  A target calls begin before its real-model
+# run and end after its other runs: the runs go side by side.  Why: WP polls its provers every
+# 50 ms, about one goal per poll at -wp-par 1 (strace, 6 December 2026: 147 sleeps of 50 ms,
+# 7.4 s of a 14.7 s replay), so a replay alone leaves its core idle half the time; a second run
+# beside it uses that time.  One begin at a time (begin ... end, then the next begin).
+proof_wp_rows_begin() {
+  ROWS_BG_FILES=$1; ROWS_BG_SESSION=$3; ROWS_BG_LEMMAS=${4:-}
+  proof_wp_rows_start "${ROWS_LOG:-$OUT/rows.log}" "$1" "$2" "$3"
+}
+
+proof_wp_rows_end() {
   proof_wp_rows_wait
   # The lemmas the run's goals use (-wp-fct proves none: WP assumes them there).
-  if [ -n "${4:-}" ]; then
-    proof_wp_lemmas "$1" "$session" "$4" "$OUT/rows_lemmas.log" || rows_rc=1
+  if [ -n "$ROWS_BG_LEMMAS" ]; then
+    proof_wp_lemmas "$ROWS_BG_FILES" "$ROWS_BG_SESSION" "$ROWS_BG_LEMMAS" "$OUT/rows_lemmas.log" || rows_rc=1
   fi
 }
 
@@ -348,6 +364,7 @@ proof_wp_rows_wait() {
     done
   done
   PROOF_ROWS_PIDS=(); PROOF_ROWS_LOGS=(); PROOF_ROWS_PROPS=()
+  ROWS_BG_FILES=""; ROWS_BG_SESSION=""; ROWS_BG_LEMMAS=""
 }
 
 # ---- 3. Gappa + SMT, IEEE float model ----------------------------------------------------------

@@ -15,6 +15,10 @@ proof_soundness_greps specs/linear.h specs/linear_rows.h specs/fperr_linear.h re
 # EVA reads the annotations with -DRESNORM_EVA (specs/fperr.h): the real-model and the float-model
 # statements are \true for it, so it relies on nothing it did not prove itself.
 EVA_CPP_EXTRA=-DRESNORM_EVA EVA_UNROLL=4100 proof_eva_start ref/linear.c proofs/eva_linear.c   # the dot helpers run to n = 4096
+LIN_ROWS_FCT=linear_forward_f32,linear_forward_f64,linear_row_backward_f32,linear_row_backward_f64,linear_backward_f32,linear_backward_f64,lemma_lin_rows_before,lemma_lin_col
+LIN_ROWS_LEMMAS=lin_dot_unfold_f32,lin_dot_unfold_f64,lin_dot_shift_step_f32,lin_dot_shift_step_f64,lin_dot_shift_f32,lin_dot_shift_f64,lin_dot_at_step_f32,lin_dot_at_step_f64,lin_dot_at_frame_f32,lin_dot_at_frame_f64,lin_col_idx_def,lin_sdot_unfold_f32,lin_sdot_unfold_f64,lin_sdot_at_eq_step_f32,lin_sdot_at_eq_step_f64,lin_sdot_at_eq_f32,lin_sdot_at_eq_f64,lin_sdot_at_step_f32,lin_sdot_at_step_f64,lin_sdot_at_frame_f32,lin_sdot_at_frame_f64,lin_sdot_off_eq_step_f32,lin_sdot_off_eq_step_f64,lin_sdot_off_eq_f32,lin_sdot_off_eq_f64,lin_sdot_off_step_f32,lin_sdot_off_step_f64,lin_sdot_off_frame_f32,lin_sdot_off_frame_f64
+# the rows run beside the real-model and float runs (proof_wp_rows_begin: WP idles between polls)
+proof_wp_rows_begin ref/linear.c "$LIN_ROWS_FCT" proofs/session_linear_rows "$LIN_ROWS_LEMMAS"
 proof_wp_real proofs/session_linear ref/linear.c
 # The float model on ref/linear.c itself (linear_dot_f32/f64, linear_sdot_f32/f64): the helpers'
 # rounding facts by Gappa, the loops by SMT (proofs/README-sublayers.md, "Float model").
@@ -23,9 +27,7 @@ lin_float_run proofs/session_linear_float
 # model, -DRESNORM_WP_ROWS, from the row kernels' y_def and the dot helpers' sdot_def and the lemmas
 # LIN_ROWS_LEMMAS (the *_shift, *_eq and *_frame ones by induction
 # scripts, proofs/session_linear_rows/script/; proofs/README-sublayers.md "Rows composed").
-LIN_ROWS_FCT=linear_forward_f32,linear_forward_f64,linear_row_backward_f32,linear_row_backward_f64,linear_backward_f32,linear_backward_f64,lemma_lin_rows_before,lemma_lin_col
-LIN_ROWS_LEMMAS=lin_dot_unfold_f32,lin_dot_unfold_f64,lin_dot_shift_step_f32,lin_dot_shift_step_f64,lin_dot_shift_f32,lin_dot_shift_f64,lin_dot_at_step_f32,lin_dot_at_step_f64,lin_dot_at_frame_f32,lin_dot_at_frame_f64,lin_col_idx_def,lin_sdot_unfold_f32,lin_sdot_unfold_f64,lin_sdot_at_eq_step_f32,lin_sdot_at_eq_step_f64,lin_sdot_at_eq_f32,lin_sdot_at_eq_f64,lin_sdot_at_step_f32,lin_sdot_at_step_f64,lin_sdot_at_frame_f32,lin_sdot_at_frame_f64,lin_sdot_off_eq_step_f32,lin_sdot_off_eq_step_f64,lin_sdot_off_eq_f32,lin_sdot_off_eq_f64,lin_sdot_off_step_f32,lin_sdot_off_step_f64,lin_sdot_off_frame_f32,lin_sdot_off_frame_f64
-proof_wp_rows ref/linear.c "$LIN_ROWS_FCT" proofs/session_linear_rows "$LIN_ROWS_LEMMAS"
+proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait

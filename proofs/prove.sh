@@ -12,6 +12,8 @@ proof_soundness_greps specs/*.h ref/*.c ref/*.h proofs/*.c
 # EVA reads the annotations with -DRESNORM_EVA: real-model and float-model statements are \true for it
 # (specs/fperr.h), so that it narrows its states by nothing it did not prove itself (checked below).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/layernorm.c proofs/eva_layernorm.c
+# the rows run beside the real-model, Gappa and float runs (proof_wp_rows_begin: WP idles between polls)
+proof_wp_rows_begin ref/layernorm.c "$LN_ROWS_FCT" proofs/session_rows "$LN_ROWS_LEMMAS"
 proof_wp_real proofs/session ref/layernorm.c
 # The summation loop (proofs/sum_error.c): add_f32/add_f64's contracts by Gappa, the rest by SMT.
 GAPPA_FCT=add_f32,add_f64 proof_gappa proofs/sum_error.c proofs/session_gappa add_err,nov,res_fin \
@@ -21,7 +23,7 @@ GAPPA_FCT=add_f32,add_f64 proof_gappa proofs/sum_error.c proofs/session_gappa ad
 ln_float_run proofs/session_float
 # The rows x n forward drivers' functional contract (y_rows: every row r of y is the affine map of
 # row r of x with mean[r], rstd[r]), real model, from the row kernel's pointwise postcondition.
-ln_rows_run proofs/session_rows
+proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait

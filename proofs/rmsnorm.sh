@@ -14,6 +14,8 @@ proof_soundness_greps specs/rmsnorm.h specs/rmsnorm_model.h specs/fperr_rms.h re
 # WP_ONLY in specs/wp_only.h), so that it narrows its states by nothing it did not prove itself
 # (proof_eva_no_unknown, below).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/rmsnorm.c proofs/eva_rmsnorm.c
+# the rows run beside the real-model and float runs (proof_wp_rows_begin: WP idles between polls)
+proof_wp_rows_begin ref/rmsnorm.c "$RMS_ROWS_FCT" proofs/session_rmsnorm_rows "$RMS_ROWS_LEMMAS"
 proof_wp_real proofs/session_rmsnorm ref/rmsnorm.c
 # The float model on ref/rmsnorm.c itself (forward, f32 and f64): the helpers' rounding facts by Gappa,
 # the loops and the kernels by SMT (proofs/README-rmsnorm-residual.md).
@@ -21,7 +23,7 @@ rms_float_run proofs/session_rmsnorm_float
 # The rows x n forward drivers' functional contract (y_rows: every row r of y is (x * rstd[r]) * w of
 # row r of x; rstd_rows: rstd[r] is row r's rms_rstd at entry), real model, from the row kernel's
 # y_stats and rstd_def and the lemmas RMS_ROWS_LEMMAS (two proved by induction scripts).
-rms_rows_run proofs/session_rmsnorm_rows
+proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait

@@ -23,6 +23,10 @@ EVA_EXTRA_OPTS="-eva-precision 3" EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start \
 # are the only functions with a body.  No -wp-fct: with it WP would skip the ACSL lemmas of the two
 # files (index facts of the rows x n layout), which must be proved too.  The smoke tests
 # `<callee>_wp_smoke_dead_call_sN` check that each call of a skip kernel is reachable.
+SKIP_ROWS_FCT=skip_layernorm_forward_f32,skip_layernorm_forward_f64,skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_row,skip_ln_lemma_rows_fit,skip_ln_lemma_cols_at,skip_rmsnorm_forward_f32,skip_rmsnorm_forward_f64,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_row,skip_rms_lemma_rows_fit,skip_rms_lemma_cols_at
+SKIP_ROWS_LEMMAS=skip_col_sum_step_f32,skip_col_sum_step_f64,skip_col_sum_frame_f32,skip_col_sum_frame_f64,skip_rms_rstd_frame_f32,skip_rms_rstd_frame_f64,skip_ln_mean_frame_f32,skip_ln_mean_frame_f64,skip_ln_var_frame_f32,skip_ln_var_frame_f64,skip_ln_sqrt_frame_f32,skip_ln_sqrt_frame_f64,skip_ln_rstd_frame_f32,skip_ln_rstd_frame_f64
+# the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
+proof_wp_rows_begin "ref/skip_layernorm.c ref/skip_rmsnorm.c" "$SKIP_ROWS_FCT" proofs/session_skip_rows "$SKIP_ROWS_LEMMAS"
 proof_wp_real proofs/session_skip ref/skip_layernorm.c ref/skip_rmsnorm.c
 # The rows run (-DRESNORM_WP_ROWS; specs/skip_layernorm_rows.h, specs/skip_rmsnorm_rows.h), from the
 # norm drivers' rows contracts (proved by prove-layernorm's and prove-rmsnorm's rows runs): the
@@ -32,9 +36,7 @@ proof_wp_real proofs/session_skip ref/skip_layernorm.c ref/skip_rmsnorm.c
 # dx's column sum in row order).  The lemmas (specs/skip_rows.h: the column sums' frame, by its
 # committed induction script; specs/skip_layernorm_rows.h, specs/skip_rmsnorm_rows.h: a row's
 # statistics over two memory states) are proved in a pass of their own.
-SKIP_ROWS_FCT=skip_layernorm_forward_f32,skip_layernorm_forward_f64,skip_layernorm_backward_f32,skip_layernorm_backward_f64,skip_ln_lemma_row,skip_ln_lemma_rows_fit,skip_ln_lemma_cols_at,skip_rmsnorm_forward_f32,skip_rmsnorm_forward_f64,skip_rmsnorm_backward_f32,skip_rmsnorm_backward_f64,skip_rms_lemma_row,skip_rms_lemma_rows_fit,skip_rms_lemma_cols_at
-SKIP_ROWS_LEMMAS=skip_col_sum_step_f32,skip_col_sum_step_f64,skip_col_sum_frame_f32,skip_col_sum_frame_f64,skip_rms_rstd_frame_f32,skip_rms_rstd_frame_f64,skip_ln_mean_frame_f32,skip_ln_mean_frame_f64,skip_ln_var_frame_f32,skip_ln_var_frame_f64,skip_ln_sqrt_frame_f32,skip_ln_sqrt_frame_f64,skip_ln_rstd_frame_f32,skip_ln_rstd_frame_f64
-proof_wp_rows "ref/skip_layernorm.c ref/skip_rmsnorm.c" "$SKIP_ROWS_FCT" proofs/session_skip_rows "$SKIP_ROWS_LEMMAS"
+proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait
