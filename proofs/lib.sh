@@ -301,6 +301,8 @@ proof_wp_rows() {
 # beside it uses that time.  One begin at a time (begin ... end, then the next begin).
 proof_wp_rows_begin() {
   ROWS_BG_FILES=$1; ROWS_BG_SESSION=$3; ROWS_BG_LEMMAS=${4:-}
+  # no log of an earlier run may stand in for this one's (the summary reads rows_lemmas.log)
+  rm -f "$OUT/rows_lemmas.log" "${ROWS_LOG:-$OUT/rows.log}"
   proof_wp_rows_start "${ROWS_LOG:-$OUT/rows.log}" "$1" "$2" "$3"
 }
 
@@ -364,7 +366,6 @@ proof_wp_rows_wait() {
     done
   done
   PROOF_ROWS_PIDS=(); PROOF_ROWS_LOGS=(); PROOF_ROWS_PROPS=()
-  ROWS_BG_FILES=""; ROWS_BG_SESSION=""; ROWS_BG_LEMMAS=""
 }
 
 # ---- 3. Gappa + SMT, IEEE float model ----------------------------------------------------------
