@@ -3,13 +3,21 @@
 # arithmetic included), assigns and termination of every function, and every call's precondition
 # of the composed linear, softmax and dropout kernels (whose postconditions, proved by their own
 # targets, state each dot product, softmax row and dropout row functionally) and, in a rows run, one
-# query row of one head composed (att_row, ctx_row: specs/attention_rows.h).  No EVA run on the
-# attention drivers yet.  Exits non-zero on any unproved goal, failed smoke test or unsound ACSL
+# query row of one head composed (att_row, ctx_row: specs/attention_rows.h); EVA on the float kernels,
+# forward then backward, nothing masked, without and with the attention-dropout mask, over the ranges
+# of proofs/eva_attention.c (specs/attention.h).  Exits non-zero on any unproved goal, failed smoke
+# test, EVA alarm or property EVA leaves unknown (but the facts named below), or unsound ACSL
 # literal; writes proofs/results/attention.json.  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-attention build/proofs/attention
 
-proof_soundness_greps specs/attention.h specs/attention_rows.h ref/attention.c
+proof_soundness_greps specs/attention.h specs/attention_rows.h ref/attention.c proofs/eva_attention.c
+# EVA on the kernels with the bodies of their callees (linear, softmax, dropout; ref/libm.c: Frama-C's
+# own model of expf/exp), the annotations read with -DRESNORM_EVA (real-model statements \true for it).
+# The sizes are small (B <= 2, T <= 4, H <= 2, dh <= 4: 64 shapes, one EVA state each): EVA unrolls
+# every loop.
+EVA_CPP_EXTRA=-DRESNORM_EVA EVA_UNROLL=200 proof_eva_start ref/attention.c ref/linear.c ref/softmax.c \
+  ref/dropout.c ref/libm.c proofs/eva_attention.c
 # One query row composed (specs/attention_rows.h): real model, -DRESNORM_WP_ROWS, on the row helpers
 # only: att_row (no mask: P is the softmax of the scores of qkv as at entry) and ctx_row (c is the
 # attention weights times V), from the composed kernels' postconditions through ghost inductions
@@ -21,5 +29,10 @@ proof_wp_real proofs/session_attention ref/attention.c
 proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
+proof_eva_wait
+# EVA is given softmax's two facts (d_nonpos, s_ge_half: proved by prove-softmax's WP run, whose
+# check fails if they are not among its goals) and must reach both; any other property it leaves
+# unknown fails the run (the harness splits its states by shape, so the index facts are decided).
+proof_eva_no_unknown d_nonpos s_ge_half
 proof_summary proofs/results/attention.json proofs/summary_attention.awk
-proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions; rows run: one query row composed)"
+proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions; rows run: one query row composed), 0 EVA alarms"

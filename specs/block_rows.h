@@ -140,11 +140,12 @@
    overwrite), dx, pre-LN. */
 #define BLK_DG2 (grads + (4 * (d * d) + 7 * d + 2 * (d * ff) + ff))
 #define BLK_DB2N (grads + (4 * (d * d) + 8 * d + 2 * (d * ff) + ff))
-/* grads' last 2·d elements (d.norm2.weight, d.norm2.bias: the layout's last two) as at label L,
-   indexed from grads itself (an index variable, not an offset folded into a sum) */
+/* One norm's two gradients, grads[O .. O + 2d - 1] (weight then bias), as at label L, indexed from
+   grads itself (an index variable, not an offset folded into a sum) */
+#define BLK_GRADS_NORM_SAME(O, L) \forall integer k; O <= k < O + 2 * d ==> grads[k] == \at(grads[k], L)
+/* grads' last 2·d elements (d.norm2.weight, d.norm2.bias: the layout's last two) as at label L */
 #define BLK_G2_OFF (4 * (d * d) + 7 * d + 2 * (d * ff) + ff)
-#define BLK_GRADS_TAIL_SAME(L)                                                                     \
-    \forall integer k; BLK_G2_OFF <= k < BLK_G2_OFF + 2 * d ==> grads[k] == \at(grads[k], L)
+#define BLK_GRADS_TAIL_SAME(L) BLK_GRADS_NORM_SAME(BLK_G2_OFF, L)
 /* ln_dgb_rows{Pre, L} for norm2's gradients, spelled out over the driver's locals */
 #define BLK_DGB2_AT(L)                                                                             \
     \forall integer i; 0 <= i < d ==>                                                              \
@@ -159,8 +160,7 @@
 #define BLK_DG1 (grads + BLK_G1_OFF)
 #define BLK_DB1N (grads + (BLK_G1_OFF + d))
 #define BLK_GB (ws + BLK_N)
-#define BLK_GRADS_N1_SAME(L)                                                                       \
-    \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==> grads[k] == \at(grads[k], L)
+#define BLK_GRADS_N1_SAME(L) BLK_GRADS_NORM_SAME(BLK_G1_OFF, L)
 #define BLK_DGB1_AT(L, S)                                                                          \
     \forall integer i; 0 <= i < d ==>                                                              \
       \at(BLK_DG1[i], L) == \at(BLK_DG1[i], Pre) +                                                 \

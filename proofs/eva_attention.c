@@ -1,0 +1,148 @@
+/* EVA harness for the attention kernels (float and double): the forward, then the backward on that
+ * forward's caches, without and with the attention-dropout mask, nothing masked (causal = 0, no key
+ * padding mask).  Run by `make prove-attention` (proofs/attention.sh) with -DRESNORM_EVA and
+ * -warn-special-float non-finite: no NaN/Inf/overflow for the ranges stated in specs/attention.h
+ * (change both together):
+ *   1 <= B <= EVA_B, 1 <= T <= EVA_T, 1 <= H <= EVA_H, 1 <= dh <= EVA_DH, d = H·dh
+ *   (EVA is non-relational: every loop is unrolled, so the sizes are kept small where they multiply;
+ *   the softmax's rows and the dot products at real widths have their own runs, prove-softmax to
+ *   n = 4096 and prove-linear's dot helpers to n = 4096);
+ *   |x|, |in_w|, |in_b|, |out_w|, |out_b|, |dy| <= EVA_R; the attention-dropout mask 0/1 with
+ *   p in [0, 0.9] (scale <= 10); the gradients accumulated from 0.
+ * Why these bounds leave room (f32, the largest sizes): qkv <= d·R² + R ~ 8.0e8, each score
+ * <= dh·8.0e8² ~ 2.6e18 (exp(s - max) never overflows: softmax's d_nonpos), P <= 2 (EVA's bound:
+ * e <= 1 over s >= 1/2), ctx <= T·2·10·8.0e8, the backward's dS ~ 1e23 and dqkv ~ 1e32, dx ~ 1e37,
+ * under FLT_MAX ~ 3.4e38.
+ * Masked rows (causal, key padding) are not in this run: the mask row holds -Inf by design (as
+ * torch's), which -warn-special-float non-finite reports; specs/attention.h says so.
+ * EVA relies on nothing it did not prove but softmax's two given facts (d_nonpos, s_ge_half: WP
+ * proves them, proofs/README-sublayers.md "Softmax: the two facts EVA is given") and the integer
+ * facts of the ghost lemma functions (row offsets, WP-proved); proofs/attention.sh fails on any other
+ * property left unknown.  exp is Frama-C's libc model of expf/exp (ref/libm.c given to EVA). */
+#include "__fc_builtin.h"
+#include "attention.h"
+
+#ifndef EVA_B
+#define EVA_B 2
+#endif
+#ifndef EVA_T
+#define EVA_T 4
+#endif
+#ifndef EVA_H
+#define EVA_H 2
+#endif
+#ifndef EVA_DH
+#define EVA_DH 4
+#endif
+#define EVA_R 1.0e4
+#define EVA_D (EVA_H * EVA_DH)
+#define EVA_ROWS (EVA_B * EVA_T)
+#define EVA_ATT (EVA_B * EVA_H * EVA_T * EVA_T)
+
+/* One dtype's buffers: inputs, the forward's output and caches, the backward's outputs and scratch
+   (every array at its largest size; the kernels use their leading parts). */
+#define EVA_BUFFERS(FT, S)                                                                         \
+    static FT x##S[EVA_ROWS * EVA_D], in_w##S[3 * EVA_D * EVA_D], in_b##S[3 * EVA_D],              \
+        out_w##S[EVA_D * EVA_D], out_b##S[EVA_D], am##S[EVA_ATT], y##S[EVA_ROWS * EVA_D],          \
+        qkv##S[EVA_ROWS * 3 * EVA_D], att##S[EVA_ATT], ctx##S[EVA_ROWS * EVA_D], row##S[2 * EVA_T], \
+        dy##S[EVA_ROWS * EVA_D], dx##S[EVA_ROWS * EVA_D], din_w##S[3 * EVA_D * EVA_D],             \
+        din_b##S[3 * EVA_D], dout_w##S[EVA_D * EVA_D], dout_b##S[EVA_D],                           \
+        dqkv##S[EVA_ROWS * 3 * EVA_D], dctx##S[EVA_ROWS * EVA_D];
+EVA_BUFFERS(float, 32)
+EVA_BUFFERS(double, 64)
+
+/* v[k] in [-r, r] for k < n (a constant bound: a fill loop bounded by an interval size would leave
+   one EVA state per size, and every kernel would then be analysed once per size) */
+static void fill32(float *v, int n, float r)
+{
+    for (int k = 0; k < n; k++)
+        v[k] = Frama_C_float_interval(-r, r);
+}
+static void fill64(double *v, int n, double r)
+{
+    for (int k = 0; k < n; k++)
+        v[k] = Frama_C_double_interval(-r, r);
+}
+
+/* the gradients accumulated from 0 */
+static void zero32(void)
+{
+    for (int k = 0; k < EVA_ROWS * EVA_D; k++) dx32[k] = 0.0f;
+    for (int k = 0; k < 3 * EVA_D * EVA_D; k++) din_w32[k] = 0.0f;
+    for (int k = 0; k < 3 * EVA_D; k++) din_b32[k] = 0.0f;
+    for (int k = 0; k < EVA_D * EVA_D; k++) dout_w32[k] = 0.0f;
+    for (int k = 0; k < EVA_D; k++) dout_b32[k] = 0.0f;
+}
+static void zero64(void)
+{
+    for (int k = 0; k < EVA_ROWS * EVA_D; k++) dx64[k] = 0.0;
+    for (int k = 0; k < 3 * EVA_D * EVA_D; k++) din_w64[k] = 0.0;
+    for (int k = 0; k < 3 * EVA_D; k++) din_b64[k] = 0.0;
+    for (int k = 0; k < EVA_D * EVA_D; k++) dout_w64[k] = 0.0;
+    for (int k = 0; k < EVA_D; k++) dout_b64[k] = 0.0;
+}
+
+void eva_f32(int B, int T, int H, int d, float p)
+{
+    fill32(x32, EVA_ROWS * EVA_D, (float)EVA_R);
+    fill32(in_w32, 3 * EVA_D * EVA_D, (float)EVA_R);
+    fill32(in_b32, 3 * EVA_D, (float)EVA_R);
+    fill32(out_w32, EVA_D * EVA_D, (float)EVA_R);
+    fill32(out_b32, EVA_D, (float)EVA_R);
+    fill32(dy32, EVA_ROWS * EVA_D, (float)EVA_R);
+    for (int k = 0; k < EVA_ATT; k++)
+        am32[k] = (float)Frama_C_interval(0, 1);
+    /* eval mode (no attention dropout), then with the mask */
+    attention_forward_f32(y32, qkv32, att32, ctx32, row32, x32, in_w32, in_b32, out_w32, out_b32, 0, 0,
+                          p, B, T, d, H, 0);
+    zero32();
+    attention_backward_f32(dx32, din_w32, din_b32, dout_w32, dout_b32, dqkv32, dctx32, row32, dy32, x32,
+                           in_w32, out_w32, qkv32, att32, ctx32, 0, p, B, T, d, H);
+    attention_forward_f32(y32, qkv32, att32, ctx32, row32, x32, in_w32, in_b32, out_w32, out_b32, 0,
+                          am32, p, B, T, d, H, 0);
+    zero32();
+    attention_backward_f32(dx32, din_w32, din_b32, dout_w32, dout_b32, dqkv32, dctx32, row32, dy32, x32,
+                           in_w32, out_w32, qkv32, att32, ctx32, am32, p, B, T, d, H);
+}
+
+void eva_f64(int B, int T, int H, int d, double p)
+{
+    fill64(x64, EVA_ROWS * EVA_D, EVA_R);
+    fill64(in_w64, 3 * EVA_D * EVA_D, EVA_R);
+    fill64(in_b64, 3 * EVA_D, EVA_R);
+    fill64(out_w64, EVA_D * EVA_D, EVA_R);
+    fill64(out_b64, EVA_D, EVA_R);
+    fill64(dy64, EVA_ROWS * EVA_D, EVA_R);
+    for (int k = 0; k < EVA_ATT; k++)
+        am64[k] = (double)Frama_C_interval(0, 1);
+    attention_forward_f64(y64, qkv64, att64, ctx64, row64, x64, in_w64, in_b64, out_w64, out_b64, 0, 0,
+                          p, B, T, d, H, 0);
+    zero64();
+    attention_backward_f64(dx64, din_w64, din_b64, dout_w64, dout_b64, dqkv64, dctx64, row64, dy64, x64,
+                           in_w64, out_w64, qkv64, att64, ctx64, 0, p, B, T, d, H);
+    attention_forward_f64(y64, qkv64, att64, ctx64, row64, x64, in_w64, in_b64, out_w64, out_b64, 0,
+                          am64, p, B, T, d, H, 0);
+    zero64();
+    attention_backward_f64(dx64, din_w64, din_b64, dout_w64, dout_b64, dqkv64, dctx64, row64, dy64, x64,
+                           in_w64, out_w64, qkv64, att64, ctx64, am64, p, B, T, d, H);
+}
+
+int main(void)
+{
+    int B = Frama_C_interval(1, EVA_B), T = Frama_C_interval(1, EVA_T);
+    int H = Frama_C_interval(1, EVA_H), dh = Frama_C_interval(1, EVA_DH);
+    /* one EVA state per shape (2·4·2·4 = 64): the kernels' index arithmetic (dh = d / H, the head
+       offsets) is then exact, where intervals of B, T, H, dh would not keep d % H == 0 */
+    //@ split B;
+    //@ split T;
+    //@ split H;
+    //@ split dh;
+    int d = H * dh;
+#ifndef EVA_ONLY_F64
+    eva_f32(B, T, H, d, Frama_C_float_interval(0.0f, 0.9f));
+#endif
+#ifndef EVA_ONLY_F32
+    eva_f64(B, T, H, d, Frama_C_double_interval(0.0, 0.9));
+#endif
+    return 0;
+}
