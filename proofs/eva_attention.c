@@ -34,7 +34,9 @@
 #ifndef EVA_DH
 #define EVA_DH 4
 #endif
+#ifndef EVA_R
 #define EVA_R 1.0e4
+#endif
 #define EVA_D (EVA_H * EVA_DH)
 #define EVA_ROWS (EVA_B * EVA_T)
 #define EVA_ATT (EVA_B * EVA_H * EVA_T * EVA_T)
@@ -51,81 +53,51 @@
 EVA_BUFFERS(float, 32)
 EVA_BUFFERS(double, 64)
 
-/* v[k] in [-r, r] for k < n (a constant bound: a fill loop bounded by an interval size would leave
-   one EVA state per size, and every kernel would then be analysed once per size) */
-static void fill32(float *v, int n, float r)
-{
-    for (int k = 0; k < n; k++)
-        v[k] = Frama_C_float_interval(-r, r);
-}
-static void fill64(double *v, int n, double r)
-{
-    for (int k = 0; k < n; k++)
-        v[k] = Frama_C_double_interval(-r, r);
-}
-
-/* the gradients accumulated from 0 */
-static void zero32(void)
-{
-    for (int k = 0; k < EVA_ROWS * EVA_D; k++) dx32[k] = 0.0f;
-    for (int k = 0; k < 3 * EVA_D * EVA_D; k++) din_w32[k] = 0.0f;
-    for (int k = 0; k < 3 * EVA_D; k++) din_b32[k] = 0.0f;
-    for (int k = 0; k < EVA_D * EVA_D; k++) dout_w32[k] = 0.0f;
-    for (int k = 0; k < EVA_D; k++) dout_b32[k] = 0.0f;
-}
-static void zero64(void)
-{
-    for (int k = 0; k < EVA_ROWS * EVA_D; k++) dx64[k] = 0.0;
-    for (int k = 0; k < 3 * EVA_D * EVA_D; k++) din_w64[k] = 0.0;
-    for (int k = 0; k < 3 * EVA_D; k++) din_b64[k] = 0.0;
-    for (int k = 0; k < EVA_D * EVA_D; k++) dout_w64[k] = 0.0;
-    for (int k = 0; k < EVA_D; k++) dout_b64[k] = 0.0;
-}
-
-void eva_f32(int B, int T, int H, int d, float p)
-{
-    fill32(x32, EVA_ROWS * EVA_D, (float)EVA_R);
-    fill32(in_w32, 3 * EVA_D * EVA_D, (float)EVA_R);
-    fill32(in_b32, 3 * EVA_D, (float)EVA_R);
-    fill32(out_w32, EVA_D * EVA_D, (float)EVA_R);
-    fill32(out_b32, EVA_D, (float)EVA_R);
-    fill32(dy32, EVA_ROWS * EVA_D, (float)EVA_R);
-    for (int k = 0; k < EVA_ATT; k++)
-        am32[k] = (float)Frama_C_interval(0, 1);
-    /* eval mode (no attention dropout), then with the mask */
-    attention_forward_f32(y32, qkv32, att32, ctx32, row32, x32, in_w32, in_b32, out_w32, out_b32, 0, 0,
-                          p, B, T, d, H, 0);
-    zero32();
-    attention_backward_f32(dx32, din_w32, din_b32, dout_w32, dout_b32, dqkv32, dctx32, row32, dy32, x32,
-                           in_w32, out_w32, qkv32, att32, ctx32, 0, p, B, T, d, H);
-    attention_forward_f32(y32, qkv32, att32, ctx32, row32, x32, in_w32, in_b32, out_w32, out_b32, 0,
-                          am32, p, B, T, d, H, 0);
-    zero32();
-    attention_backward_f32(dx32, din_w32, din_b32, dout_w32, dout_b32, dqkv32, dctx32, row32, dy32, x32,
-                           in_w32, out_w32, qkv32, att32, ctx32, am32, p, B, T, d, H);
-}
-
-void eva_f64(int B, int T, int H, int d, double p)
-{
-    fill64(x64, EVA_ROWS * EVA_D, EVA_R);
-    fill64(in_w64, 3 * EVA_D * EVA_D, EVA_R);
-    fill64(in_b64, 3 * EVA_D, EVA_R);
-    fill64(out_w64, EVA_D * EVA_D, EVA_R);
-    fill64(out_b64, EVA_D, EVA_R);
-    fill64(dy64, EVA_ROWS * EVA_D, EVA_R);
-    for (int k = 0; k < EVA_ATT; k++)
-        am64[k] = (double)Frama_C_interval(0, 1);
-    attention_forward_f64(y64, qkv64, att64, ctx64, row64, x64, in_w64, in_b64, out_w64, out_b64, 0, 0,
-                          p, B, T, d, H, 0);
-    zero64();
-    attention_backward_f64(dx64, din_w64, din_b64, dout_w64, dout_b64, dqkv64, dctx64, row64, dy64, x64,
-                           in_w64, out_w64, qkv64, att64, ctx64, 0, p, B, T, d, H);
-    attention_forward_f64(y64, qkv64, att64, ctx64, row64, x64, in_w64, in_b64, out_w64, out_b64, 0,
-                          am64, p, B, T, d, H, 0);
-    zero64();
-    attention_backward_f64(dx64, din_w64, din_b64, dout_w64, dout_b64, dqkv64, dctx64, row64, dy64, x64,
-                           in_w64, out_w64, qkv64, att64, ctx64, am64, p, B, T, d, H);
-}
+/* One dtype's scenario (FT float or double, S its suffix 32 or 64, INTERVAL Frama-C's generator of
+   that type), written once so that both dtypes are analysed on the same steps:
+   fill##S: v[k] in [-r, r] for k < n (a constant bound: a fill loop bounded by an interval size
+   would leave one EVA state per size, and every kernel would then be analysed once per size);
+   zero##S: the gradients accumulated from 0;
+   eva_f##S: eval mode (no attention dropout), then with the mask, each forward then backward. */
+#define EVA_SCENARIO(FT, S, INTERVAL)                                                              \
+    static void fill##S(FT *v, int n, FT r)                                                        \
+    {                                                                                              \
+        for (int k = 0; k < n; k++)                                                                \
+            v[k] = INTERVAL(-r, r);                                                                \
+    }                                                                                              \
+    static void zero##S(void)                                                                      \
+    {                                                                                              \
+        for (int k = 0; k < EVA_ROWS * EVA_D; k++) dx##S[k] = 0;                                   \
+        for (int k = 0; k < 3 * EVA_D * EVA_D; k++) din_w##S[k] = 0;                               \
+        for (int k = 0; k < 3 * EVA_D; k++) din_b##S[k] = 0;                                       \
+        for (int k = 0; k < EVA_D * EVA_D; k++) dout_w##S[k] = 0;                                  \
+        for (int k = 0; k < EVA_D; k++) dout_b##S[k] = 0;                                          \
+    }                                                                                              \
+    void eva_f##S(int B, int T, int H, int d, FT p)                                                \
+    {                                                                                              \
+        fill##S(x##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                                \
+        fill##S(in_w##S, 3 * EVA_D * EVA_D, (FT)EVA_R);                                            \
+        fill##S(in_b##S, 3 * EVA_D, (FT)EVA_R);                                                    \
+        fill##S(out_w##S, EVA_D * EVA_D, (FT)EVA_R);                                               \
+        fill##S(out_b##S, EVA_D, (FT)EVA_R);                                                       \
+        fill##S(dy##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                               \
+        for (int k = 0; k < EVA_ATT; k++)                                                          \
+            am##S[k] = (FT)Frama_C_interval(0, 1);                                                 \
+        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
+                               out_w##S, out_b##S, 0, 0, p, B, T, d, H, 0);                        \
+        zero##S();                                                                                 \
+        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
+                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S, 0, \
+                                p, B, T, d, H);                                                    \
+        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
+                               out_w##S, out_b##S, 0, am##S, p, B, T, d, H, 0);                    \
+        zero##S();                                                                                 \
+        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
+                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S,    \
+                                am##S, p, B, T, d, H);                                             \
+    }
+EVA_SCENARIO(float, 32, Frama_C_float_interval)
+EVA_SCENARIO(double, 64, Frama_C_double_interval)
 
 int main(void)
 {
