@@ -17,6 +17,18 @@
 #   FILE       the translation unit(s) given to frama-c (paths in the repository: ref/layernorm.c)
 #   FUNCTIONS  -wp-fct (comma-separated); PROPS -wp-prop (names, comma-separated); PROVERS -wp-prover
 #
+# or, for EVA (a kernel that WP's real model cannot tell from the right one but whose float
+# operations overflow or give NaN over the stated ranges), one selection
+#
+#   expect: eva:FILE[,FILE...] DEFINES
+#
+#   FILE       the kernels and the harness, as the target's proof_eva_start gets them
+#   DEFINES    the harness's macros, comma-separated (EVA_ONLY_F32,EVA_NMAX=16: a small, quick run),
+#              each passed as -D, with -DRESNORM_EVA and the options of proof_eva_start
+#   The control must raise 0 alarms. The mutant must raise an alarm or leave unknown a property that
+#   the control decided: EVA narrows its states by such a property (the mutant's NaN may hide behind
+#   it), and each target's proof_eva_no_unknown fails on it.
+#
 # For every selection WP runs twice, on temporary copies of ref/, specs/, cli/ and the prover settings,
 # with no session and -wp-cache none (nothing replayed) and a short timeout (MUT_TIMEOUT, default 3 s: the
 # controls take at most 1.9 s idle, and a mutant's false goal runs its provers to the timeout)
@@ -40,6 +52,7 @@ MUT_TIMEOUT=${MUT_TIMEOUT:-3}
 make_copy() {
   mkdir -p "$1/proofs"
   cp -r ref specs cli "$1/"
+  cp proofs/eva_*.c proofs/eva_*.h "$1/proofs/"
   cp proofs/fperr.mlw proofs/fperr.driver proofs/gappa_wp.drv "$1/proofs/"
   sed "s#proofs/gappa_wp.drv#$1/proofs/gappa_wp.drv#" proofs/why3.conf > "$1/proofs/why3.conf"
 }
@@ -61,6 +74,47 @@ wp_select() {
   rc=$?
   if [ $rc -ne 0 ]; then echo ERR; return; fi
   awk '/^\[wp\] Proved goals: / { p = $4; t = $6 } END { print (t == "" ? "0 0" : p " " t) }' "$log"
+}
+
+# eva_select DIR LOG FILES DEFINES: one EVA run in DIR (proof_eva_start's options, the loops unrolled
+# to EVA_NMAX + 4 or 200 when DEFINES does not set it); prints its alarm count (ERR when Frama-C failed).
+eva_select() {
+  local dir=$1 log=$2 files=$3 defs="-DRESNORM_EVA" d nmax=196 rc
+  for d in $(tr , ' ' <<< "$4"); do defs+=" -D$d"; [[ $d == EVA_NMAX=* ]] && nmax=${d#EVA_NMAX=}; done
+  # shellcheck disable=SC2046
+  (cd "$dir" && frama-c -cpp-extra-args="$CPP $defs" $(tr , ' ' <<< "$files") -eva \
+     -warn-special-float non-finite -eva-auto-loop-unroll $((nmax + 4)) -eva-subdivide-non-linear 16 \
+     < /dev/null) > "$log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then echo ERR; return; fi
+  eva_alarms "$log"
+}
+
+# eva_unknown LOG: the properties EVA left unknown, one a line, without file and line (a patch shifts them)
+eva_unknown() { grep -h 'got status unknown' "$1" | sed -E 's/^.*Warning: *//; s/^ *//' | sort -u; }
+
+# eva_selection M K FILES DEFINES: the control and the mutant of selection K of mutant M, in parallel;
+# clears ok unless the control raised no alarm and the mutant raised one or left unknown a property
+# that the control decided.
+eva_selection() {
+  local m=$1 k=$2 files=$3 defs=$4 ca ma new
+  local lc="$OUT/$m.control.$k.log" lm="$OUT/$m.mutant.$k.log"
+  eva_select "$CONTROL" "$lc" "$files" "$defs" > "$OUT/$m.rc.c" &
+  eva_select "$tmp" "$lm" "$files" "$defs" > "$OUT/$m.rc.m"
+  wait
+  read -r ca < "$OUT/$m.rc.c"; read -r ma < "$OUT/$m.rc.m"; rm -f "$OUT/$m.rc.c" "$OUT/$m.rc.m"
+  echo "$m: eva $defs: control ${ca} alarms, mutant ${ma} alarms"
+  if [ "$ca" = ERR ] || [ "$ca" = -1 ]; then echo "$m: FAIL: EVA failed on the control (see $lc)"; ok=0; return; fi
+  if [ "$ma" = ERR ] || [ "$ma" = -1 ]; then echo "$m: FAIL: EVA failed on the mutant (see $lm)"; ok=0; return; fi
+  [ "$ca" -eq 0 ] || { echo "$m: FAIL: the control raised $ca EVA alarms (see $lc)"; ok=0; }
+  new=$(comm -13 <(eva_unknown "$lc") <(eva_unknown "$lm"))
+  if [ "$ma" -eq 0 ] && [ -z "$new" ]; then
+    echo "$m: FAIL: mutant ACCEPTED: no EVA alarm on it and no property left unknown that the control decided (see $lm)"; ok=0
+  else
+    grep -A1 '^\[eva:alarm\]' "$lm" | grep -vE '^\[eva:alarm\]|^--|got status unknown' | sort -u | head -3 |
+      sed 's/^ */      mutant alarm: /'
+    [ -z "$new" ] || sed 's/^/      mutant unknown (the control decided it): /' <<< "$new"
+  fi
 }
 
 # unproved WHO LOG: the names of the goals WP did not prove (indented, one a line).
@@ -97,6 +151,16 @@ for p in "${patches[@]}"; do
   while read -r _ run fct props provers extra; do
     k=$((k + 1))
     mode=${run%%:*}; files=${run#*:}
+    if [ "$mode" = eva ]; then
+      if [ -z "$fct" ] || [ -n "$props" ]; then
+        echo "$m: FAIL: malformed line 'expect: $run $fct $props $provers $extra'"
+        echo "    (want: expect: eva:FILE[,FILE] DEFINES)"; ok=0; continue
+      fi
+      for f in $(tr , ' ' <<< "$files"); do
+        [ -f "$CONTROL/$f" ] || { echo "$m: FAIL: expect: no file $f"; ok=0; continue 2; }
+      done
+      eva_selection "$m" "$k" "$files" "$fct"; continue
+    fi
     if [ -z "$provers" ] || [ -n "$extra" ] || [ "$mode" = "$run" ] ||
        ! [[ $mode =~ ^(float|real|rows|bwd32)$ ]]; then
       echo "$m: FAIL: malformed line 'expect: $run $fct $props $provers $extra'"
