@@ -6,4 +6,4 @@
 #   make prove-attention WP_CACHE=update   ... and store new results (then commit the session)
 .PHONY: prove-attention
 prove-attention:
-	WP_CACHE=$(or $(WP_CACHE),replay) proofs/attention.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) PROVE_LANE=$(PROVE_LANE) proofs/attention.sh
