@@ -34,11 +34,11 @@ proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log"
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
 if [ "$ATTN_EVA" -eq 1 ]; then
-proof_eva_wait
-# EVA is given softmax's two facts (d_nonpos, s_ge_half: proved by prove-softmax's WP run, whose
-# check fails if they are not among its goals) and must reach both; any other property it leaves
-# unknown fails the run (the harness splits its states by shape, so the index facts are decided).
-proof_eva_no_unknown d_nonpos s_ge_half
+  proof_eva_wait
+  # EVA is given softmax's two facts (d_nonpos, s_ge_half: proved by prove-softmax's WP run, whose
+  # check fails if they are not among its goals) and must reach both; any other property it leaves
+  # unknown fails the run (the harness splits its states by shape, so the index facts are decided).
+  proof_eva_no_unknown d_nonpos s_ge_half
 fi
 proof_summary proofs/results/attention.json proofs/summary_attention.awk -v eva_run="$ATTN_EVA"
 proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions; rows run: one query row composed)$([ "$ATTN_EVA" -eq 1 ] && echo ', 0 EVA alarms' || echo '; EVA not run (make check; make prove runs it)')"
