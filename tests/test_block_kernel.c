@@ -295,6 +295,11 @@ Test(block_kernel, identity_pre_ln_exact_f32_f64)
    the one with teeth (README, "The Transformer block and the stack"). */
 Test(block_kernel, gpt2_width_f32_within_both_tiers, .timeout = 1200)
 {
+    /* ZOO_QUICK ('make asan'): the small cases above run the same kernel paths under the
+       sanitizers; this width (most of the file's 523-647 s there) runs in the unit pass, for CI's
+       45 minutes. */
+    if (getenv("ZOO_QUICK"))
+        cr_skip_test("GPT-2 width: the unit pass only (ZOO_QUICK, the sanitizer pass)");
     json_error_t e;
     json_t *m = json_load_file(MANIFEST, 0, &e);
     cr_assert_not_null(m, "%s", e.text);
