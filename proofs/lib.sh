@@ -220,13 +220,18 @@ proof_soundness_greps() {
 # EVA_EXTRA_OPTS, if set, is added to the frama-c options (the skip kernels: -eva-precision 3).
 # FILE.c...: the kernels and the harness (EVA_UNROLL, if set, overrides the unrolling EVA_NMAX + 4); the harness selects the precision with -DEVA_ONLY_F32 /
 # -DEVA_ONLY_F64 and the size with EVA_NMAX.
+# eva_opts UNROLL: the EVA options of every run (also prove-mutants-fast's EVA selections)
+eva_opts() {
+  echo "-eva -warn-special-float non-finite -eva-auto-loop-unroll $1 -eva-subdivide-non-linear 16 \
+    -eva-msg-key=-loop-unroll ${EVA_EXTRA_OPTS:-}"
+}
 proof_eva_start() {
   local p
   PROOF_EVA=1
   local unroll=$((EVA_NMAX + 4))
   [ -n "${EVA_UNROLL:-}" ] && unroll=$EVA_UNROLL
-  local opts="-eva -warn-special-float non-finite -eva-auto-loop-unroll $unroll \
-    -eva-subdivide-non-linear 16 -eva-msg-key=-loop-unroll ${EVA_EXTRA_OPTS:-}"
+  local opts
+  opts=$(eva_opts "$unroll")
   for p in F32 F64; do
     # shellcheck disable=SC2086
     frama-c -cpp-extra-args="$CPP ${EVA_CPP_EXTRA:-} -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$@" \

@@ -83,8 +83,7 @@ eva_select() {
   local dir=$1 log=$2 files=$3 defs="-DRESNORM_EVA" d nmax=196 rc
   for d in $(tr , ' ' <<< "$4"); do defs+=" -D$d"; [[ $d == EVA_NMAX=* ]] && nmax=${d#EVA_NMAX=}; done
   # shellcheck disable=SC2046
-  (cd "$dir" && frama-c -cpp-extra-args="$CPP $defs" $(tr , ' ' <<< "$files") -eva \
-     -warn-special-float non-finite -eva-auto-loop-unroll $((nmax + 4)) -eva-subdivide-non-linear 16 \
+  (cd "$dir" && frama-c -cpp-extra-args="$CPP $defs" $(tr , ' ' <<< "$files") $(eva_opts $((nmax + 4))) \
      < /dev/null) > "$log" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then echo ERR; return; fi

@@ -6,7 +6,7 @@
 # (the same variables apply to `make prove`, which runs this target among the others).
 .PHONY: prove-layernorm
 prove-layernorm:
-	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),$(if $(filter check,$(PROVE_LANE)),1024,4096)) proofs/prove.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),$(NORM_EVA_NMAX)) proofs/prove.sh
 
 # Proof regression (issue 13), fast: run by `make prove` (~3 min on 2 idle cores).  Each mutant in
 # proofs/mutants/ declares the goal(s) it must break (`expect:` lines); WP runs that selection,

@@ -6,4 +6,4 @@
 #   make prove-residual EVA_NMAX=1024     a quicker EVA run over 0 <= n <= 1024
 .PHONY: prove-residual
 prove-residual:
-	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),$(if $(filter check,$(PROVE_LANE)),1024,4096)) proofs/residual.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),$(NORM_EVA_NMAX)) proofs/residual.sh

@@ -6,7 +6,7 @@
 #   make prove-rmsnorm EVA_NMAX=1024      a quicker EVA run over 1 <= n <= 1024
 .PHONY: prove-rmsnorm
 prove-rmsnorm:
-	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),$(if $(filter check,$(PROVE_LANE)),1024,4096)) proofs/rmsnorm.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) EVA_NMAX=$(or $(EVA_NMAX),$(NORM_EVA_NMAX)) proofs/rmsnorm.sh
 
 # Proof regression of RMSNorm and the residual add (issue 13): every proofs/mutants/rmsnorm_*.patch and
 # residual_*.patch (wrong in float, exact over the reals) must be REJECTED by the float-model WP run
