@@ -265,7 +265,7 @@ prove: $(PROVE_ORDER)
 
 # What make check runs: every proof of the kernels (all of WP, EVA and Gappa), without the proof
 # regression (prove-mutants-fast: ~3-5 min of CPU, uncached prover calls that run to their
-# timeout).  make check passes PROVE_LANE=check: the attention's EVA run is skipped (~3.5 min of
+# timeout).  make check passes PROVE_LANE=check: the attention's two EVA runs are skipped (~6 min of
 # CPU) and LayerNorm's, RMSNorm's and the residual's EVA run over n <= 1024 instead of 4096 (~7 min
 # of CPU less); make prove runs them in full.  (A fresh make check took 50 min on 6 December 2026
 # on the AMD host, both lanes over 40.)  Issue 13 has the mutants in make check "if it fits the

@@ -4,8 +4,8 @@
 # of the composed linear, softmax and dropout kernels (whose postconditions, proved by their own
 # targets, state each dot product, softmax row and dropout row functionally) and, in a rows run, one
 # query row of one head composed (att_row, ctx_row: specs/attention_rows.h); EVA on the float kernels,
-# forward then backward, nothing masked, without and with the attention-dropout mask, over the ranges
-# of proofs/eva_attention.c (specs/attention.h).  Exits non-zero on any unproved goal, failed smoke
+# forward then backward, without and with the attention-dropout mask, nothing masked and (a second
+# run) causal and key-padding-masked, over the ranges of proofs/eva_attention.c (specs/attention.h).  Exits non-zero on any unproved goal, failed smoke
 # test, EVA alarm or property EVA leaves unknown (but the facts named below), or unsound ACSL
 # literal; writes proofs/results/attention.json.  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
@@ -16,11 +16,19 @@ proof_soundness_greps specs/attention.h specs/attention_rows.h ref/attention.c p
 # own model of expf/exp), the annotations read with -DRESNORM_EVA (real-model statements \true for it).
 # The sizes are small (B <= 2, T <= 4, H <= 2, dh <= 4: 64 shapes, one EVA state each): EVA unrolls
 # every loop.
-# Not in make check's proof lane (PROVE_LANE=check: CI's 45 minutes; ~3.5 min of CPU); make prove runs it.
+# Not in make check's proof lane (PROVE_LANE=check: CI's 45 minutes; ~6 min of CPU with the masked
+# run); make prove runs it.
 ATTN_EVA=1; [ "${PROVE_LANE:-}" = check ] && ATTN_EVA=0
 if [ "$ATTN_EVA" -eq 1 ]; then
   EVA_CPP_EXTRA=-DRESNORM_EVA EVA_UNROLL=200 proof_eva_start ref/attention.c ref/linear.c ref/softmax.c \
     ref/dropout.c ref/libm.c proofs/eva_attention.c
+  # The masked run (-DEVA_MASKED, logs eva_masked_F32/F64.log): causal 0/1 and every key padding
+  # pattern that leaves key 0 (B <= 2, T <= 3, H <= 2, dh = 1: one state each), eval mode and the
+  # dropout mask; infinities allowed (the -Inf of a masked key is by design), every NaN an alarm,
+  # every output and cache asserted finite.  The harness has its own exp (exp(-Inf) = +0 written
+  # out: EVA's expf model bounds nothing for an argument interval that holds -Inf), so not ref/libm.c.
+  EVA_TAG=masked EVA_WARN=nan EVA_CPP_EXTRA="-DRESNORM_EVA -DEVA_MASKED" EVA_UNROLL=200 proof_eva_start \
+    ref/attention.c ref/linear.c ref/softmax.c ref/dropout.c proofs/eva_attention.c
 fi
 # One query row composed (specs/attention_rows.h): real model, -DRESNORM_WP_ROWS, on the row helpers
 # only: att_row (no mask: P is the softmax of the scores of qkv as at entry) and ctx_row (c is the

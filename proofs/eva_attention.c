@@ -14,7 +14,10 @@
  * e <= 1 over s >= 1/2), ctx <= T·2·10·8.0e8, the backward's dS ~ 1e23 and dqkv ~ 1e32, dx ~ 1e37,
  * under FLT_MAX ~ 3.4e38.
  * Masked rows (causal, key padding) are not in this run: the mask row holds -Inf by design (as
- * torch's), which -warn-special-float non-finite reports; specs/attention.h says so.
+ * torch's), which -warn-special-float non-finite reports.  They are the second run's (-DEVA_MASKED,
+ * -warn-special-float nan, below: EVA_MASKED_SCENARIO); specs/attention.h states both.
+ * EVA_PAD_KEY0=1 lets the masked run pad key 0 too: a causal row 0 then has every key masked, whose
+ * softmax is NaN (-Inf - -Inf, as torch's), and the run raises that alarm (so it can fail).
  * EVA relies on nothing it did not prove but softmax's two given facts (d_nonpos, s_ge_half: WP
  * proves them, proofs/README-sublayers.md "Softmax: the two facts EVA is given") and the integer
  * facts of the ghost lemma functions (row offsets, WP-proved); proofs/attention.sh fails on any other
@@ -22,6 +25,20 @@
 #include "__fc_builtin.h"
 #include "attention.h"
 
+/* The masked run's sizes: one EVA state per shape, causal flag and key padding pattern (2^(B·(T-1))
+   patterns: 56 states per dropout mode at these sizes, ~70 s of CPU per dtype); dh does not meet the
+   mask, and the unmasked run covers dh <= 4 */
+#ifdef EVA_MASKED
+#ifndef EVA_T
+#define EVA_T 3
+#endif
+#ifndef EVA_DH
+#define EVA_DH 1
+#endif
+#endif
+#ifndef EVA_PAD_KEY0
+#define EVA_PAD_KEY0 0
+#endif
 #ifndef EVA_B
 #define EVA_B 2
 #endif
@@ -99,6 +116,95 @@ EVA_BUFFERS(double, 64)
 EVA_SCENARIO(float, 32, Frama_C_float_interval)
 EVA_SCENARIO(double, 64, Frama_C_double_interval)
 
+#ifdef EVA_MASKED
+/* The masked run (-DEVA_MASKED, -warn-special-float nan): causal or not, with a key padding mask
+   whose key 0 is never padded, so that every query row keeps a key (causal row 0 sees key 0 only;
+   a row with every key masked is NaN by design, as torch's).  EVA allows infinities in this run (a
+   masked score is -Inf by design: exp(-Inf) = 0, Frama-C's libc model) and reports every NaN; every
+   output and cache is then asserted finite, element by element (fin32, fin64), so that an overflow
+   that reached an output would leave an assertion unknown, which fails the target.  An overflow to
+   -Inf inside the scores would read as a masked key: the scores are the unmasked run's, proved
+   finite there over the same ranges (the mask only adds 0 or -Inf to them). */
+#include <math.h>
+/* exp for this run (the unmasked run has ref/libm.c's, the same calls): exp(-Inf) = +0 exactly (C99
+   Annex F, F.10.3.1) written out, because EVA's model of expf/exp bounds nothing for an argument
+   interval that holds -Inf (a masked key's z - max); the other arguments go to Frama-C's expf/exp. */
+float rn_expf(float x)
+{
+    return x == -INFINITY ? 0.0f : expf(x);
+}
+double rn_exp(double x)
+{
+    return x == -INFINITY ? 0.0 : exp(x);
+}
+static float kpm32[EVA_ROWS];
+static double kpm64[EVA_ROWS];
+static void fin32(const float *v, int n)
+{
+    for (int k = 0; k < n; k++) {
+        //@ assert finite32: \is_finite(v[k]);
+    }
+}
+static void fin64(const double *v, int n)
+{
+    for (int k = 0; k < n; k++) {
+        //@ assert finite64: \is_finite(v[k]);
+    }
+}
+#define EVA_MASKED_SCENARIO(FT, S, INTERVAL)                                                       \
+    static void kpm_fill##S(int B, int T, int pat)                                                 \
+    {                                                                                              \
+        for (int b = 0; b < B; b++)                                                                \
+            for (int j = 0; j < T; j++)                                                            \
+                kpm##S[b * T + j] = j == 0 ? (FT)EVA_PAD_KEY0 : (FT)((pat >> (b * (T - 1) + j - 1)) & 1); \
+    }                                                                                              \
+    static void fin_all##S(int B, int T, int H, int d)                                             \
+    {                                                                                              \
+        fin##S(y##S, B * T * d);                                                                   \
+        fin##S(qkv##S, B * T * 3 * d);                                                             \
+        fin##S(att##S, B * H * T * T);                                                             \
+        fin##S(ctx##S, B * T * d);                                                                 \
+    }                                                                                              \
+    static void fin_grads##S(int B, int T, int d)                                                  \
+    {                                                                                              \
+        fin##S(dx##S, B * T * d);                                                                  \
+        fin##S(din_w##S, 3 * d * d);                                                               \
+        fin##S(din_b##S, 3 * d);                                                                   \
+        fin##S(dout_w##S, d * d);                                                                  \
+        fin##S(dout_b##S, d);                                                                      \
+    }                                                                                              \
+    void eva_m##S(int B, int T, int H, int d, FT p, int causal, int pat)                           \
+    {                                                                                              \
+        fill##S(x##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                                \
+        fill##S(in_w##S, 3 * EVA_D * EVA_D, (FT)EVA_R);                                            \
+        fill##S(in_b##S, 3 * EVA_D, (FT)EVA_R);                                                    \
+        fill##S(out_w##S, EVA_D * EVA_D, (FT)EVA_R);                                               \
+        fill##S(out_b##S, EVA_D, (FT)EVA_R);                                                       \
+        fill##S(dy##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                               \
+        kpm_fill##S(B, T, pat);                                                                       \
+        for (int k = 0; k < EVA_ATT; k++)                                                          \
+            am##S[k] = (FT)Frama_C_interval(0, 1);                                                 \
+        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
+                               out_w##S, out_b##S, kpm##S, 0, p, B, T, d, H, causal);              \
+        fin_all##S(B, T, H, d);                                                                    \
+        zero##S();                                                                                 \
+        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
+                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S, 0, \
+                                p, B, T, d, H);                                                    \
+        fin_grads##S(B, T, d);                                                                     \
+        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
+                               out_w##S, out_b##S, kpm##S, am##S, p, B, T, d, H, causal);          \
+        fin_all##S(B, T, H, d);                                                                    \
+        zero##S();                                                                                 \
+        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
+                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S,    \
+                                am##S, p, B, T, d, H);                                             \
+        fin_grads##S(B, T, d);                                                                     \
+    }
+EVA_MASKED_SCENARIO(float, 32, Frama_C_float_interval)
+EVA_MASKED_SCENARIO(double, 64, Frama_C_double_interval)
+#endif
+
 int main(void)
 {
     int B = Frama_C_interval(1, EVA_B), T = Frama_C_interval(1, EVA_T);
@@ -110,11 +216,24 @@ int main(void)
     //@ split H;
     //@ split dh;
     int d = H * dh;
+#ifdef EVA_MASKED
+    int causal = Frama_C_interval(0, 1);
+    //@ split causal;
+    int pat = Frama_C_interval(0, (1 << (B * (T - 1))) - 1);
+    //@ split pat;
+#ifndef EVA_ONLY_F64
+    eva_m32(B, T, H, d, Frama_C_float_interval(0.0f, 0.9f), causal, pat);
+#endif
+#ifndef EVA_ONLY_F32
+    eva_m64(B, T, H, d, Frama_C_double_interval(0.0, 0.9), causal, pat);
+#endif
+#else
 #ifndef EVA_ONLY_F64
     eva_f32(B, T, H, d, Frama_C_float_interval(0.0f, 0.9f));
 #endif
 #ifndef EVA_ONLY_F32
     eva_f64(B, T, H, d, Frama_C_double_interval(0.0, 0.9));
+#endif
 #endif
     return 0;
 }

@@ -24,7 +24,9 @@
 #
 #   FILE       the kernels and the harness, as the target's proof_eva_start gets them
 #   DEFINES    the harness's macros, comma-separated (EVA_ONLY_F32,EVA_NMAX=16: a small, quick run),
-#              each passed as -D, with -DRESNORM_EVA and the options of proof_eva_start
+#              each passed as -D, with -DRESNORM_EVA and the options of proof_eva_start; the entry
+#              warn=nan is not a macro but the run's -warn-special-float mode (the attention's masked
+#              run: EVA_WARN in proofs/lib.sh; default non-finite)
 #   The control must raise 0 alarms. The mutant must raise an alarm or leave unknown a property that
 #   the control decided: EVA narrows its states by such a property (the mutant's NaN may hide behind
 #   it), and each target's proof_eva_no_unknown fails on it.
@@ -80,10 +82,15 @@ wp_select() {
 # eva_select DIR LOG FILES DEFINES: one EVA run in DIR (proof_eva_start's options, the loops unrolled
 # to EVA_NMAX + 4 or 200 when DEFINES does not set it); prints its alarm count (ERR when Frama-C failed).
 eva_select() {
-  local dir=$1 log=$2 files=$3 defs="-DRESNORM_EVA" d nmax=196 rc
-  for d in $(tr , ' ' <<< "$4"); do defs+=" -D$d"; [[ $d == EVA_NMAX=* ]] && nmax=${d#EVA_NMAX=}; done
+  local dir=$1 log=$2 files=$3 defs="-DRESNORM_EVA" d nmax=196 warn=non-finite rc
+  for d in $(tr , ' ' <<< "$4"); do
+    case $d in
+      warn=*) warn=${d#warn=} ;;
+      *) defs+=" -D$d"; [[ $d == EVA_NMAX=* ]] && nmax=${d#EVA_NMAX=} ;;
+    esac
+  done
   # shellcheck disable=SC2046
-  (cd "$dir" && frama-c -cpp-extra-args="$CPP $defs" $(tr , ' ' <<< "$files") $(eva_opts $((nmax + 4))) \
+  (cd "$dir" && frama-c -cpp-extra-args="$CPP $defs" $(tr , ' ' <<< "$files") $(eva_opts $((nmax + 4)) "$warn") \
      < /dev/null) > "$log" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then echo ERR; return; fi
@@ -111,7 +118,7 @@ eva_selection() {
   if [ "$ma" -eq 0 ] && [ -z "$new" ]; then
     echo "$m: FAIL: mutant ACCEPTED: no EVA alarm on it and no property left unknown that the control decided (see $lm)"; ok=0
   else
-    grep -A1 '^\[eva:alarm\]' "$lm" | grep -vE '^\[eva:alarm\]|^--|got status unknown' | sort -u | head -3 |
+    grep -A1 '^\[eva:alarm\]' "$lm" | grep -vE '^\[|^--|got status unknown' | sort -u | head -3 |
       sed 's/^ */      mutant alarm: /'
     [ -z "$new" ] || sed 's/^/      mutant unknown (the control decided it): /' <<< "$new"
   fi

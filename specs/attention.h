@@ -59,9 +59,14 @@
  * state per shape: EVA unrolls every loop), |x|, |in_w|, |in_b|, |out_w|, |out_b|, |dy| <= 1.0e4,
  * the gradients from 0, with the bodies of the linear, softmax and dropout kernels and Frama-C's
  * model of expf/exp.  It relies on softmax's two WP-proved facts (d_nonpos, s_ge_half) and nothing
- * else it did not decide.  Not covered: masked rows (causal, key padding): the mask row holds -Inf
- * by design, as torch's, and a fully masked row is NaN, as torch's; wider shapes (the softmax rows
- * and the dot products at widths to 4096 have their own runs in prove-softmax and prove-linear).
+ * else it did not decide.  Masked rows, a second run (-DEVA_MASKED, -warn-special-float nan: the
+ * mask row's -Inf is by design, as torch's, so only NaN is an alarm there): 0 alarms, and every
+ * output and cache (y, qkv, att, ctx, dx and the parameter gradients) proved finite element by
+ * element, for 1 <= B <= 2, 1 <= T <= 3, 1 <= H <= 2, dh = 1, causal 0 and 1, every key padding
+ * mask that leaves key 0 unpadded (so that every query row keeps a key: a fully masked row is NaN,
+ * as torch's), eval mode and the dropout mask, the same value ranges.  Not covered: fully masked
+ * rows; wider shapes (the softmax rows and the dot products at widths to 4096 have their own runs
+ * in prove-softmax and prove-linear).
  */
 #ifndef RESNORM_ATTENTION_H
 #define RESNORM_ATTENTION_H
