@@ -74,6 +74,7 @@ EVA_BUFFERS(double, 64)
    that type), written once so that both dtypes are analysed on the same steps:
    fill##S: v[k] in [-r, r] for k < n (a constant bound: a fill loop bounded by an interval size
    would leave one EVA state per size, and every kernel would then be analysed once per size);
+   inputs##S: every input at its range, the dropout mask 0/1 (the masked scenario's too);
    zero##S: the gradients accumulated from 0;
    eva_f##S: eval mode (no attention dropout), then with the mask, each forward then backward. */
 #define EVA_SCENARIO(FT, S, INTERVAL)                                                              \
@@ -90,7 +91,7 @@ EVA_BUFFERS(double, 64)
         for (int k = 0; k < EVA_D * EVA_D; k++) dout_w##S[k] = 0;                                  \
         for (int k = 0; k < EVA_D; k++) dout_b##S[k] = 0;                                          \
     }                                                                                              \
-    void eva_f##S(int B, int T, int H, int d, FT p)                                                \
+    static void inputs##S(void)                                                                    \
     {                                                                                              \
         fill##S(x##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                                \
         fill##S(in_w##S, 3 * EVA_D * EVA_D, (FT)EVA_R);                                            \
@@ -100,6 +101,10 @@ EVA_BUFFERS(double, 64)
         fill##S(dy##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                               \
         for (int k = 0; k < EVA_ATT; k++)                                                          \
             am##S[k] = (FT)Frama_C_interval(0, 1);                                                 \
+    }                                                                                              \
+    void eva_f##S(int B, int T, int H, int d, FT p)                                                \
+    {                                                                                              \
+        inputs##S();                                                                               \
         attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
                                out_w##S, out_b##S, 0, 0, p, B, T, d, H, 0);                        \
         zero##S();                                                                                 \
@@ -175,15 +180,8 @@ static void fin64(const double *v, int n)
     }                                                                                              \
     void eva_m##S(int B, int T, int H, int d, FT p, int causal, int pat)                           \
     {                                                                                              \
-        fill##S(x##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                                \
-        fill##S(in_w##S, 3 * EVA_D * EVA_D, (FT)EVA_R);                                            \
-        fill##S(in_b##S, 3 * EVA_D, (FT)EVA_R);                                                    \
-        fill##S(out_w##S, EVA_D * EVA_D, (FT)EVA_R);                                               \
-        fill##S(out_b##S, EVA_D, (FT)EVA_R);                                                       \
-        fill##S(dy##S, EVA_ROWS * EVA_D, (FT)EVA_R);                                               \
-        kpm_fill##S(B, T, pat);                                                                       \
-        for (int k = 0; k < EVA_ATT; k++)                                                          \
-            am##S[k] = (FT)Frama_C_interval(0, 1);                                                 \
+        inputs##S();                                                                               \
+        kpm_fill##S(B, T, pat);                                                                    \
         attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
                                out_w##S, out_b##S, kpm##S, 0, p, B, T, d, H, causal);              \
         fin_all##S(B, T, H, d);                                                                    \
