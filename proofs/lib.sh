@@ -224,10 +224,12 @@ proof_soundness_greps() {
 # eva_TAG_F64.log beside eva_F32.log and eva_F64.log; the attention's masked run), and EVA_WARN its
 # -warn-special-float mode (default non-finite: any NaN or infinity is an alarm; nan: only NaN is,
 # for a run whose infinities are by design, which must then assert what it needs finite).
-# eva_opts UNROLL [WARN]: the EVA options of every run (also prove-mutants-fast's EVA selections)
+# eva_opts UNROLL [WARN]: the EVA options of every run (also prove-mutants-fast's EVA selections).
+# loop-unroll:auto=inactive drops EVA's "Automatic loop unrolling" note per loop (the option used
+# before, -eva-msg-key=-loop-unroll, is not a message key: it only added a warning to every log).
 eva_opts() {
   echo "-eva -warn-special-float ${2:-non-finite} -eva-auto-loop-unroll $1 -eva-subdivide-non-linear 16 \
-    -eva-msg-key=-loop-unroll ${EVA_EXTRA_OPTS:-}"
+    -eva-warn-key loop-unroll:auto=inactive ${EVA_EXTRA_OPTS:-}"
 }
 # eva_logs: the EVA logs of this target's runs (the default pair when none was started: selftest)
 eva_logs() {
