@@ -5,9 +5,9 @@
 # targets, state each dot product, softmax row and dropout row functionally) and, in a rows run, one
 # query row of one head composed (att_row, ctx_row: specs/attention_rows.h); EVA on the float kernels,
 # forward then backward, without and with the attention-dropout mask, nothing masked and (a second
-# run) causal and key-padding-masked, over the ranges of proofs/eva_attention.c (specs/attention.h).  Exits non-zero on any unproved goal, failed smoke
-# test, EVA alarm or property EVA leaves unknown (but the facts named below), or unsound ACSL
-# literal; writes proofs/results/attention.json.  Steps and environment: proofs/lib.sh.
+# run) causal and key-padding-masked, over the ranges of proofs/eva_attention.c (specs/attention.h).
+# Exits non-zero on any unproved goal, failed smoke test, EVA alarm or property EVA leaves unknown
+# (but the facts named below), or unsound ACSL literal; writes proofs/results/attention.json.  Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-attention build/proofs/attention
 

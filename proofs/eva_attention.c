@@ -156,7 +156,7 @@ static void fin64(const double *v, int n)
         //@ assert finite64: \is_finite(v[k]);
     }
 }
-#define EVA_MASKED_SCENARIO(FT, S, INTERVAL)                                                       \
+#define EVA_MASKED_SCENARIO(FT, S)                                                                 \
     static void kpm_fill##S(int B, int T, int pat)                                                 \
     {                                                                                              \
         for (int b = 0; b < B; b++)                                                                \
@@ -178,29 +178,28 @@ static void fin64(const double *v, int n)
         fin##S(dout_w##S, d * d);                                                                  \
         fin##S(dout_b##S, d);                                                                      \
     }                                                                                              \
+    /* forward then backward on its caches, with the key padding mask; am: NULL (eval) or the     \
+       dropout mask; every output and cache checked finite after each */                           \
+    static void masked_pass##S(const FT *am, FT p, int B, int T, int H, int d, int causal)        \
+    {                                                                                              \
+        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
+                               out_w##S, out_b##S, kpm##S, am, p, B, T, d, H, causal);             \
+        fin_all##S(B, T, H, d);                                                                    \
+        zero##S();                                                                                 \
+        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
+                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S, am, \
+                                p, B, T, d, H);                                                    \
+        fin_grads##S(B, T, d);                                                                     \
+    }                                                                                              \
     void eva_m##S(int B, int T, int H, int d, FT p, int causal, int pat)                           \
     {                                                                                              \
         inputs##S();                                                                               \
         kpm_fill##S(B, T, pat);                                                                    \
-        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
-                               out_w##S, out_b##S, kpm##S, 0, p, B, T, d, H, causal);              \
-        fin_all##S(B, T, H, d);                                                                    \
-        zero##S();                                                                                 \
-        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
-                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S, 0, \
-                                p, B, T, d, H);                                                    \
-        fin_grads##S(B, T, d);                                                                     \
-        attention_forward_f##S(y##S, qkv##S, att##S, ctx##S, row##S, x##S, in_w##S, in_b##S,        \
-                               out_w##S, out_b##S, kpm##S, am##S, p, B, T, d, H, causal);          \
-        fin_all##S(B, T, H, d);                                                                    \
-        zero##S();                                                                                 \
-        attention_backward_f##S(dx##S, din_w##S, din_b##S, dout_w##S, dout_b##S, dqkv##S, dctx##S, \
-                                row##S, dy##S, x##S, in_w##S, out_w##S, qkv##S, att##S, ctx##S,    \
-                                am##S, p, B, T, d, H);                                             \
-        fin_grads##S(B, T, d);                                                                     \
+        masked_pass##S(0, p, B, T, H, d, causal);                                                  \
+        masked_pass##S(am##S, p, B, T, H, d, causal);                                              \
     }
-EVA_MASKED_SCENARIO(float, 32, Frama_C_float_interval)
-EVA_MASKED_SCENARIO(double, 64, Frama_C_double_interval)
+EVA_MASKED_SCENARIO(float, 32)
+EVA_MASKED_SCENARIO(double, 64)
 #endif
 
 int main(void)

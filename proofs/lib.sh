@@ -481,18 +481,22 @@ proof_eva_no_unknown() {
   done
 }
 
-# eva_f32, eva_f64: the alarms of every run of that dtype (-1 if a log has no count)
-proof_eva_wait() {
-  local pid f a
-  eva_rc=0; eva_f32=0; eva_f64=0
-  for pid in "${PROOF_EVA_PIDS[@]}"; do wait "$pid" || eva_rc=1; done
-  for f in "${PROOF_EVA_LOGS[@]}"; do
-    a=$(eva_alarms "$f")
-    case $f in
-      *_F32.log) [ "$a" -lt 0 ] || [ "$eva_f32" -lt 0 ] && eva_f32=-1 || eva_f32=$((eva_f32 + a)) ;;
-      *) [ "$a" -lt 0 ] || [ "$eva_f64" -lt 0 ] && eva_f64=-1 || eva_f64=$((eva_f64 + a)) ;;
-    esac
+# eva_sum P: the alarms of this target's runs of dtype P (F32 or F64), -1 if a log has no count
+eva_sum() {
+  local f a n=0
+  for f in $(eva_logs); do
+    [[ $f == *_$1.log ]] || continue
+    a=$(eva_alarms "$f"); [ "$a" -lt 0 ] && { echo -1; return; }
+    n=$((n + a))
   done
+  echo "$n"
+}
+# -> eva_rc, and eva_f32, eva_f64: the alarms of every run of that dtype
+proof_eva_wait() {
+  local pid
+  eva_rc=0
+  for pid in "${PROOF_EVA_PIDS[@]}"; do wait "$pid" || eva_rc=1; done
+  eva_f32=$(eva_sum F32); eva_f64=$(eva_sum F64)
 }
 
 # ---- 5. summary -----------------------------------------------------------------------------
