@@ -1,15 +1,15 @@
 /* `resnorm check` by blocks of rows (cli/check.c, "The check by blocks of rows") gives the report
  * of the whole-tensor path byte for byte: the same stdout (text and --json) and exit code with
- * RESNORM_CHECK_ROWS=0 (the whole tensor at once) and with blocks of 1, 2, 5 rows and more rows
- * than the tensor has, on LayerNorm and RMSNorm (with Gemma's offset) outputs that pass, that
- * carry mismatches, NaN and Inf, an exact 0 moved, a row scaled (the statistical tier flags), a
- * duplicated row (pooled once), a row of mean 1e4, an Inf in x, mean/rstd files of another dtype
- * than y, bf16 outputs and a 3-D x; on the skip ops' four (resp. three) outputs; on the norms'
- * backward (dgamma, dbeta summed across the blocks); and on the skip ops' backward (dbias,
- * dgamma, dbeta summed across the blocks, their bound over every rounded sum).  The exact values
- * come from `resnorm eval` (the twin), never from the path under test; RESNORM_TIMING's phase
- * names show which path ran.  And the backward bounds, computed on the threads in blocks of rows,
- * give the same report on 1, 2 and 3 threads. */
+ * RESNORM_CHECK_ROWS=0 (the whole tensor at once) and with blocks of 1, 2, 5, 13 rows and more
+ * rows than the tensor has (ZOO_QUICK, the ASan pass: 1, 13 and more), on LayerNorm and RMSNorm
+ * (with Gemma's offset) outputs that pass, that carry mismatches, NaN and Inf, an exact 0 moved, a
+ * row scaled (the statistical tier flags), a duplicated row (pooled once), a row of mean 1e4, an
+ * Inf in x, mean/rstd files of another dtype than y, bf16 outputs and a 3-D x; on the skip ops'
+ * four (resp. three) outputs; on the norms' backward (dgamma, dbeta summed across the blocks); and
+ * on the skip ops' backward (dbias, dgamma, dbeta summed across the blocks, their bound over every
+ * rounded sum).  The exact values come from `resnorm eval` (the twin), never from the path under
+ * test; RESNORM_TIMING's phase names show which path ran.  And the backward bounds, computed on
+ * the threads in blocks of rows, give the same report on 1, 2 and 3 threads. */
 #define CLI_HARNESS_PREFIX "/tmp/resnorm_test_check_rows."
 #include "cli_harness.h"
 
@@ -94,8 +94,18 @@ static int same_report(const char *args)
     int rc0 = run("check %s", args);
     cr_assert_null(strstr(err_text, "timing: blocks"), "the whole-tensor path did not run");
     memcpy(whole, out_text, sizeof whole);
-    static const char *const sizes[] = {"1", "2", "5", "13", "1000"};
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    /* ZOO_QUICK (the ASan pass, `make asan`): blocks of 1 and 13 rows and one block larger than
+       the tensor (a block per row, a partial last block, a single block: the same code paths
+       under the sanitizers); the 2- and 5-row blocks in `make unit`.  The whole file took 474 s
+       of a fresh make check's ASan pass (6 December 2026), skip_backward_ops 137 s of it alone on
+       the idle machine: ~360 checks of ~0.35 s under the sanitizers. */
+    static const char *const all_sizes[] = {"1", "2", "5", "13", "1000"};
+    static const char *const quick_sizes[] = {"1", "13", "1000"};
+    int quick = getenv("ZOO_QUICK") != NULL;
+    const char *const *sizes = quick ? quick_sizes : all_sizes;
+    size_t nsizes = quick ? sizeof quick_sizes / sizeof *quick_sizes
+                          : sizeof all_sizes / sizeof *all_sizes;
+    for (size_t s = 0; s < nsizes; s++) {
         setenv("RESNORM_CHECK_ROWS", sizes[s], 1);
         int rck = run("check %s", args);
         cr_assert_not_null(strstr(err_text, "timing: blocks"), "blocks of %s rows: not run (%s)",
