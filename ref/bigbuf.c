@@ -6,13 +6,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-void *rn_bigbuf_calloc(size_t count, size_t size)
+void rn_bigbuf_hint(void *p, size_t n)
 {
-    if (size && count > SIZE_MAX / size)
-        return NULL;
-    size_t n = count * size;
-    /* calloc: a block this large is a fresh mmap, zero without a memset, its pages not yet touched */
-    char *p = calloc(n ? n : 1, 1);
 #ifdef MADV_HUGEPAGE
     if (p && n >= RN_BIGBUF_MIN) {
         /* the 2 MiB-aligned interior; the first touch (in the caller's loops) faults it in */
@@ -21,6 +16,18 @@ void *rn_bigbuf_calloc(size_t count, size_t size)
         if (hi > lo)
             (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: else 4 KiB pages */
     }
+#else
+    (void)p, (void)n;
 #endif
+}
+
+void *rn_bigbuf_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    size_t n = count * size;
+    /* calloc: a block this large is a fresh mmap, zero without a memset, its pages not yet touched */
+    char *p = calloc(n ? n : 1, 1);
+    rn_bigbuf_hint(p, n);
     return p;
 }
