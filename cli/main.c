@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigbuf.h"
 #include "cli.h"
 #include "experiment.h"
 #include "golden.h"
@@ -166,7 +165,6 @@ static long peak_resident_kb(void)
 int main(int argc, char **argv)
 {
     const char *verb = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
-    rn_bigbuf_flint_init(); /* the twins' large ball arrays on 2 MiB pages (ref/bigbuf_flint.c) */
     int rc = rn_memlimit_init(verb);
     if (!rc)
         rc = dispatch(argc, argv);

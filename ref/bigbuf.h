@@ -22,13 +22,8 @@
 void *rn_bigbuf_calloc(size_t count, size_t size);
 
 /* Asks for 2 MiB pages on the 2 MiB-aligned interior of the n bytes at p when n >= RN_BIGBUF_MIN
-   (a hint; nothing for NULL or a smaller block). */
+   (a hint; nothing for NULL or a smaller block).  Also applied to FLINT's allocations (Arb's balls:
+   cli/memlimit.c). */
 void rn_bigbuf_hint(void *p, size_t n);
-
-/* FLINT's allocations (Arb's ball vectors and matrices, the integer blocks of its matrix
-   products) through rn_bigbuf_hint: the sublayers' and the block's twins allocate hundreds of MB
-   of balls per run (ref/bigbuf_flint.c).  Called once by the resnorm command before any FLINT
-   call; the blocks are still malloc's, so FLINT frees and reallocates them as before. */
-void rn_bigbuf_flint_init(void);
 
 #endif

@@ -501,6 +501,30 @@ static void put_long_row(size_t n)
     free(x), free(g), free(b);
 }
 
+/* The sublayers' twins hold their matrices as Arb balls (FLINT's allocations, 48 bytes per value:
+   specs/cli.md, Memory): those count against the limit too.  linear [8, 512] x [512, 512]: the
+   weight alone is 262,144 balls, 12 MiB, over an 8 MiB limit (what MPFR/GMP and the arrays take
+   is ~2.6 MiB: before FLINT was counted this run passed the limit and went on); 64 MiB is enough. */
+Test(hardening, item15_memory_limit_counts_the_ball_matrices)
+{
+    size_t sx[2] = {8, 512}, sw[2] = {512, 512}, sb[1] = {512};
+    double *w = malloc(512 * 512 * sizeof *w);
+    for (size_t i = 0; i < 512 * 512; i++)
+        w[i] = (double)(float)((double)(i % 97) / 97 - 0.5);
+    put_npy("lw.npy", RN_F32, 2, sw, w);
+    put_npy("lx.npy", RN_F32, 2, sx, w); /* its first 8 x 512 values */
+    put_npy("lb.npy", RN_F32, 1, sb, w);
+    free(w);
+    const char *args = "eval linear --in x=$T/lx.npy --in weight=$T/lw.npy --in bias=$T/lb.npy";
+    int rc = sh("RESNORM_MEMORY_LIMIT=8M $R %s --out $T/lo", args);
+    cr_assert_eq(rc, 2, "exit %d: %s", rc, err_text);
+    cr_assert(has(err_text, "memory limit") && has(err_text, "RESNORM_MEMORY_LIMIT=8M"), "%s",
+              err_text);
+    cr_assert_eq(sh("test ! -e $T/lo"), 0, "an output was left behind");
+    rc = sh("RESNORM_MEMORY_LIMIT=64M $R %s --out $T/lo", args);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err_text);
+}
+
 /* A limit below what the twin needs is a clear error (exit 2, nothing written), not the OOM
    killer; the per-element figure specs/cli.md states is enough for the heaviest op. */
 Test(hardening, item15_memory_limit_is_a_clear_error)
