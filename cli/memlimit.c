@@ -146,7 +146,9 @@ static void *fl_alloc(size_t n)
 
 static void *fl_calloc(size_t count, size_t size)
 {
-    size_t n = size && count > (size_t)-1 / size ? (size_t)-1 - PER_BLOCK : count * size;
+    if (size && count > ((size_t)-1 - PER_BLOCK) / size)
+        return fl_orig_calloc(count, size); /* overflows: FLINT's calloc fails, nothing charged */
+    size_t n = count * size;
     charge(n + PER_BLOCK);
     return settle(fl_orig_calloc(count, size), n);
 }
