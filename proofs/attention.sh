@@ -7,7 +7,8 @@
 # forward then backward, without and with the attention-dropout mask, nothing masked and (a second
 # run) causal and key-padding-masked, over the ranges of proofs/eva_attention.c (specs/attention.h).
 # Exits non-zero on any unproved goal, failed smoke test, EVA alarm or property EVA leaves unknown
-# (but the facts named below), or unsound ACSL literal; writes proofs/results/attention.json.  Steps and environment: proofs/lib.sh.
+# (but the facts named below), or unsound ACSL literal; writes proofs/results/attention.json.
+# Steps and environment: proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 proof_init prove-attention build/proofs/attention
 

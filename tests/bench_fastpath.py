@@ -198,7 +198,6 @@ def skip_table(ops, sizes, d):
     for rows, n, x, g, b, dy, sk, c in inputs(sizes, with_skip=True):
         for nm, a in (("x", x), ("g", g), ("b", b), ("dy", dy), ("skip", sk), ("bias", c)):
             np.save(os.path.join(d, nm + ".npy"), a)
-        k = REPEAT
         for op in ops:
             ins = ["--in", "x=%s/x.npy" % d, "--in", "skip=%s/skip.npy" % d,
                    "--in", "gamma=%s/g.npy" % d, "--in", "bias=%s/bias.npy" % d]
@@ -217,11 +216,11 @@ def skip_table(ops, sizes, d):
                 np.save(os.path.join(d, "a_" + nm + ".npy"), a.numpy())
                 acts += ["--actual", "%s=%s/a_%s.npy" % (nm, d, nm)]
             for th in (1, 2):
-                tf, tfb = torch_skip_times(op, x, sk, c, g, b, dy, th, k)
-                te = run(["eval", op] + fins + ["--threads", str(th), "--out", d + "/o"], k)
+                tf, tfb = torch_skip_times(op, x, sk, c, g, b, dy, th, REPEAT)
+                te = run(["eval", op] + fins + ["--threads", str(th), "--out", d + "/o"], REPEAT)
                 tb = run(["eval", op + "_backward"] + ins + ["--in", "dy=%s/dy.npy" % d,
-                         "--threads", str(th), "--out", d + "/ob"], k)
-                tc = run(["check", op] + fins + acts + ["--threads", str(th)], k)
+                         "--threads", str(th), "--out", d + "/ob"], REPEAT)
+                tc = run(["check", op] + fins + acts + ["--threads", str(th)], REPEAT)
                 print("%-14s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s %s %s" % (
                     op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),
                     cell(tc), x.nbytes / 1e6 / tc[0], x.nbytes / 1e6 / tc[1],
@@ -265,7 +264,6 @@ def norm_table(ops, sizes, d):
     for rows, n, x, g, b, dy in inputs(sizes):
         for nm, a in (("x", x), ("g", g), ("b", b), ("dy", dy)):
             np.save(os.path.join(d, nm + ".npy"), a)
-        k = REPEAT
         for op in ops:
             ins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d]
             if op == "layernorm":
@@ -282,13 +280,13 @@ def norm_table(ops, sizes, d):
                 np.save(os.path.join(d, "a_y.npy"), torch_fwd(op, xt, gt, bt).numpy())
                 acts += ["--actual", "y=%s/a_y.npy" % d]
             for th in (1, 2):
-                tf, tfb = torch_times(op, x, g, b, dy, th, k)
-                te = run(["eval", op] + ins + ["--threads", str(th), "--out", d + "/o"], k)
+                tf, tfb = torch_times(op, x, g, b, dy, th, REPEAT)
+                te = run(["eval", op] + ins + ["--threads", str(th), "--out", d + "/o"], REPEAT)
                 bins = ["--in", "x=%s/x.npy" % d, "--in", "gamma=%s/g.npy" % d,
                         "--in", "dy=%s/dy.npy" % d]
                 tb = run(["eval", op + "_backward"] + bins +
-                                      ["--threads", str(th), "--out", d + "/ob"], k)
-                tc = run(["check", op] + ins + acts + ["--threads", str(th)], k)
+                                      ["--threads", str(th), "--out", d + "/ob"], REPEAT)
+                tc = run(["check", op] + ins + acts + ["--threads", str(th)], REPEAT)
                 rate = x.nbytes / 1e6 / tc[0]
                 print("%-9s %-10s %2d %s %s %s %s %s %8.1f %8.1f %s %s %s %s" % (
                     op, "%dx%d" % (rows, n), th, cell(tf), cell(tfb), cell(te), cell(tb),

@@ -504,7 +504,8 @@ static void put_long_row(size_t n)
 /* The sublayers' twins hold their matrices as Arb balls (FLINT's allocations, 48 bytes per value:
    specs/cli.md, Memory): those count against the limit too.  linear [8, 512] x [512, 512]: the
    weight alone is 262,144 balls, 12 MiB, over an 8 MiB limit (what MPFR/GMP and the arrays take
-   is ~2.6 MiB: before FLINT was counted this run passed the limit and went on); 64 MiB is enough. */
+   is ~2.6 MiB: before FLINT was counted this run passed the limit and went on); 64 MiB is
+   enough. */
 Test(hardening, item15_memory_limit_counts_the_ball_matrices)
 {
     size_t sx[2] = {8, 512}, sw[2] = {512, 512}, sb[1] = {512};
