@@ -249,6 +249,10 @@ include proofs/ffn.mk proofs/block.mk proofs/stack.mk
 # of the run's inputs (and then, on a pass, the record), else the cheap lite set (proofs/lib.sh,
 # smoke_select; proofs/README.md);
 # `make prove WP_SMOKE=full` runs the full set everywhere.
+# Each EVA run is replayed from its stored log (proofs/eva/) when nothing it reads has changed, and
+# its log goes through the same checks as a fresh one's; otherwise it runs and, on a pass, is stored
+# (proofs/lib.sh, proof_eva_start; proofs/README.md "EVA: each run once per input").
+# `make prove EVA_CACHE=none` runs every EVA run.
 PROVE_KERNELS := prove-block prove-attention prove-layernorm prove-rmsnorm prove-linear prove-stack \
                  prove-softmax prove-skip prove-residual prove-ffn prove-dropout prove-fast prove-selftest
 # make prove's order: longest first, measured under make -j2 (6 December 2026, wall s: attention 470,

@@ -55,6 +55,13 @@ proof_init() {
   esac
   SMOKE_LEDGER=proofs/smoke/$PROOF_NAME.txt
   SMOKE_TOOLS=""; SMOKE_NEW=(); SMOKE_NOTES=(); SMOKE_LITE=0
+  EVA_CACHE=${EVA_CACHE:-replay}
+  case $EVA_CACHE in
+    replay|none) ;;
+    *) echo "$PROOF_NAME: EVA_CACHE must be replay or none, not '$EVA_CACHE'" >&2; exit 2 ;;
+  esac
+  EVA_STORE=proofs/eva/${PROOF_NAME#prove-}; EVA_NEW=(); EVA_NOTES=()
+  [ "$PROOF_NAME" = prove ] && EVA_STORE=proofs/eva/layernorm   # proofs/prove.sh: LayerNorm's target
   CPP="-Iref -Ispecs -Icli"
   status=0
   wp_rc=0; ga_rc=0; gs_rc=0; eva_rc=0
@@ -236,8 +243,18 @@ eva_logs() {
   if [ "${#PROOF_EVA_LOGS[@]}" -gt 0 ]; then printf '%s\n' "${PROOF_EVA_LOGS[@]}"
   else printf '%s\n' "$OUT/eva_F32.log" "$OUT/eva_F64.log"; fi
 }
+# An EVA run is replayed from its stored log when nothing it reads has changed (EVA_CACHE=replay,
+# the default; proofs/README.md "EVA: each run once per input"): EVA is deterministic, so the log of
+# a run on exactly these inputs is that run's result, and it goes through every check a fresh log
+# goes through (alarms, invalid and unknown properties, preconditions).  The key is smoke_key's
+# (the tool versions, the run's preprocessor and EVA options, its sources and every local header
+# they include); the store is proofs/eva/TARGET/ (NAME.log: the log; TARGET.txt beside it: the
+# ledger, "NAME KEY DATE CPU"), NAME being the log's name and the size bound (eva_F32.n4096).  A run
+# whose key has no stored log runs, and proof_finish stores its log when the whole target passes.
+# EVA_CACHE=none: every run runs (and is stored on a pass).  The proof regression's EVA runs
+# (proofs/mutants_fast.sh) are patched copies: never stored, always run.
 proof_eva_start() {
-  local p log
+  local p log cpp name key line
   PROOF_EVA=1
   local unroll=$((EVA_NMAX + 4))
   [ -n "${EVA_UNROLL:-}" ] && unroll=$EVA_UNROLL
@@ -245,11 +262,44 @@ proof_eva_start() {
   opts=$(eva_opts "$unroll" "${EVA_WARN:-non-finite}")
   for p in F32 F64; do
     log="$OUT/eva${EVA_TAG:+_$EVA_TAG}_$p.log"
+    cpp="$CPP ${EVA_CPP_EXTRA:-} -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p"
+    name="$(basename "$log" .log).n$EVA_NMAX"
     # shellcheck disable=SC2086
-    frama-c -cpp-extra-args="$CPP ${EVA_CPP_EXTRA:-} -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p" "$@" \
-      $opts > "$log" 2>&1 &
-    PROOF_EVA_PIDS+=("$!"); PROOF_EVA_LOGS+=("$log")
+    key=$(smoke_key "$cpp" "$@" -- $opts)
+    line=""
+    [ "$EVA_CACHE" = replay ] && [ -f "$EVA_STORE.txt" ] && line=$(grep -m1 "^$name $key " "$EVA_STORE.txt")
+    PROOF_EVA_LOGS+=("$log")
+    if [ -n "$line" ] && [ -f "$EVA_STORE/$name.log" ]; then
+      cp "$EVA_STORE/$name.log" "$log"
+      EVA_NOTES+=("$name: replayed, the log stored for these inputs ($(cut -d' ' -f3- <<< "$line"); $EVA_STORE/$name.log)")
+      continue
+    fi
+    # shellcheck disable=SC2086
+    ( frama-c -cpp-extra-args="$cpp" "$@" $opts > "$log" 2>&1; rc=$?
+      times > "$log.cpu"; exit $rc ) &
+    PROOF_EVA_PIDS+=("$!"); EVA_NEW+=("$name $key $log")
+    EVA_NOTES+=("$name: ran (no stored log for these inputs$([ "$EVA_CACHE" = none ] && echo ', or EVA_CACHE=none'))")
   done
+}
+
+# eva_record: after a passing target, store the logs of the EVA runs that ran, with the ledger line
+# "NAME KEY DATE CPU" (CPU: the run's user + system seconds, children included).
+eva_record() {
+  local entry name key log cpu tmp
+  [ "${#EVA_NEW[@]}" -eq 0 ] && return 0
+  mkdir -p "$EVA_STORE"
+  tmp=$(mktemp "$EVA_STORE.txt.XXXXXX")
+  if [ -f "$EVA_STORE.txt" ]; then cp "$EVA_STORE.txt" "$tmp"
+  else echo "# NAME KEY DATE CPU: EVA runs of $PROOF_NAME that passed on the inputs hashed in KEY; their logs are $EVA_STORE/NAME.log (proofs/lib.sh, proof_eva_start; proofs/README.md)" > "$tmp"
+  fi
+  for entry in "${EVA_NEW[@]}"; do
+    read -r name key log <<< "$entry"
+    cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); s += t[1] * 60 + t[2] } } END { printf "%.0fs", s }' "$log.cpu" 2>/dev/null)
+    cp "$log" "$EVA_STORE/$name.log"
+    grep -v "^$name " "$tmp" > "$tmp.new"; mv "$tmp.new" "$tmp"
+    echo "$name $key $(date -u +%Y-%m-%d) cpu=${cpu:-?}" >> "$tmp"
+  done
+  LC_ALL=C sort -o "$tmp" "$tmp"; mv "$tmp" "$EVA_STORE.txt"
 }
 
 # ---- 2. WP, real model, on every function of the given files ------------------------------------
@@ -542,7 +592,9 @@ proof_finish() {
   fi
   local note
   for note in "${SMOKE_NOTES[@]}"; do echo "$PROOF_NAME: smoke tests, $note"; done
+  for note in "${EVA_NOTES[@]}"; do echo "$PROOF_NAME: EVA, $note"; done
   if [ "$status" -eq 0 ] && [ "$WP_CACHE" != offline ]; then smoke_record; fi
+  if [ "$status" -eq 0 ]; then eva_record; fi
   [ "$status" -eq 0 ] && echo "$PROOF_NAME: $1" || echo "$PROOF_NAME: FAILED"
   exit "$status"
 }
