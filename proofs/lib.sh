@@ -129,21 +129,30 @@ smoke_select() {
 # smoke_record: after a passing target, the ledger lines of its full-set runs, with their smoke
 # counts (from each run's log).
 smoke_record() {
-  local entry run key log n p tmp
+  local entry run key log n p lines=()
   [ "${#SMOKE_NEW[@]}" -eq 0 ] && return 0
-  mkdir -p "$(dirname "$SMOKE_LEDGER")"
-  tmp=$(mktemp "$SMOKE_LEDGER.XXXXXX")
-  if [ -f "$SMOKE_LEDGER" ]; then cp "$SMOKE_LEDGER" "$tmp"
-  else echo "# RUN KEY PASSED/TOTAL DATE: WP runs of $PROOF_NAME that passed the full set of smoke tests on the inputs hashed in KEY (proofs/lib.sh, smoke_select; proofs/README.md)" > "$tmp"
-  fi
   for entry in "${SMOKE_NEW[@]}"; do
     read -r run key log <<< "$entry"
     n=$(grep -cE '^\[wp\] \[[^]]*\] Smoke-test ' "$log")
     p=$(grep -cE '^\[wp\] \[Passed\] Smoke-test ' "$log")
-    grep -v "^$run " "$tmp" > "$tmp.new"; mv "$tmp.new" "$tmp"
-    echo "$run $key $p/$n $(date -u +%Y-%m-%d)" >> "$tmp"
+    lines+=("$run $key $p/$n $(date -u +%Y-%m-%d)")
   done
-  LC_ALL=C sort -o "$tmp" "$tmp"; mv "$tmp" "$SMOKE_LEDGER"
+  ledger_update "$SMOKE_LEDGER" "# RUN KEY PASSED/TOTAL DATE: WP runs of $PROOF_NAME that passed the full set of smoke tests on the inputs hashed in KEY (proofs/lib.sh, smoke_select; proofs/README.md)" "${lines[@]}"
+}
+
+# ledger_update FILE HEADER LINE...: the ledger FILE (the smoke tests', the EVA store's) with each
+# LINE in place of the line that starts with the same first word, HEADER written if FILE is new,
+# sorted (the header first), written through a temporary file and renamed.
+ledger_update() {
+  local file=$1 header=$2 line tmp; shift 2
+  mkdir -p "$(dirname "$file")"
+  tmp=$(mktemp "$file.XXXXXX")
+  if [ -f "$file" ]; then cp "$file" "$tmp"; else echo "$header" > "$tmp"; fi
+  for line in "$@"; do
+    grep -v "^${line%% *} " "$tmp" > "$tmp.new"; mv "$tmp.new" "$tmp"
+    echo "$line" >> "$tmp"
+  done
+  LC_ALL=C sort -o "$tmp" "$tmp"; mv "$tmp" "$file"
 }
 
 # ---- 0. soundness greps ----------------------------------------------------------------------
@@ -253,6 +262,8 @@ eva_logs() {
 # whose key has no stored log runs, and proof_finish stores its log when the whole target passes.
 # EVA_CACHE=none: every run runs (and is stored on a pass).  The proof regression's EVA runs
 # (proofs/mutants_fast.sh) are patched copies: never stored, always run.
+# eva_cpp P: the preprocessor options of the EVA run of dtype P (F32 or F64), part of its key.
+eva_cpp() { echo "$CPP ${EVA_CPP_EXTRA:-} -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$1"; }
 proof_eva_start() {
   local p log cpp name key line
   PROOF_EVA=1
@@ -262,7 +273,7 @@ proof_eva_start() {
   opts=$(eva_opts "$unroll" "${EVA_WARN:-non-finite}")
   for p in F32 F64; do
     log="$OUT/eva${EVA_TAG:+_$EVA_TAG}_$p.log"
-    cpp="$CPP ${EVA_CPP_EXTRA:-} -DEVA_NMAX=$EVA_NMAX -DEVA_ONLY_$p"
+    cpp=$(eva_cpp "$p")
     name="$(basename "$log" .log).n$EVA_NMAX"
     # shellcheck disable=SC2086
     key=$(smoke_key "$cpp" "$@" -- $opts)
@@ -285,21 +296,16 @@ proof_eva_start() {
 # eva_record: after a passing target, store the logs of the EVA runs that ran, with the ledger line
 # "NAME KEY DATE CPU" (CPU: the run's user + system seconds, children included).
 eva_record() {
-  local entry name key log cpu tmp
+  local entry name key log cpu lines=()
   [ "${#EVA_NEW[@]}" -eq 0 ] && return 0
   mkdir -p "$EVA_STORE"
-  tmp=$(mktemp "$EVA_STORE.txt.XXXXXX")
-  if [ -f "$EVA_STORE.txt" ]; then cp "$EVA_STORE.txt" "$tmp"
-  else echo "# NAME KEY DATE CPU: EVA runs of $PROOF_NAME that passed on the inputs hashed in KEY; their logs are $EVA_STORE/NAME.log (proofs/lib.sh, proof_eva_start; proofs/README.md)" > "$tmp"
-  fi
   for entry in "${EVA_NEW[@]}"; do
     read -r name key log <<< "$entry"
     cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); s += t[1] * 60 + t[2] } } END { printf "%.0fs", s }' "$log.cpu" 2>/dev/null)
     cp "$log" "$EVA_STORE/$name.log"
-    grep -v "^$name " "$tmp" > "$tmp.new"; mv "$tmp.new" "$tmp"
-    echo "$name $key $(date -u +%Y-%m-%d) cpu=${cpu:-?}" >> "$tmp"
+    lines+=("$name $key $(date -u +%Y-%m-%d) cpu=${cpu:-?}")
   done
-  LC_ALL=C sort -o "$tmp" "$tmp"; mv "$tmp" "$EVA_STORE.txt"
+  ledger_update "$EVA_STORE.txt" "# NAME KEY DATE CPU: EVA runs of $PROOF_NAME that passed on the inputs hashed in KEY; their logs are $EVA_STORE/NAME.log (proofs/lib.sh, proof_eva_start; proofs/README.md)" "${lines[@]}"
 }
 
 # ---- 2. WP, real model, on every function of the given files ------------------------------------
