@@ -295,6 +295,74 @@ out:
     return rc;
 }
 
+/* Statistical tier (§5): LayerNorm's backward propagation linearized, as ln_fwd_stat does for the
+   forward.  With gv = dy·γ, m1 = mean(gv), m2 = mean(gv·xh), dx_i = rstd·(gv_i - m1 - xh_i·m2), at
+   the exact point:
+     ∂dx_i/∂gv_j  = rstd·J_ij,  J_ij = δ_ij - (1 + xh_i·xh_j)/n      (the forward's J)
+     ∂dx_i/∂xh_j  = -rstd·(δ_ij·m2 + xh_i·gv_j/n)
+     ∂dx_i/∂rstd  = dx_i/rstd.
+   Within each group the input errors are independent (the tier's model), so a group's scale is the
+   root sum of squares; the three groups (dy's errors, xh's, rstd's) are added, not combined,
+   because xh's and rstd's errors share their source (the norm's input) and dy's may too: σ(a + b)
+   <= σ(a) + σ(b) whatever the correlation.  xh's group uses the upper bound
+   (|m2| + |xh_i·gv_i|/n)²·r_i² + (xh_i/n)²·Σ_j gv_j²·r_j² (the j = i term counted twice).
+   dγ_i += Σ_rows dy·xh and dβ_i += Σ_rows dy: the rows' errors combine as root sums of squares.
+   Interval arithmetic instead adds |m1|'s and |m2|'s radii (sums of n radii) to every element and
+   the rows' radii linearly: ~3x per norm, compounding over a stack's norms (measured on a post-LN
+   stack of 2: the relative radius grew ~3-4x across each of the five backward norms). */
+static void ln_bwd_stat(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr xh,
+                        arb_srcptr rstd, const double *g, size_t R, size_t n, arb_ptr gv)
+{
+    arb_ptr dym = _arb_vec_init((slong)(R * n)), xhm = _arb_vec_init((slong)(R * n)),
+            rsm = _arb_vec_init((slong)R), dgn = _arb_vec_init((slong)n), dbn = _arb_vec_init((slong)n);
+    double *rg = malloc((n ? n : 1) * sizeof *rg), *rx = malloc((n ? n : 1) * sizeof *rx),
+           *xx = malloc((n ? n : 1) * sizeof *xx), *gg = malloc((n ? n : 1) * sizeof *gg),
+           *qg = calloc(n ? n : 1, sizeof *qg), *qb = calloc(n ? n : 1, sizeof *qb);
+    for (size_t i = 0; i < R * n; i++) {
+        arf_set(arb_midref(dym + i), arb_midref(dy + i)); /* the exact point: radius 0 */
+        arf_set(arb_midref(xhm + i), arb_midref(xh + i));
+    }
+    for (size_t r = 0; r < R; r++)
+        arf_set(arb_midref(rsm + r), arb_midref(rstd + r));
+    block_ln_arb_backward(dx, dgn, dbn, dym, xhm, rsm, g, R, n, gv, BPREC);
+    for (size_t r = 0; r < R; r++) {
+        double rs = arf_get_d(arb_midref(rstd + r), ARF_RND_NEAR);
+        double rr = mag_get_d(arb_radref(rstd + r)), m2 = 0, T = 0;
+        for (size_t j = 0; j < n; j++) {
+            double dyj = arf_get_d(arb_midref(dy + r * n + j), ARF_RND_NEAR);
+            rg[j] = fabs(g[j]) * mag_get_d(arb_radref(dy + r * n + j));
+            rx[j] = mag_get_d(arb_radref(xh + r * n + j));
+            xx[j] = arf_get_d(arb_midref(xh + r * n + j), ARF_RND_NEAR);
+            gg[j] = dyj * g[j];
+            m2 += gg[j] * xx[j];
+            T += gg[j] * gg[j] * rx[j] * rx[j];
+            double ty = fabs(xx[j]) * mag_get_d(arb_radref(dy + r * n + j)) + fabs(dyj) * rx[j];
+            qg[j] += ty * ty;
+            qb[j] += mag_get_d(arb_radref(dy + r * n + j)) * mag_get_d(arb_radref(dy + r * n + j));
+        }
+        m2 /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double q = 0;
+            for (size_t j = 0; j < n; j++) {
+                double J = (i == j ? 1.0 : 0.0) - (1.0 + xx[i] * xx[j]) / (double)n;
+                q += J * J * rg[j] * rg[j];
+            }
+            double a = fabs(m2) + fabs(xx[i] * gg[i]) / (double)n, c = fabs(xx[i]) / (double)n;
+            double sx = sqrt(a * a * rx[i] * rx[i] + c * c * T);
+            double sr = fabs(arf_get_d(arb_midref(dx + r * n + i), ARF_RND_NEAR)) / rs * rr;
+            widen(dx + r * n + i, up((rs * (sqrt(q) + sx) + sr) * (1.0 + (double)(n + 8) * 0x1p-52)));
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        widen(dgn + i, up(sqrt(qg[i]) * (1.0 + (double)(R + 4) * 0x1p-52)));
+        widen(dbn + i, up(sqrt(qb[i]) * (1.0 + (double)(R + 4) * 0x1p-52)));
+        arb_add(dg + i, dg + i, dgn + i, BPREC), arb_add(db + i, db + i, dbn + i, BPREC);
+    }
+    free(rg), free(rx), free(xx), free(gg), free(qg), free(qb);
+    _arb_vec_clear(dym, (slong)(R * n)), _arb_vec_clear(xhm, (slong)(R * n));
+    _arb_vec_clear(rsm, (slong)R), _arb_vec_clear(dgn, (slong)n), _arb_vec_clear(dbn, (slong)n);
+}
+
 /* dx (overwritten), dγ, dβ (accumulated) at the LN input v (balls, its cache xh, rstd). */
 static int wln_bwd(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr v, arb_srcptr xh,
                    arb_srcptr rstd, const double *g, size_t R, size_t n, double epsd,
@@ -307,7 +375,10 @@ static int wln_bwd(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr
     int rc = RN_TWIN_NOMEM;
     if (!xm || !dm || !bdx || !bdg || !bdb)
         goto out;
-    block_ln_arb_backward(dx, dg, db, dy, xh, rstd, g, R, n, gv, BPREC);
+    if (E->stat)
+        ln_bwd_stat(dx, dg, db, dy, xh, rstd, g, R, n, gv);
+    else
+        block_ln_arb_backward(dx, dg, db, dy, xh, rstd, g, R, n, gv, BPREC);
     mids(xm, v, R * n);
     mids(dm, dy, R * n);
     if ((rc = layernorm_backward_bound(bdx, bdg, bdb, dm, xm, g, R, n, epsd, E->cd, E->sd)) != 0)
@@ -381,7 +452,7 @@ static int live(const bctx *X, size_t b, size_t i, size_t j)
 /* One softmax row over the live keys (max subtracted): e_k = exp(s_k - m) with the subtraction's
    rounding (u·|s_k - m|) and exp's 2u, the sum's γ_{L-1}, the quotient's u
    (specs/error-analysis-softmax.md §2-§3). */
-static void wsoftmax_row(arb_ptr P, arb_srcptr s, const int *alive, size_t n, const ectx *E)
+static void softmax_row_balls(arb_ptr P, arb_srcptr s, const int *alive, size_t n, const ectx *E)
 {
     double m = -INFINITY;
     size_t L = 0;
@@ -414,6 +485,38 @@ static void wsoftmax_row(arb_ptr P, arb_srcptr s, const int *alive, size_t n, co
             widen_rel(P + k, E->u);
         }
     arb_clear(t), arb_clear(sum);
+}
+
+/* The softmax row on the balls s.  Rigorous tier: interval arithmetic throughout.  Statistical
+   tier (§5): the row at the exact scores (the stages' own errors as above), then the scores'
+   errors propagated by the softmax's exact linearization, dP_j = P_j·(ds_j - Σ_k P_k·ds_k) (the
+   max's shift cancels): with independent errors of scales r_k, σ(P_j) = P_j·sqrt((1 - P_j)²·r_j²
+   + Σ_{k≠j} P_k²·r_k²), bounded here by P_j·sqrt((1 - P_j)²·r_j² + Σ_k P_k²·r_k²).  Interval
+   arithmetic instead adds the radii of s_j, of the max and of the denominator (the same errors
+   counted three or four times) to every P_j. */
+static void wsoftmax_row(arb_ptr P, arb_srcptr s, const int *alive, size_t n, const ectx *E)
+{
+    if (!E->stat) {
+        softmax_row_balls(P, s, alive, n, E);
+        return;
+    }
+    arb_ptr sm = _arb_vec_init((slong)n);
+    for (size_t k = 0; k < n; k++)
+        arf_set(arb_midref(sm + k), arb_midref(s + k)); /* the exact scores: radius 0 */
+    softmax_row_balls(P, sm, alive, n, E);
+    double Q = 0;
+    for (size_t k = 0; k < n; k++)
+        if (alive[k]) {
+            double pk = arf_get_d(arb_midref(P + k), ARF_RND_NEAR), rk = mag_get_d(arb_radref(s + k));
+            Q += pk * pk * rk * rk;
+        }
+    for (size_t j = 0; j < n; j++)
+        if (alive[j]) {
+            double pj = arf_get_d(arb_midref(P + j), ARF_RND_NEAR), rj = mag_get_d(arb_radref(s + j));
+            double a = (1.0 - pj) * rj;
+            widen(P + j, up(fabs(pj) * sqrt(a * a + Q) * (1.0 + (double)(n + 6) * 0x1p-52)));
+        }
+    _arb_vec_clear(sm, (slong)n);
 }
 
 /* y [R, d] = attention(c->in), filling the cache. */
