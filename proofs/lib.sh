@@ -61,7 +61,6 @@ proof_init() {
     *) echo "$PROOF_NAME: EVA_CACHE must be replay or none, not '$EVA_CACHE'" >&2; exit 2 ;;
   esac
   EVA_STORE=proofs/eva/${PROOF_NAME#prove-}; EVA_NEW=(); EVA_NOTES=()
-  [ "$PROOF_NAME" = prove ] && EVA_STORE=proofs/eva/layernorm   # proofs/prove.sh: LayerNorm's target
   CPP="-Iref -Ispecs -Icli"
   status=0
   wp_rc=0; ga_rc=0; gs_rc=0; eva_rc=0

@@ -6,7 +6,7 @@
 # per-kernel table.  Steps and environment (WP_CACHE, EVA_NMAX, WP_TIMEOUT): proofs/lib.sh.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/layernorm_float.sh"
-proof_init prove build/proofs
+proof_init prove-layernorm build/proofs
 
 proof_soundness_greps specs/*.h ref/*.c ref/*.h proofs/*.c
 # EVA reads the annotations with -DRESNORM_EVA: real-model and float-model statements are \true for it
