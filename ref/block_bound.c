@@ -228,6 +228,25 @@ static void mids(double *m, arb_srcptr v, size_t n)
         m[i] = arf_get_d(arb_midref(v + i), ARF_RND_NEAR);
 }
 
+/* c = the centres of v as exact balls (radius 0): the point the statistical tier linearizes at. */
+static void centres(arb_ptr c, arb_srcptr v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        arf_set(arb_midref(c + i), arb_midref(v + i)), mag_zero(arb_radref(c + i));
+}
+
+/* Σ_j J_ij²·r_j² for LayerNorm's Jacobian J_ij = δ_ij - (1 + xh_i·xh_j)/n at the row xh and input
+   error scales r (O(n) per element); shared by the forward's and the backward's linearization. */
+static double ln_jac_sumsq(const double *xh, const double *r, size_t n, size_t i)
+{
+    double q = 0;
+    for (size_t j = 0; j < n; j++) {
+        double J = (i == j ? 1.0 : 0.0) - (1.0 + xh[i] * xh[j]) / (double)n;
+        q += J * J * r[j] * r[j];
+    }
+    return q;
+}
+
 /* Statistical tier (§5): LayerNorm's propagation linearized, with its structure.  At the exact
    row, dxh_i = rstd·Σ_j J_ij·dx_j with J_ij = δ_ij - (1 + xh_i·xh_j)/n (dxh = rstd·(dx - mean(dx)
    - xh·mean(xh·dx))); with independent input errors of scales r_j its scale is exactly
@@ -242,8 +261,7 @@ static void ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const
 {
     arb_ptr vm = _arb_vec_init((slong)(R * n));
     double *rr = malloc((n ? n : 1) * sizeof *rr), *xx = malloc((n ? n : 1) * sizeof *xx);
-    for (size_t i = 0; i < R * n; i++)
-        arf_set(arb_midref(vm + i), arb_midref(v + i)); /* the exact row: radius 0 */
+    centres(vm, v, R * n);
     block_ln_arb_forward(y, xh, rstd, vm, g, b, R, n, eps, BPREC);
     for (size_t r = 0; r < R; r++) {
         double T = 0, rs = arf_get_d(arb_midref(rstd + r), ARF_RND_NEAR);
@@ -253,12 +271,7 @@ static void ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const
             T += xx[j] * xx[j] * rr[j] * rr[j];
         }
         for (size_t i = 0; i < n; i++) {
-            double q = 0;
-            for (size_t j = 0; j < n; j++) {
-                double J = (i == j ? 1.0 : 0.0) - (1.0 + xx[i] * xx[j]) / (double)n;
-                q += J * J * rr[j] * rr[j];
-            }
-            double sig = up(rs * sqrt(q) * (1.0 + (double)(n + 4) * 0x1p-52));
+            double sig = up(rs * sqrt(ln_jac_sumsq(xx, rr, n, i)) * (1.0 + (double)(n + 4) * 0x1p-52));
             widen(xh + r * n + i, sig);
             widen(y + r * n + i, up(fabs(g[i]) * sig));
         }
@@ -318,35 +331,27 @@ static void ln_bwd_stat(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_s
     double *rg = malloc((n ? n : 1) * sizeof *rg), *rx = malloc((n ? n : 1) * sizeof *rx),
            *xx = malloc((n ? n : 1) * sizeof *xx), *gg = malloc((n ? n : 1) * sizeof *gg),
            *qg = calloc(n ? n : 1, sizeof *qg), *qb = calloc(n ? n : 1, sizeof *qb);
-    for (size_t i = 0; i < R * n; i++) {
-        arf_set(arb_midref(dym + i), arb_midref(dy + i)); /* the exact point: radius 0 */
-        arf_set(arb_midref(xhm + i), arb_midref(xh + i));
-    }
-    for (size_t r = 0; r < R; r++)
-        arf_set(arb_midref(rsm + r), arb_midref(rstd + r));
+    centres(dym, dy, R * n), centres(xhm, xh, R * n), centres(rsm, rstd, R);
     block_ln_arb_backward(dx, dgn, dbn, dym, xhm, rsm, g, R, n, gv, BPREC);
     for (size_t r = 0; r < R; r++) {
         double rs = arf_get_d(arb_midref(rstd + r), ARF_RND_NEAR);
         double rr = mag_get_d(arb_radref(rstd + r)), m2 = 0, T = 0;
         for (size_t j = 0; j < n; j++) {
             double dyj = arf_get_d(arb_midref(dy + r * n + j), ARF_RND_NEAR);
-            rg[j] = fabs(g[j]) * mag_get_d(arb_radref(dy + r * n + j));
+            double rdy = mag_get_d(arb_radref(dy + r * n + j));
+            rg[j] = fabs(g[j]) * rdy;
             rx[j] = mag_get_d(arb_radref(xh + r * n + j));
             xx[j] = arf_get_d(arb_midref(xh + r * n + j), ARF_RND_NEAR);
             gg[j] = dyj * g[j];
             m2 += gg[j] * xx[j];
             T += gg[j] * gg[j] * rx[j] * rx[j];
-            double ty = fabs(xx[j]) * mag_get_d(arb_radref(dy + r * n + j)) + fabs(dyj) * rx[j];
+            double ty = fabs(xx[j]) * rdy + fabs(dyj) * rx[j];
             qg[j] += ty * ty;
-            qb[j] += mag_get_d(arb_radref(dy + r * n + j)) * mag_get_d(arb_radref(dy + r * n + j));
+            qb[j] += rdy * rdy;
         }
         m2 /= (double)n;
         for (size_t i = 0; i < n; i++) {
-            double q = 0;
-            for (size_t j = 0; j < n; j++) {
-                double J = (i == j ? 1.0 : 0.0) - (1.0 + xx[i] * xx[j]) / (double)n;
-                q += J * J * rg[j] * rg[j];
-            }
+            double q = ln_jac_sumsq(xx, rg, n, i);
             double a = fabs(m2) + fabs(xx[i] * gg[i]) / (double)n, c = fabs(xx[i]) / (double)n;
             double sx = sqrt(a * a * rx[i] * rx[i] + c * c * T);
             double sr = fabs(arf_get_d(arb_midref(dx + r * n + i), ARF_RND_NEAR)) / rs * rr;
@@ -501,8 +506,7 @@ static void wsoftmax_row(arb_ptr P, arb_srcptr s, const int *alive, size_t n, co
         return;
     }
     arb_ptr sm = _arb_vec_init((slong)n);
-    for (size_t k = 0; k < n; k++)
-        arf_set(arb_midref(sm + k), arb_midref(s + k)); /* the exact scores: radius 0 */
+    centres(sm, s, n);
     softmax_row_balls(P, sm, alive, n, E);
     double Q = 0;
     for (size_t k = 0; k < n; k++)
