@@ -256,11 +256,15 @@ static double ln_jac_sumsq(const double *xh, const double *r, size_t n, size_t i
    and |xh_i| <= 1.4 (~1 + 2.5(1 + xh_i²)/n for large n), a factor
    that compounds over a stack's norms.  Interval arithmetic instead adds the mean's and rstd's
    radii to every element: a factor ~2-5 per norm.) */
-static void ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const double *g,
-                        const double *b, size_t R, size_t n, const arb_t eps)
+static int ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const double *g,
+                       const double *b, size_t R, size_t n, const arb_t eps)
 {
-    arb_ptr vm = _arb_vec_init((slong)(R * n));
     double *rr = malloc((n ? n : 1) * sizeof *rr), *xx = malloc((n ? n : 1) * sizeof *xx);
+    if (!rr || !xx) {
+        free(rr), free(xx);
+        return RN_TWIN_NOMEM;
+    }
+    arb_ptr vm = _arb_vec_init((slong)(R * n));
     centres(vm, v, R * n);
     block_ln_arb_forward(y, xh, rstd, vm, g, b, R, n, eps, BPREC);
     for (size_t r = 0; r < R; r++) {
@@ -279,6 +283,7 @@ static void ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const
     }
     free(rr), free(xx);
     _arb_vec_clear(vm, (slong)(R * n));
+    return 0;
 }
 
 /* The norm's own error is LayerNorm's a-priori bound evaluated at the exact intermediate (its
@@ -294,7 +299,8 @@ static int wln_fwd(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const doub
     if (!xm || !by || !bm || !br)
         goto out;
     if (E->stat) {
-        ln_fwd_stat(y, xh, rstd, v, g, b, R, n, eps);
+        if ((rc = ln_fwd_stat(y, xh, rstd, v, g, b, R, n, eps)) != 0)
+            goto out;
     } else {
         block_ln_arb_forward(y, xh, rstd, v, g, b, R, n, eps, BPREC);
     }
@@ -323,14 +329,18 @@ out:
    Interval arithmetic instead adds |m1|'s and |m2|'s radii (sums of n radii) to every element and
    the rows' radii linearly: ~3x per norm, compounding over a stack's norms (measured on a post-LN
    stack of 2: the relative radius grew ~3-4x across each of the five backward norms). */
-static void ln_bwd_stat(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr xh,
-                        arb_srcptr rstd, const double *g, size_t R, size_t n, arb_ptr gv)
+static int ln_bwd_stat(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr xh,
+                       arb_srcptr rstd, const double *g, size_t R, size_t n, arb_ptr gv)
 {
-    arb_ptr dym = _arb_vec_init((slong)(R * n)), xhm = _arb_vec_init((slong)(R * n)),
-            rsm = _arb_vec_init((slong)R), dgn = _arb_vec_init((slong)n), dbn = _arb_vec_init((slong)n);
     double *rg = malloc((n ? n : 1) * sizeof *rg), *rx = malloc((n ? n : 1) * sizeof *rx),
            *xx = malloc((n ? n : 1) * sizeof *xx), *gg = malloc((n ? n : 1) * sizeof *gg),
            *qg = calloc(n ? n : 1, sizeof *qg), *qb = calloc(n ? n : 1, sizeof *qb);
+    if (!rg || !rx || !xx || !gg || !qg || !qb) {
+        free(rg), free(rx), free(xx), free(gg), free(qg), free(qb);
+        return RN_TWIN_NOMEM;
+    }
+    arb_ptr dym = _arb_vec_init((slong)(R * n)), xhm = _arb_vec_init((slong)(R * n)),
+            rsm = _arb_vec_init((slong)R), dgn = _arb_vec_init((slong)n), dbn = _arb_vec_init((slong)n);
     centres(dym, dy, R * n), centres(xhm, xh, R * n), centres(rsm, rstd, R);
     block_ln_arb_backward(dx, dgn, dbn, dym, xhm, rsm, g, R, n, gv, BPREC);
     for (size_t r = 0; r < R; r++) {
@@ -366,6 +376,7 @@ static void ln_bwd_stat(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_s
     free(rg), free(rx), free(xx), free(gg), free(qg), free(qb);
     _arb_vec_clear(dym, (slong)(R * n)), _arb_vec_clear(xhm, (slong)(R * n));
     _arb_vec_clear(rsm, (slong)R), _arb_vec_clear(dgn, (slong)n), _arb_vec_clear(dbn, (slong)n);
+    return 0;
 }
 
 /* dx (overwritten), dγ, dβ (accumulated) at the LN input v (balls, its cache xh, rstd). */
@@ -380,10 +391,12 @@ static int wln_bwd(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr
     int rc = RN_TWIN_NOMEM;
     if (!xm || !dm || !bdx || !bdg || !bdb)
         goto out;
-    if (E->stat)
-        ln_bwd_stat(dx, dg, db, dy, xh, rstd, g, R, n, gv);
-    else
+    if (E->stat) {
+        if ((rc = ln_bwd_stat(dx, dg, db, dy, xh, rstd, g, R, n, gv)) != 0)
+            goto out;
+    } else {
         block_ln_arb_backward(dx, dg, db, dy, xh, rstd, g, R, n, gv, BPREC);
+    }
     mids(xm, v, R * n);
     mids(dm, dy, R * n);
     if ((rc = layernorm_backward_bound(bdx, bdg, bdb, dm, xm, g, R, n, epsd, E->cd, E->sd)) != 0)
