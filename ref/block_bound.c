@@ -20,7 +20,9 @@
 #include <arb.h>
 #include <arb_hypgeom.h>
 
+#include "bound_profile.h"
 #include "layernorm_bound.h"
+#include "stat_tier.h"
 
 #define BPREC 128 /* Arb's own rounding (2^-128) is negligible beside any u; it is in the balls */
 
@@ -290,6 +292,70 @@ static int ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const 
    variation over the ball is second order: §3.1, with the slack factor 17/16). */
 #define LN_SLACK 1.0625
 
+/* Statistical tier (§5): LayerNorm's own error as the norms' statistical tier models a correct
+   implementation (specs/statistical-tier.md §3.5: the row-shared errors of the mean and rstd
+   along their directions, plus each element's own roundings; any summation order, Welford and
+   Chan merges, a 2-ulp rsqrt, the folded affine form), where that model holds: its scales
+   replace the worst-case bound element by element, never above it.  Not under --profile
+   runtimes: the one-pass variance that profile admits is outside the model (its §5). */
+static int ln_own_stat(const ectx *E) { return E->stat && rn_bound_profile() != RN_PROFILE_RUNTIMES; }
+
+/* Half the smallest subnormal of d (f64: 2^-1075 rounded up to 2^-1074). */
+static double half_subnormal(rn_dtype d)
+{
+    return fmax(ldexp(1.0, rn_dtype_emin(d) - rn_dtype_precision(d)), 0x1p-1074);
+}
+
+/* The norms' tier's view of one LayerNorm of the graph: rows x n at the exact intermediate x, in
+   the compute dtype, its output stored in E->sd. */
+static st_problem ln_problem(const double *x, const double *g, const double *b, const double *dy,
+                             size_t R, size_t n, double eps, const ectx *E)
+{
+    st_problem q = {0};
+    q.rows = R, q.n = n, q.x = x, q.gamma = g, q.beta = b, q.dy = dy, q.eps = eps;
+    q.u = E->u, q.u_out = E->us, q.eta = half_subnormal(E->cd), q.eta_out = half_subnormal(E->sd);
+    return q;
+}
+
+/* by = min(by, the tier's scales of y) at the centres x (y: the exact row's balls). */
+static int ln_fwd_own_stat(double *by, const double *x, arb_srcptr y, const double *g,
+                           const double *b, size_t R, size_t n, double eps, const ectx *E)
+{
+    double *sy = malloc((R * n + 1) * sizeof *sy), *w = malloc((R * n + 1) * sizeof *w);
+    st_problem q = ln_problem(x, g, b, NULL, R, n, eps, E);
+    int rc = RN_TWIN_NOMEM;
+    if (sy && w) {
+        mids(w, y, R * n);
+        rc = st_layernorm_y_scales(&q, w, sy) == 0 ? 0 : RN_TWIN_NOMEM;
+    }
+    for (size_t i = 0; rc == 0 && i < R * n; i++)
+        by[i] = fmin(by[i], sy[i]);
+    free(sy), free(w);
+    return rc;
+}
+
+/* bdx, bdg, bdb = min(themselves, the tier's scales of dx, dgamma, dbeta) at the centres dy, x
+   (dx: the exact backward's balls). */
+static int ln_bwd_own_stat(double *bdx, double *bdg, double *bdb, const double *dy, const double *x,
+                           arb_srcptr dx, const double *g, size_t R, size_t n, double eps,
+                           const ectx *E)
+{
+    double *sdx = malloc((R * n + 1) * sizeof *sdx), *w = malloc((R * n + 1) * sizeof *w),
+           *sdg = malloc((n ? n : 1) * sizeof *sdg), *sdb = malloc((n ? n : 1) * sizeof *sdb);
+    st_problem q = ln_problem(x, g, NULL, dy, R, n, eps, E);
+    int rc = RN_TWIN_NOMEM;
+    if (sdx && w && sdg && sdb) {
+        mids(w, dx, R * n);
+        rc = st_layernorm_bwd_scales(&q, w, sdx, sdg, sdb) == 0 ? 0 : RN_TWIN_NOMEM;
+    }
+    for (size_t i = 0; rc == 0 && i < R * n; i++)
+        bdx[i] = fmin(bdx[i], sdx[i]);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        bdg[i] = fmin(bdg[i], sdg[i]), bdb[i] = fmin(bdb[i], sdb[i]);
+    free(sdx), free(w), free(sdg), free(sdb);
+    return rc;
+}
+
 static int wln_fwd(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const double *g,
                    const double *b, size_t R, size_t n, const arb_t eps, double epsd, const ectx *E)
 {
@@ -306,6 +372,8 @@ static int wln_fwd(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const doub
     }
     mids(xm, v, R * n);
     if ((rc = layernorm_forward_bound(by, bm, br, xm, g, b, R, n, epsd, E->cd, E->sd)) != 0)
+        goto out;
+    if (ln_own_stat(E) && (rc = ln_fwd_own_stat(by, xm, y, g, b, R, n, epsd, E)) != 0)
         goto out;
     for (size_t i = 0; i < R * n; i++)
         widen(y + i, up(LN_SLACK * by[i]));
@@ -400,6 +468,8 @@ static int wln_bwd(arb_ptr dx, arb_ptr dg, arb_ptr db, arb_srcptr dy, arb_srcptr
     mids(xm, v, R * n);
     mids(dm, dy, R * n);
     if ((rc = layernorm_backward_bound(bdx, bdg, bdb, dm, xm, g, R, n, epsd, E->cd, E->sd)) != 0)
+        goto out;
+    if (ln_own_stat(E) && (rc = ln_bwd_own_stat(bdx, bdg, bdb, dm, xm, dx, g, R, n, epsd, E)) != 0)
         goto out;
     for (size_t i = 0; i < R * n; i++)
         widen(dx + i, up(LN_SLACK * bdx[i]));

@@ -669,7 +669,7 @@ static int row_finite(const double *got, const double *want, size_t n)
     return 1;
 }
 
-/* ---------------------------------------------------------------- forward outputs [§3.3] */
+/* ---------------------------------------------------------------- forward outputs [§3.4] */
 
 static double gam(const st_problem *p, size_t i) { return p->gamma ? p->gamma[i] : 1; }
 static double weight(const st_problem *p, size_t i)
@@ -677,7 +677,7 @@ static double weight(const st_problem *p, size_t i)
     return p->offset ? 1 + gam(p, i) : gam(p, i);
 }
 
-/* The noise bound of one element of LayerNorm's y [§3.3]: (x - m)*r*gamma + beta, three products
+/* The noise bound of one element of LayerNorm's y [§3.4]: (x - m)*r*gamma + beta, three products
    and an add, or the folded form x*(r*gamma) + (beta - m*r*gamma); `skip`: the skip ops' rounded
    sum's term (0 without); the output's own rounding (want_noise) and underflows. */
 static inline double ln_y_noise(const st_problem *p, const rowstat *s, double z, double w,
@@ -688,7 +688,7 @@ static inline double ln_y_noise(const st_problem *p, const rowstat *s, double z,
     return b + want_noise(p, w) + 4 * p->eta * (1 + s->r * fabs(gi));
 }
 
-/* One pooled row of y [§3.3, §4]: the least-squares coefficient of the row's rstd error rho
+/* One pooled row of y [§3.4, §4]: the least-squares coefficient of the row's rstd error rho
    (direction z = y - beta) and its proxy and floor (res[0..2]); 0 if the row says nothing.
    buf: 2n, bb: n doubles of scratch. */
 static int forward_y_row(const st_problem *p, family f, size_t r, const double *got,
@@ -1272,4 +1272,80 @@ int st_elementwise(const st_problem *p, const double *got, const double *want, s
     elem_acc(p, got, want, mag, ops, count, 0, &a);
     acc_finish(&a, "scale", p->u, &t[0]);
     return 1;
+}
+
+/* ---------------------------------------------------------------- per-element scales [§3.5] */
+
+/* y's scales: the row-shared errors along their directions (rho along z = want - beta, e along
+   r*gamma), proxies and floors added, plus the element's own noise (ln_y_noise). */
+int st_layernorm_y_scales(const st_problem *p, const double *want, double *sy)
+{
+    size_t n = p->n;
+    double *buf = malloc(2 * (n ? n : 1) * sizeof *buf);
+    if (!buf)
+        return -1;
+    for (size_t r = 0; r < p->rows; r++) {
+        const double *x = p->x + r * n, *w = want + r * n;
+        double *s_ = sy + r * n;
+        rowstat s = ln_row(p, r, buf);
+        for (size_t i = 0; i < n; i++) {
+            double gi = weight(p, i), beta = p->beta ? p->beta[i] : 0, z = w[i] - beta;
+            s_[i] = s.ok && isfinite(w[i])
+                        ? fabs(z) * (s.sig_rho + s.phi_rho) + s.r * fabs(gi) * (s.sig_m + s.phi_m) +
+                              ln_y_noise(p, &s, z, w[i], x[i], gi, beta, 0)
+                        : INFINITY;
+        }
+    }
+    free(buf);
+    return 0;
+}
+
+/* dx's scales (dx_row_model: D1 = dx, D2 = r*xhat, D3 = r with their proxies and floors, and
+   the own-noise bound), dgamma's and dbeta's (§3.4's dgamma and dbeta per column: the rows'
+   rho_r and e_r enter column i through dy*xhat and r*dy, independent across rows, so their
+   proxies combine as a root sum of squares and their floors add; the column sum's own noise
+   SAFETY*u*(sqrt(R)*sum|dy*xhat| + 3*(sum (dy*xhat)^2)^(1/2)), dbeta's SAFETY*u*sqrt(R)*sum|dy|
+   (which no row's model enters), and the output rounding of the sum of magnitudes). */
+int st_layernorm_bwd_scales(const st_problem *p, const double *want_dx, double *sdx, double *sdg,
+                            double *sdb)
+{
+    size_t n = p->n, R = p->rows;
+    double *buf = malloc(2 * (n ? n : 1) * sizeof *buf), *xh = malloc((n ? n : 1) * sizeof *xh),
+           *gg = malloc((n ? n : 1) * sizeof *gg), *bb = malloc((n ? n : 1) * sizeof *bb),
+           *cs = calloc(5 * (n ? n : 1), sizeof *cs);
+    int rc = -1;
+    if (!buf || !xh || !gg || !bb || !cs)
+        goto out;
+    /* column sums over the rows: cs[0] (proxies)^2, cs[1] floors, cs[2] sum|dy*xhat|,
+       cs[3] sum (dy*xhat)^2, cs[4] sum|dy|; a row outside the model makes its columns +Inf */
+    double *c2 = cs, *cf = cs + n, *ca = cs + 2 * n, *cq = cs + 3 * n, *cb = cs + 4 * n;
+    for (size_t r = 0; r < R; r++) {
+        const double *dy = p->dy + r * n, *w = want_dx + r * n;
+        double *s_ = sdx + r * n;
+        dxrow_t d;
+        if (!dx_row_model(p, FAM_LN, r, w, buf, xh, gg, bb, &d)) {
+            for (size_t i = 0; i < n; i++)
+                s_[i] = INFINITY, c2[i] = INFINITY;
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double rx = d.s.r * fabs(xh[i]), hx = fabs(dy[i] * xh[i]), rd = d.s.r * fabs(dy[i]);
+            s_[i] = fabs(w[i]) * (d.sig[0] + d.phi[0]) + rx * (d.sig[1] + d.phi[1]) +
+                    d.s.r * (d.sig[2] + d.phi[2]) + bb[i];
+            double sg = d.s.sig_rho * hx + d.s.sig_m * rd;
+            c2[i] += sg * sg;
+            cf[i] += d.s.phi_rho * hx + d.s.phi_m * rd;
+            ca[i] += hx, cq[i] += hx * hx, cb[i] += fabs(dy[i]);
+        }
+    }
+    double sR = sqrt((double)R);
+    for (size_t i = 0; i < n; i++) {
+        sdg[i] = sqrt(c2[i]) + cf[i] + SAFETY * p->u * (sR * ca[i] + 3 * sqrt(cq[i])) +
+                 want_noise(p, ca[i]) + 4 * p->eta * (double)R;
+        sdb[i] = SAFETY * p->u * sR * cb[i] + want_noise(p, cb[i]);
+    }
+    rc = 0;
+out:
+    free(buf), free(xh), free(gg), free(bb), free(cs);
+    return rc;
 }

@@ -136,4 +136,17 @@ int st_elementwise(const st_problem *p, const double *got, const double *want, s
    block (st_fwd, ST_SUM) gets the same bits. */
 int st_skip_sum(const st_problem *p, const double *got, const double *want, st_test *t);
 
+/* Per-element scales [§3.5]: the tier's model of a correct LayerNorm as a proxy-plus-floor per
+   element, for an evaluator that propagates errors element by element (the block's statistical
+   tier, ref/block_bound.c; specs/error-analysis-block.md §5) instead of regressing them.  Each
+   element's scale is the sum over the row-shared errors of |direction|*(proxy + floor) (summed:
+   they share their sources) plus its own-noise bound.  p as for the tests (rows, n, x, gamma,
+   beta, dy, eps, u, u_out, eta, eta_out; cache NULL); want / want_dx: the exact y / dx (rows x n).
+   sy, sdx: rows x n; sdg, sdb: n (dgamma's and dbeta's column sums over the rows).  An element of
+   a row outside the model's range [§5] gets +Inf (the caller keeps its worst case there).
+   0, or -1 when out of memory. */
+int st_layernorm_y_scales(const st_problem *p, const double *want, double *sy);
+int st_layernorm_bwd_scales(const st_problem *p, const double *want_dx, double *sdx, double *sdg,
+                            double *sdb);
+
 #endif

@@ -16,6 +16,7 @@ Usage: RESNORM=build/resnorm /usr/bin/python3 tests/pytorch_block.py [--widths=W
   small (the default; make pytorch-check): d = 8, ~15 s;
   gpt2: the GPT-2-width column (d = 768, 12 heads, ff = 3072, batch 1, seq 16): one layer and its
         zoo (~19 min), then gpt2-stack (opt-in, not in make check);
+  gpt2-block: only that one layer and its zoo;
   gpt2-stack: only the GPT-2-width stacks of 2 (pre-LN and post-LN, final norm) and their zoo:
         ~27 min wall, ~17 min CPU on the shared 2-core machine (the certified twin's
         stack_backward, ~3 min per check, dominates).
@@ -477,6 +478,8 @@ def main():
         else:
             sys.exit(__doc__)
     ws = widths.split(",")
+    if not set(ws) <= {"small", "gpt2", "gpt2-block", "gpt2-stack"}:
+        sys.exit(__doc__)
     R = Runner()
     if "small" in ws:
         print("PyTorch TransformerEncoderLayer / TransformerEncoder against resnorm (float64 and float32):")
@@ -502,7 +505,7 @@ def main():
         stack_zoo(R, cfg_of("post", "relu", True), 4, seed=33, tag="stack4 post d=8",
                   extra=["identity_grad_dropped", "ln_backward_wrong_input"])
     g = cfg_of("pre", "gelu", True, d=768, heads=12, ff=3072, batch=1, seq=16)
-    if "gpt2" in ws:
+    if "gpt2" in ws or "gpt2-block" in ws:
         print("GPT-2 width (d = 768, 12 heads, ff = 3072, seq 16), float32:")
         R.case(g, seed=40, tag="gpt2 pre")
         R.case(g, seed=41, zoo=BLOCK_BUGS, masks=True, tag="gpt2 pre")
