@@ -67,16 +67,6 @@ static int skip_sum(const double *x, const double *skip, const double *bias, siz
     return 0;
 }
 
-static double half_min_subnormal(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074; /* 2^-1075 rounded up */
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default: return 0x1p-134;
-    }
-}
-
 /* The tests of one given output (by the op's family and the output's name); 0 if none applies. */
 static int tests_for(const cli_job *job, const st_problem *p, const char *out, const double *got,
                      const double *want, const double *want_dx, size_t count, st_test *t)
@@ -125,7 +115,7 @@ static void problem_of(const cli_job *job, const cli_check_result *r, st_problem
     memset(p, 0, sizeof *p);
     p->rows = job->rows, p->n = job->n, p->eps = job->eps;
     p->u = rn_dtype_unit_roundoff(r->cd);
-    p->eta = half_min_subnormal(r->cd);
+    p->eta = rn_dtype_underflow_eta(r->cd);
     int oa = cli_attr_index(job->op, "offset");
     p->offset = oa >= 0 ? (int)job->attr_value[oa] : 0;
     p->gamma = input(job, "gamma"), p->beta = input(job, "beta"), p->dy = input(job, "dy");
@@ -135,7 +125,7 @@ static void problem_of(const cli_job *job, const cli_check_result *r, st_problem
 static void problem_output(st_problem *p, const cli_check_result *r, rn_dtype od)
 {
     p->u_out = od != r->cd ? rn_dtype_unit_roundoff(od) : 0;
-    p->eta_out = half_min_subnormal(od);
+    p->eta_out = rn_dtype_underflow_eta(od);
 }
 
 /* The dtype output m is rounded to (set by the comparison: the coarser of --dtype and the dtype

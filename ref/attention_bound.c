@@ -18,16 +18,6 @@
 #define SLACK (1.0 + 0x1p-30)
 #define TRACE_PREC 64
 
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074;
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134;
-    }
-}
-
 /* gamma_n = n·u/(1 - n·u) [§1]; +Inf when n·u >= 1/2 (the analysis is void). */
 static double gam(double n, double u) { return n * u >= 0.5 ? INFINITY : n * u / (1.0 - n * u); }
 
@@ -77,7 +67,7 @@ static double finish(double err, double V, rn_dtype compute, rn_dtype out)
     if (out != compute) {
         if (V + err >= rn_dtype_max(out))
             return INFINITY;
-        outr = rn_dtype_unit_roundoff(out) * (V + err) + underflow_eta(out);
+        outr = rn_dtype_unit_roundoff(out) * (V + err) + rn_dtype_underflow_eta(out);
     }
     if (V + err >= rn_dtype_max(compute))
         return INFINITY;
@@ -163,7 +153,7 @@ static void softmax_row(const ctx_t *C, double *EP, const double *MP, const doub
 
 static int fwd_run(fwd_t *F, const double *x, const attn_args *A, rn_dtype compute)
 {
-    ctx_t C = {rn_dtype_unit_roundoff(compute), underflow_eta(compute)};
+    ctx_t C = {rn_dtype_unit_roundoff(compute), rn_dtype_underflow_eta(compute)};
     size_t B = A->batch, T = A->seq, d = A->d, H = A->heads, dh = d / H, rows = B * T, d3 = 3 * d;
     size_t natt = B * H * T * T;
     memset(F, 0, sizeof *F);
@@ -287,7 +277,7 @@ int attention_backward_bound(double *bdx, double *bdin_w, double *bdin_b, double
         fwd_free(&F);
         return RN_TWIN_NOMEM;
     }
-    ctx_t C = {rn_dtype_unit_roundoff(compute), underflow_eta(compute)};
+    ctx_t C = {rn_dtype_unit_roundoff(compute), rn_dtype_underflow_eta(compute)};
     double u = C.u;
     size_t B = F.B, T = F.T, d = F.d, H = F.H, dh = F.dh, rows = F.rows, d3 = 3 * d, natt = F.natt;
     double *Mdy = dalloc(rows * d), *Mdc = dalloc(rows * d), *Edc = dalloc(rows * d);

@@ -300,12 +300,6 @@ static int ln_fwd_stat(arb_ptr y, arb_ptr xh, arb_ptr rstd, arb_srcptr v, const 
    runtimes: the one-pass variance that profile admits is outside the model (its §5). */
 static int ln_own_stat(const ectx *E) { return E->stat && rn_bound_profile() != RN_PROFILE_RUNTIMES; }
 
-/* Half the smallest subnormal of d (f64: 2^-1075 rounded up to 2^-1074). */
-static double half_subnormal(rn_dtype d)
-{
-    return fmax(ldexp(1.0, rn_dtype_emin(d) - rn_dtype_precision(d)), 0x1p-1074);
-}
-
 /* The norms' tier's view of one LayerNorm of the graph: rows x n at the exact intermediate x, in
    the compute dtype, its output stored in E->sd. */
 static st_problem ln_problem(const double *x, const double *g, const double *b, const double *dy,
@@ -313,7 +307,8 @@ static st_problem ln_problem(const double *x, const double *g, const double *b, 
 {
     st_problem q = {0};
     q.rows = R, q.n = n, q.x = x, q.gamma = g, q.beta = b, q.dy = dy, q.eps = eps;
-    q.u = E->u, q.u_out = E->us, q.eta = half_subnormal(E->cd), q.eta_out = half_subnormal(E->sd);
+    q.u = E->u, q.u_out = E->us;
+    q.eta = rn_dtype_underflow_eta(E->cd), q.eta_out = rn_dtype_underflow_eta(E->sd);
     return q;
 }
 

@@ -7,16 +7,6 @@
 
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074;
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134;
-    }
-}
-
 int dropout_bound(double *b, const double *a, const double *mask, double p, size_t n,
                   rn_dtype compute, rn_dtype out)
 {
@@ -33,7 +23,7 @@ int dropout_bound(double *b, const double *a, const double *mask, double p, size
         }
         double Y = fabs(a[i]) * inv; /* >= |y| */
         /* [§3] the product may underflow: eta of compute; the result must not overflow */
-        double err = rel * Y + underflow_eta(compute);
+        double err = rel * Y + rn_dtype_underflow_eta(compute);
         if (Y + err >= rn_dtype_max(compute)) {
             b[i] = INFINITY;
             continue;
@@ -44,7 +34,7 @@ int dropout_bound(double *b, const double *a, const double *mask, double p, size
                 b[i] = INFINITY;
                 continue;
             }
-            outr = rn_dtype_unit_roundoff(out) * (Y + err) + underflow_eta(out);
+            outr = rn_dtype_unit_roundoff(out) * (Y + err) + rn_dtype_underflow_eta(out);
         }
         /* [§4] want = exact rounded to binary64 */
         b[i] = (err + outr) * EVAL_SLACK + Y * 0x1p-53 + 0x1p-1074;

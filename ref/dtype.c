@@ -124,6 +124,16 @@ double rn_ulp(double v, rn_dtype d)
 
 int rn_dtype_emin(rn_dtype d) { return F(d)->emin; }
 
+double rn_dtype_underflow_eta(rn_dtype d)
+{
+    switch (d) {
+    case RN_F64: return 0x1p-1074; /* 2^-1075 is not a double: rounded up */
+    case RN_F32: return 0x1p-150;
+    case RN_F16: return 0x1p-25;
+    default:     return 0x1p-134; /* bf16 */
+    }
+}
+
 int rn_representable(double v, rn_dtype d)
 {
     if (isnan(v) || isinf(v))

@@ -25,6 +25,10 @@ double rn_round_mpfr(mpfr_srcptr v, rn_dtype d);
 double rn_ulp(double v, rn_dtype d);
 /* The smallest normal exponent of d (-1022, -126, -14, -126). */
 int rn_dtype_emin(rn_dtype d);
+/* Half the smallest subnormal of d (2^-1075 rounded up to 2^-1074 for f64; 2^-150, 2^-25,
+   2^-134): the largest absolute error of one rounding into d's subnormal range, the eta of
+   fl(a op b) = (a op b)(1 + delta) + eta (specs/error-analysis.md §1). */
+double rn_dtype_underflow_eta(rn_dtype d);
 /* rn_ulp for a finite v, with d's precision p and emin given (inline, for the loops over every
    compared element).  The IEEE exponent of v from its bits (a subnormal double reads -1023, below
    every emin), at least emin (the subnormal spacing for |v| < 2^emin and v == 0); the spacing

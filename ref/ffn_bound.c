@@ -9,17 +9,6 @@
 
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
-/* Half the smallest subnormal of d: the largest error of one rounding into d's subnormal range. */
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074;
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134;
-    }
-}
-
 /* γ_m = m·u/(1 - m·u), +Inf past m·u = 1/2 (the analysis is void there) [§2]. */
 static double gam(double m, double u)
 {
@@ -46,10 +35,10 @@ static void bctx_init(bctx *B, const ffn_args *F, rn_dtype compute, rn_dtype d)
 {
     B->c = compute, B->d = d;
     B->u = rn_dtype_unit_roundoff(compute);
-    B->eta = underflow_eta(compute);
+    B->eta = rn_dtype_underflow_eta(compute);
     int store = d != compute && rn_dtype_unit_roundoff(d) > B->u;
     B->ud = store ? rn_dtype_unit_roundoff(d) : 0.0;
-    B->etad = store ? underflow_eta(d) : 0.0;
+    B->etad = store ? rn_dtype_underflow_eta(d) : 0.0;
     B->act = F->act;
     B->L = F->act == RN_ACT_RELU ? 1.0 : F->act == RN_ACT_GELU ? 1.25 : 1.68;
     B->L2 = F->act == RN_ACT_GELU ? 0.8 : 1.0;
@@ -80,7 +69,7 @@ static double finish(const bctx *B, double err, double T, double Y)
     if (B->d != B->c) {
         if (Y + err >= rn_dtype_max(B->d))
             return INFINITY;
-        outr = rn_dtype_unit_roundoff(B->d) * (Y + err) + underflow_eta(B->d);
+        outr = rn_dtype_unit_roundoff(B->d) * (Y + err) + rn_dtype_underflow_eta(B->d);
     }
     return (err + outr) * EVAL_SLACK + Y * 0x1p-53 + 0x1p-1074;
 }

@@ -33,18 +33,6 @@ static double gamma_k(double k, double u)
     return ku < 0.5 ? ku / (1.0 - ku) : INFINITY;
 }
 
-/* Largest absolute error of one rounding to the subnormal range of format d: half the smallest
-   subnormal (the eta of fl(a op b) = (a op b)(1 + delta) + eta [§1]). */
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074; /* (2^-1075 is not a double: round up) */
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134; /* bf16 */
-    }
-}
-
 /* The twin's f64 value `want` is exact rounded once to binary64: |want - exact| <= this [§6]. */
 static double want_slack(double mag)
 {
@@ -64,7 +52,7 @@ static double output_rounding(double mag, double err, rn_dtype compute, rn_dtype
 {
     if (out == compute)
         return 0.0;
-    return rn_dtype_unit_roundoff(out) * (mag + err) + underflow_eta(out);
+    return rn_dtype_unit_roundoff(out) * (mag + err) + rn_dtype_underflow_eta(out);
 }
 
 /* The bound on |got - want| from the bound `err` on |computed - exact| and an upper bound `m` on
@@ -85,7 +73,7 @@ typedef struct {
 static out_terms out_terms_of(rn_dtype compute, rn_dtype out)
 {
     return (out_terms){out == compute ? 0.0 : 1.0, rn_dtype_unit_roundoff(out),
-                       underflow_eta(out)};
+                       rn_dtype_underflow_eta(out)};
 }
 
 /* keep * rounding is output_rounding exactly: rounding >= 0, and where it is +Inf or NaN (m or
@@ -327,7 +315,7 @@ static var_interval variance_interval(const row_stats *st, size_t n, double e_su
 
 static row_terms forward_row_terms(const row_stats *st, size_t n, double eps, rn_dtype compute)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     rn_profile prof = rn_bound_profile();
     row_terms rt;
     double e_sum = err_mean_sum(st, n, u, eta);
@@ -489,7 +477,7 @@ FD_CLONES int layernorm_forward_bound(double *by, double *bmean, double *brstd, 
                             const double *gamma, const double *beta, size_t rows, size_t n,
                             double eps, rn_dtype compute, rn_dtype out)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     const out_terms ot = out_terms_of(compute, out);
     stats_scratch sc;
     if (alloc_scratch(n, &sc))
@@ -542,7 +530,7 @@ static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, doubl
                               const double *x, const double *gamma, size_t r, size_t n,
                               double eps, rn_dtype compute, rn_dtype out, stats_scratch *sc)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     const double *d = sc->d;
     const double *xr = x + r * n, *dyr = dy + r * n;
     row_stats st;

@@ -9,17 +9,6 @@
 
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
-/* Half the smallest subnormal of d: the largest error of one rounding into d's subnormal range. */
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074; /* (2^-1075 is not a double: round up) */
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134; /* bf16 */
-    }
-}
-
 /* Y >= |y| and S >= sum |t_i| for one dot product y = c + sum_i a_i·b_i (c optional, k terms), in
    binary64 without MPFR [§5]: s = the binary64 sum of the |t_i| and y^ = the binary64 dot product,
    in the order written; S = s·(1 + (k + 2)·2^-53) + k·2^-1074, Y = (|y^| + 1.01·k·2^-53·S)·(1 +
@@ -64,7 +53,7 @@ double lin_dot_bound(double Y, int nonfinite, double S, size_t m, size_t n_produ
     double mu = (double)m * u;
     if (mu > 0.5)
         return INFINITY;
-    double err = mu / (1.0 - mu) * S + 2.0 * (double)n_products * underflow_eta(compute);
+    double err = mu / (1.0 - mu) * S + 2.0 * (double)n_products * rn_dtype_underflow_eta(compute);
     /* [§4] no partial sum may overflow the compute format (then the analysis is void) */
     if (S + err >= rn_dtype_max(compute))
         return INFINITY;
@@ -73,7 +62,7 @@ double lin_dot_bound(double Y, int nonfinite, double S, size_t m, size_t n_produ
     if (d != compute) {
         if (Y + err >= rn_dtype_max(d))
             return INFINITY;
-        outr = rn_dtype_unit_roundoff(d) * (Y + err) + underflow_eta(d);
+        outr = rn_dtype_unit_roundoff(d) * (Y + err) + rn_dtype_underflow_eta(d);
     }
     /* [§5] want = exact rounded to binary64 */
     return (err + outr) * EVAL_SLACK + Y * 0x1p-53 + 0x1p-1074;

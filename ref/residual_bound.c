@@ -13,17 +13,6 @@
 
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
-/* Half the smallest subnormal of d: the largest error of one rounding into d's subnormal range. */
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074; /* (2^-1075 is not a double: round up) */
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134; /* bf16 */
-    }
-}
-
 /* |want - exact| for want = exact rounded once to binary64, |exact| <= S [§4]. */
 static double want_slack(double S)
 {
@@ -35,7 +24,7 @@ static double output_rounding(double m, rn_dtype compute, rn_dtype out)
 {
     if (out == compute)
         return 0.0;
-    return rn_dtype_unit_roundoff(out) * m + underflow_eta(out);
+    return rn_dtype_unit_roundoff(out) * m + rn_dtype_underflow_eta(out);
 }
 
 /* The bound for an exact value s (|s| <= S) computed with error <= err in `compute` [§2-§4]:

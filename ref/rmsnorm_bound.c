@@ -28,17 +28,6 @@ static double gamma_k(double k, double u)
     return ku < 0.5 ? ku / (1.0 - ku) : INFINITY;
 }
 
-/* Half the smallest subnormal of format d (rounded up for f64) [R§1]. */
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074;
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134; /* bf16 */
-    }
-}
-
 /* |want - exact| for the twin's f64 value [R§7]. */
 static double want_slack(double mag)
 {
@@ -50,7 +39,7 @@ static double output_rounding(double mag, double err, rn_dtype compute, rn_dtype
 {
     if (out == compute)
         return 0.0;
-    return rn_dtype_unit_roundoff(out) * (mag + err) + underflow_eta(out);
+    return rn_dtype_unit_roundoff(out) * (mag + err) + rn_dtype_underflow_eta(out);
 }
 
 /* The bound on |got - want| from err >= |computed - exact| and m >= |exact| [R§7, R§8]. */
@@ -128,7 +117,7 @@ static int exact_row_stats(row_stats *st, const double *x, size_t n, double eps,
 /* Forward error terms of one row [R§2, R§3]: |r_hat - r| <= R r. */
 static double rel_rstd(const row_stats *st, size_t n, double eps, rn_dtype compute)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     /* [R§2] ms_hat in [ms - E, ms + E]: a sum of the n rounded squares in any order, then / n or
        * fl(1/n): gamma_{n+2} ms; a running mean of the squares: + 4u(1+u) max x^2; underflow of the
        squares and of the scaling: (n + 2) eta. */
@@ -181,7 +170,7 @@ int rmsnorm_forward_bound(double *by, double *brstd, const double *x, const doub
                           size_t rows, size_t n, double eps, int offset, rn_dtype compute,
                           rn_dtype out)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     double uw = offset ? u : 0.0; /* the rounding of 1 + gamma [R§4] */
     mpfr_t *t = NULL; /* allocated on the first row the fast path leaves */
     mpfr_ptr *p = NULL;
@@ -294,7 +283,7 @@ static int backward_bound_row(double *bdx, double *cg_err, double *cg_mag, unsig
                               size_t n, double eps, rn_dtype compute, rn_dtype out,
                               bwd_scratch *sc)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     double g6 = gamma_k(6.0, u), gn6 = gamma_k((double)n + 6, u), g2 = gamma_k(2.0, u);
     const double *xr = x + r * n, *dyr = dy + r * n;
     row_stats st;

@@ -80,7 +80,6 @@ double skip_sum_in(mpfr_t s, double x, double k, const double *b, int order, rn_
     }
 }
 
-static double underflow_eta(rn_dtype d);
 
 /* |h + l| rounded up to binary64, for h = RN(h + l) (|l| <= ulp(h)/2, as TwoSum leaves them):
    |h| when l = 0 or l has the sign opposite to h's, succ(|h|) when l has h's sign (h = 0 only
@@ -132,7 +131,7 @@ double skip_sum_bound(mpfr_t s, double x, double k, const double *b, rn_dtype co
         S = abs_sum_up(s, x, k);
         E = u * S;
     }
-    double o = out == compute ? 0.0 : rn_dtype_unit_roundoff(out) * (S + E) + underflow_eta(out);
+    double o = out == compute ? 0.0 : rn_dtype_unit_roundoff(out) * (S + E) + rn_dtype_underflow_eta(out);
     return (E + o) * EVAL_SLACK + S * 0x1p-53 + 0x1p-1074;
 }
 
@@ -149,16 +148,6 @@ double *skip_sum_bounds(mpfr_t s, const double *ws, const double *x, const doubl
         es[i] = isfinite(ws[i])
               ? skip_sum_bound(s, x[i], skip[i], bias ? &bias[i % n] : NULL, compute, out) : 0.0;
     return es;
-}
-
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074;
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134;
-    }
 }
 
 /* Combine LayerNorm's bound b on data t (want w_c) with the exact propagation |w_c - w|. */
@@ -291,7 +280,7 @@ double skip_dbias_bound(double sb, double sa, size_t rows, double wcb, double wb
     double E = (sb + gamma_k(rows ? rows - 1 : 0, u) * sa + fabs(wcb) * 0x1p-53) * EVAL_SLACK +
                fabs(wcb - wb) * DIFF_SLACK;
     if (out != compute)
-        E += rn_dtype_unit_roundoff(out) * (fabs(wb) + E) + underflow_eta(out);
+        E += rn_dtype_unit_roundoff(out) * (fabs(wb) + E) + rn_dtype_underflow_eta(out);
     return (E + fabs(wb) * 0x1p-53 + 0x1p-1074) * EVAL_SLACK;
 }
 

@@ -13,16 +13,6 @@
 #define SLACK (1.0 + 0x1p-30)
 #define EVAL_SLACK (1.0 + 0x1p-40)
 
-static double underflow_eta(rn_dtype d)
-{
-    switch (d) {
-    case RN_F64: return 0x1p-1074;
-    case RN_F32: return 0x1p-150;
-    case RN_F16: return 0x1p-25;
-    default:     return 0x1p-134;
-    }
-}
-
 /* The per-row forward analysis: for every element the exact y (approximately, Yhi >= y), and the
    absolute bound E of a compute-format implementation (no output rounding) [§3-§4].  Returns 0,
    or 1 for a NaN row (E = 0, want NaN), or -1 where void (E = +Inf). */
@@ -33,7 +23,7 @@ typedef struct {
 
 static int forward_row(row_ws *W, const double *x, const double *mask, size_t n, rn_dtype compute)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     double m = -INFINITY;
     size_t live = 0;
     for (size_t k = 0; k < n; k++) {
@@ -92,7 +82,7 @@ static double finish(double err, double V, rn_dtype compute, rn_dtype out)
     if (out != compute) {
         if (V + err >= rn_dtype_max(out))
             return INFINITY;
-        outr = rn_dtype_unit_roundoff(out) * (V + err) + underflow_eta(out);
+        outr = rn_dtype_unit_roundoff(out) * (V + err) + rn_dtype_underflow_eta(out);
     }
     return (err + outr) * EVAL_SLACK + V * 0x1p-53 + 0x1p-1074;
 }
@@ -129,7 +119,7 @@ int softmax_forward_bound(double *b, const double *x, const double *mask, size_t
 int softmax_backward_bound(double *b, const double *x, const double *mask, const double *dy,
                            size_t rows, size_t n, rn_dtype compute, rn_dtype out)
 {
-    double u = rn_dtype_unit_roundoff(compute), eta = underflow_eta(compute);
+    double u = rn_dtype_unit_roundoff(compute), eta = rn_dtype_underflow_eta(compute);
     row_ws W;
     if (ws_alloc(&W, n) != 0) {
         ws_free(&W);
