@@ -18,12 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "block_bound.h" /* BLOCK_STAT_LAMBDA: the block's tier multiplies the scales by it */
 #include "layernorm.h"
 #include "layernorm_bound.h"
 #include "layernorm_mpfr.h"
 #include "stat_tier.h"
-
-#define LAMBDA 8.0 /* BLOCK_STAT_LAMBDA (ref/block_bound.h): the block's tier multiplies by it */
 
 enum { ROWS = 24 };
 
@@ -152,22 +151,24 @@ static void ln_backward_torch(float *dx, const problem *P, const float *mean, co
     }
 }
 
-/* max_i |got_i - want_i| / (LAMBDA * scale_i) */
+/* max_i |got_i - want_i| / (BLOCK_STAT_LAMBDA * scale_i) */
 static double worst(const float *got, const double *want, const double *scale, size_t k)
 {
     double w = 0;
     for (size_t i = 0; i < k; i++)
-        w = fmax(w, fabs((double)got[i] - want[i]) / (LAMBDA * scale[i]));
+        w = fmax(w, fabs((double)got[i] - want[i]) / (BLOCK_STAT_LAMBDA * scale[i]));
     return w;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 static double median(double *v, size_t k)
 {
-    for (size_t i = 1; i < k; i++) /* insertion sort: k is small here (rows x n <= 10^5) */
-        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1], v[j - 1] = t;
-        }
+    qsort(v, k, sizeof *v, cmp_double);
     return v[k / 2];
 }
 
