@@ -293,6 +293,89 @@ static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb
 #endif
 }
 
+/* One head h of one batch element b: query rows i = 0 .. T-1 of attn_row_forward in turn (the
+   drivers' innermost loop).  cb: the element's rows of ctx [T, d], of which the head writes columns
+   hd .. hd + dh - 1; Pb: the (b, h) block of att [T, T]; qb: the element's rows of qkv [T, d3];
+   kpb: the element's key padding row [T] or null; amb: the (b, h) block of the attention-dropout
+   mask [T, T] or null.  Rows run (specs/attention_rows.h): head_att and head_ctx, every row of the
+   head, composed from att_row and ctx_row across the later rows' writes. */
+/*@ requires dims: T >= 1 && dh >= 1 && d >= 1 && d3 == 3 * d && T * d3 <= INT_MAX && 2 * T <= INT_MAX &&
+                   T * T <= INT_MAX && T * d <= INT_MAX;
+    requires head: 0 <= hd && hd + dh <= d;
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires valid_kpb: kpb == \null || \valid_read(kpb + (0 .. T - 1));
+    requires valid_amb: amb == \null || \valid_read(amb + (0 .. T * T - 1));
+    requires valid_cb: \valid(cb + (0 .. T * d - 1));
+    requires valid_Pb: \valid(Pb + (0 .. T * T - 1));
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));
+    requires sep: \separated(cb + (0 .. T * d - 1), Pb + (0 .. T * T - 1), row + (0 .. 2 * T - 1),
+                             qb + (0 .. T * d3 - 1));
+    requires sep_kpb: kpb == \null ||
+      \separated(kpb + (0 .. T - 1), row + (0 .. 2 * T - 1), Pb + (0 .. T * T - 1), cb + (0 .. T * d - 1));
+    requires sep_amb: amb == \null ||
+      \separated(amb + (0 .. T * T - 1), row + (0 .. 2 * T - 1), Pb + (0 .. T * T - 1), cb + (0 .. T * d - 1));
+    assigns cb[0 .. T * d - 1], Pb[0 .. T * T - 1], row[0 .. 2 * T - 1];
+    ATTN_ROWS_CLAUSE(ensures head_att: causal == 0 && kpb == \null ==>
+      \forall integer i; 0 <= i < T ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i, T), attn_rs(i, d3), hd, d, d3, dh, T);)
+    ATTN_ROWS_CLAUSE(ensures head_ctx: \forall integer i; 0 <= i < T ==>
+      attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);) */
+static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float *qb, const float *kpb,
+                                  const float *amb, float scale, int hd, int T, int d, int dh, int d3,
+                                  int causal)
+{
+    /*@ loop invariant i_range: 0 <= i <= T;
+        ATTN_ROWS_CLAUSE(loop invariant att_done: causal == 0 && kpb == \null ==>
+          \forall integer i2; 0 <= i2 < i ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i2, T), attn_rs(i2, d3), hd, d, d3, dh, T);)
+        ATTN_ROWS_CLAUSE(loop invariant ctx_done: \forall integer i2; 0 <= i2 < i ==>
+          attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i2, d), attn_rs(i2, T), hd, d, d3, dh, T);)
+        loop assigns i, cb[0 .. T * d - 1], Pb[0 .. T * T - 1], row[0 .. 2 * T - 1];
+        loop variant T - i; */
+    for (int i = 0; i < T; i++) {
+        //@ ghost lemma_attn_row(i, T, d3);
+        //@ ghost lemma_attn_row(i, T, d);
+        //@ ghost lemma_attn_row(i, T, T);
+        const float *ami = amb ? amb + i * T : 0; /* row i of the mask block */
+#ifdef RESNORM_WP_ROWS
+        /*@ assert rs_i: attn_rs(i, T) == i * T && attn_rs(i, d) == i * d && attn_rs(i, d3) == i * d3; */
+        /*@ assert rb: attn_rows_before(i, T) && attn_rows_before(i, d) && attn_vidx_in(T, d3); */
+#endif
+    row_i:
+        attn_row_forward_f32(cb + i * d + hd, Pb + i * T, row, qb, i * d3 + hd, d + hd, 2 * d + hd, kpb,
+                             ami, scale, i, T, dh, d3, causal);
+#ifdef RESNORM_WP_ROWS
+        /* The context, then the weights (in this order, so that the goals of the one do not hold
+           the other's frame lemmas).  Row i: the call's ctx_row (with attn_ctx_at_eq).  The rows
+           before it: the call wrote none of their cells (rb), nor qb, nor the mask, so their
+           facts still hold (attn_ctx_at_frame). */
+        /*@ assert ctx_new: attn_head_c(cb, Pb, amb, scale, qb, i * d, i * T, hd, d, d3, dh, T); */
+        /*@ assert c_old: \forall integer i2, cc; 0 <= i2 < i && 0 <= cc < dh ==>
+              cb[attn_rs(i2, d) + hd + cc] == \at(cb[attn_rs(i2, d) + hd + cc], row_i); */
+        /*@ assert ctx_fr: \forall integer i2, cc; 0 <= i2 < i && 0 <= cc < dh ==>
+              attn_ctx_same{Here, row_i}(Pb + attn_rs(i2, T), attn_am_row(amb, attn_rs(i2, T)), scale, qb, 2 * d + hd + cc, d3, T); */
+        /*@ assert ctx_old: \forall integer i2; 0 <= i2 < i ==>
+              attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i2, d), attn_rs(i2, T), hd, d, d3, dh, T); */
+        /* Only cb, Pb and row were written from entry to the call: query i's scores over qb, hence
+           its softmax row, were as at entry (a ghost loop over the keys j, each step
+           attn_dot_frame at one j, then attn_p_frame); so the call's att_row is row i's. */
+        /*@ ghost
+          int j = 0;
+          /@ loop invariant j_range: 0 <= j <= T;
+             loop invariant sc: attn_scores_same{row_i, Pre}(qb, i * d3 + hd, d + hd, d3, dh, j);
+             loop assigns j;
+             loop variant T - j; @/
+          while (j < T) { lemma_attn_row(j, T, d3); j++; }
+        */
+        /*@ assert sc_fr: attn_scores_same{row_i, Pre}(qb, i * d3 + hd, d + hd, d3, dh, T); */
+        /*@ assert p_fr: attn_p_same{row_i, Pre}(qb, i * d3 + hd, d + hd, d3, dh, T); */
+        /*@ assert att_new: causal == 0 && kpb == \null ==> attn_head_p{Pre, Here}(Pb, qb, i * T, i * d3, hd, d, d3, dh, T); */
+        /*@ assert P_old: \forall integer i2, j; 0 <= i2 < i && 0 <= j < T ==>
+              Pb[attn_rs(i2, T) + j] == \at(Pb[attn_rs(i2, T) + j], row_i); */
+        /*@ assert att_old: causal == 0 && kpb == \null ==> \forall integer i2; 0 <= i2 < i ==>
+              attn_head_p{Pre, Here}(Pb, qb, attn_rs(i2, T), attn_rs(i2, d3), hd, d, d3, dh, T); */
+#endif
+    }
+}
+
 void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
                            const float *in_w, const float *in_b, const float *out_w,
                            const float *out_b, const float *kpm, const float *amask, float p, int B,
