@@ -63,11 +63,13 @@
   logic real attn_ctx{L}(double *P, double *am, real scale, double *qb, integer vc, integer d3, integer n) =
     n <= 0 ? 0.0 : attn_ctx(P, am, scale, qb, vc, d3, n - 1) + attn_a(P, am, scale, n - 1) * qb[(n - 1) * d3 + vc];
   // ---- one head composed (attn_head_forward_f32/f64): the row models across other rows' writes ----
-  // Each family of frame lemmas is an axiomatic of its own, with the predicate that states its
-  // conclusion: a goal gets the lemmas only when it uses that predicate, so the row helpers' goals
-  // (and each other's) are as before.  The inductions (attn_{dot,smax,ssum,ctx}_frame_*) are proved
-  // by the committed WP scripts of proofs/session_attention_rows/script/ (Wp.induction on n, the
-  // step lemma closing the step, as proofs/session_linear_rows'), the others by the SMT solvers.
+  // Each family of lemmas is an axiomatic of its own, with a predicate that states its conclusion:
+  // a goal gets the lemmas only when it uses that predicate (the row helpers' goals as before; the
+  // head's goals each only the family it needs: with every family and every recursive model in one
+  // goal the solvers fail even its trivial steps).  The inductions (attn_smax_frame_*,
+  // attn_ssum_frame_*, attn_ctx_at_eq_*, attn_ctx_at_frame_*) are proved by the committed WP scripts
+  // of proofs/session_attention_rows/script/ (Wp.induction on n, as proofs/session_linear_rows'; each
+  // child closed by the solvers from the unfolded definitions), the others by the solvers.
 
   // The first index of row i of a row-major [., n] array, a symbol of its own (as rms_row_start in
   // specs/rmsnorm_model.h), and row j's index of column vc of a [., d3] array (attn_ctx_at; as
@@ -85,37 +87,28 @@
       \forall integer j, vc; 0 <= j < T && 0 <= vc < d3 ==> 0 <= attn_vidx(j, d3, vc) < T * d3;
     lemma attn_vidx_in_ok: \forall integer T, d3; 0 <= T && 0 <= d3 ==> attn_vidx_in(T, d3);
   }
+  // n entries from p the same in states A and B.
+  predicate attn_row_same{A, B}(float *p, integer n) = \forall integer j; 0 <= j < n ==> \at(p[j], A) == \at(p[j], B);
+  predicate attn_row_same{A, B}(double *p, integer n) = \forall integer j; 0 <= j < n ==> \at(p[j], A) == \at(p[j], B);
   // The attention-dropout mask's row of a head's [T, T] block that starts at rP, or none.
   logic float *attn_am_row(float *am, integer rP) = am == \null ? am : am + rP;
   logic double *attn_am_row(double *am, integer rP) = am == \null ? am : am + rP;
 
-  // Every score of one query row the same in states A and B (a dot product over two states).
-  axiomatic AttnScoresSameF32 {
-    predicate attn_scores_same{A, B}(float *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
-      \forall integer j; 0 <= j < T ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j);
-    lemma attn_dot_frame_step_f32{A, B}: \forall float *x, float *w, integer n; 0 < n ==>
-      \at(x[n - 1], A) == \at(x[n - 1], B) ==> \at(w[n - 1], A) == \at(w[n - 1], B) ==>
-      lin_dot{A}(x, w, n - 1) == lin_dot{B}(x, w, n - 1) ==> lin_dot{A}(x, w, n) == lin_dot{B}(x, w, n);
-    lemma attn_dot_frame_f32{A, B}: \forall float *x, float *w, integer n; 0 <= n ==>
-      (\forall integer k; 0 <= k < n ==> \at(x[k], A) == \at(x[k], B)) ==>
-      (\forall integer k; 0 <= k < n ==> \at(w[k], A) == \at(w[k], B)) ==>
-      lin_dot{A}(x, w, n) == lin_dot{B}(x, w, n);
-  }
+  // Every score of one query row the same in states A and B (attn_head_forward: a ghost
+  // induction over each dot, as attn_row_forward's).
+  predicate attn_scores_same{A, B}(float *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
+    \forall integer j; 0 <= j < T ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j);
+  // The context sum with its v index through attn_vidx, a symbol of its own (as lin_col_idx in
+  // specs/linear_rows.h: the solvers normalize a bare (n - 1)·d3 + vc apart from j·d3 + vc).
+  logic real attn_ctx_at{L}(float *P, float *am, real scale, float *qb, integer vc, integer d3, integer n) =
+    n <= 0 ? 0.0 : attn_ctx_at(P, am, scale, qb, vc, d3, n - 1) + attn_a(P, am, scale, n - 1) * qb[attn_vidx(n - 1, d3, vc)];
   // So the softmax row of those scores (its max and its sum are the same).
   axiomatic AttnPSameF32 {
     predicate attn_p_same{A, B}(float *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
       \forall integer j; 0 <= j < T ==> attn_p{A}(qb, qo, ko, d3, dh, T, j) == attn_p{B}(qb, qo, ko, d3, dh, T, j);
-    lemma attn_smax_frame_step_f32{A, B}: \forall float *qb, integer qo, ko, d3, dh, n; 1 < n ==>
-      attn_score{A}(qb, qo, ko, d3, dh, n - 1) == attn_score{B}(qb, qo, ko, d3, dh, n - 1) ==>
-      attn_smax{A}(qb, qo, ko, d3, dh, n - 1) == attn_smax{B}(qb, qo, ko, d3, dh, n - 1) ==>
-      attn_smax{A}(qb, qo, ko, d3, dh, n) == attn_smax{B}(qb, qo, ko, d3, dh, n);
     lemma attn_smax_frame_f32{A, B}: \forall float *qb, integer qo, ko, d3, dh, n; 1 <= n ==>
       (\forall integer j; 0 <= j < n ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j)) ==>
       attn_smax{A}(qb, qo, ko, d3, dh, n) == attn_smax{B}(qb, qo, ko, d3, dh, n);
-    lemma attn_ssum_frame_step_f32{A, B}: \forall float *qb, integer qo, ko, d3, dh, real m, integer n; 0 < n ==>
-      attn_score{A}(qb, qo, ko, d3, dh, n - 1) == attn_score{B}(qb, qo, ko, d3, dh, n - 1) ==>
-      attn_ssum{A}(qb, qo, ko, d3, dh, m, n - 1) == attn_ssum{B}(qb, qo, ko, d3, dh, m, n - 1) ==>
-      attn_ssum{A}(qb, qo, ko, d3, dh, m, n) == attn_ssum{B}(qb, qo, ko, d3, dh, m, n);
     lemma attn_ssum_frame_f32{A, B}: \forall float *qb, integer qo, ko, d3, dh, real m, integer n; 0 <= n ==>
       (\forall integer j; 0 <= j < n ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j)) ==>
       attn_ssum{A}(qb, qo, ko, d3, dh, m, n) == attn_ssum{B}(qb, qo, ko, d3, dh, m, n);
@@ -123,29 +116,26 @@
       1 <= T ==> attn_scores_same{A, B}(qb, qo, ko, d3, dh, T) ==> attn_p_same{A, B}(qb, qo, ko, d3, dh, T);
   }
   // A context entry, when its weights, its mask row and its v column are the same.
-  axiomatic AttnCtxSameF32 {
-    // The same sum with its v index through attn_vidx, a symbol of its own (as lin_col_idx in
-    // specs/linear_rows.h: the solvers normalize a bare (n - 1)·d3 + vc apart from j·d3 + vc).
-    logic real attn_ctx_at{L}(float *P, float *am, real scale, float *qb, integer vc, integer d3, integer n) =
-      n <= 0 ? 0.0 : attn_ctx_at(P, am, scale, qb, vc, d3, n - 1) + attn_a(P, am, scale, n - 1) * qb[attn_vidx(n - 1, d3, vc)];
-    predicate attn_ctx_same{A, B}(float *P, float *am, real scale, float *qb, integer vc, integer d3, integer n) =
-      attn_ctx_at{A}(P, am, scale, qb, vc, d3, n) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n);
-    lemma attn_ctx_at_eq_step_f32{L}: \forall float *P, float *am, real scale, float *qb, integer vc, d3, n; 0 < n ==>
-      attn_ctx(P, am, scale, qb, vc, d3, n - 1) == attn_ctx_at(P, am, scale, qb, vc, d3, n - 1) ==>
+  // It is attn_ctx (one state; induction).
+  axiomatic AttnCtxEqF32 {
+    predicate attn_ctx_is_at{L}(float *P, float *am, real scale, float *qb, integer vc, integer d3, integer n) =
       attn_ctx(P, am, scale, qb, vc, d3, n) == attn_ctx_at(P, am, scale, qb, vc, d3, n);
     lemma attn_ctx_at_eq_f32{L}: \forall float *P, float *am, real scale, float *qb, integer vc, d3, n; 0 <= n ==>
       attn_ctx(P, am, scale, qb, vc, d3, n) == attn_ctx_at(P, am, scale, qb, vc, d3, n);
-    lemma attn_ctx_at_step_f32{A, B}: \forall float *P, float *am, real scale, float *qb, integer vc, d3, n; 0 < n ==>
-      attn_a{A}(P, am, scale, n - 1) == attn_a{B}(P, am, scale, n - 1) ==>
-      \at(qb[attn_vidx(n - 1, d3, vc)], A) == \at(qb[attn_vidx(n - 1, d3, vc)], B) ==>
-      attn_ctx_at{A}(P, am, scale, qb, vc, d3, n - 1) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n - 1) ==>
+  }
+  // A context entry, when its weights (with their mask) and its v column are the same.
+  axiomatic AttnCtxSameF32 {
+    predicate attn_ctx_same{A, B}(float *P, float *am, real scale, float *qb, integer vc, integer d3, integer n) =
       attn_ctx_at{A}(P, am, scale, qb, vc, d3, n) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n);
+    // the weights of a row (with their mask) and the v column of its sum, the same in A and B
+    predicate attn_a_same{A, B}(float *P, float *am, real scale, integer N) =
+      \forall integer j; 0 <= j < N ==> attn_a{A}(P, am, scale, j) == attn_a{B}(P, am, scale, j);
+    predicate attn_v_same{A, B}(float *qb, integer vc, integer d3, integer N) =
+      \forall integer j; 0 <= j < N ==> \at(qb[attn_vidx(j, d3, vc)], A) == \at(qb[attn_vidx(j, d3, vc)], B);
     // (n <= N: the hypotheses are over the whole row, so the induction on n keeps them as they are)
     lemma attn_ctx_at_frame_f32{A, B}: \forall float *P, float *am, real scale, float *qb, integer vc, d3, N, n;
-      0 <= n <= N ==>
-      (\forall integer j; 0 <= j < N ==> attn_a{A}(P, am, scale, j) == attn_a{B}(P, am, scale, j)) ==>
-      (\forall integer j; 0 <= j < N ==> \at(qb[attn_vidx(j, d3, vc)], A) == \at(qb[attn_vidx(j, d3, vc)], B)) ==>
-      attn_ctx_at{A}(P, am, scale, qb, vc, d3, n) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n);
+      0 <= n <= N ==> attn_a_same{A, B}(P, am, scale, N) ==> attn_v_same{A, B}(qb, vc, d3, N) ==>
+      attn_ctx_same{A, B}(P, am, scale, qb, vc, d3, n);
   }
   // One row of one head's weights (Pb [T, T] at L2, the row starting at rP) is the softmax of the
   // scores of its query (q slice at rQ + hd of qb [T, d3], at L1): rP = i·T, rQ = i·d3 for row i.
@@ -153,39 +143,29 @@
                                 integer dh, integer T) =
     \forall integer j; 0 <= j < T ==> \at(Pb[rP + j], L2) == attn_p{L1}(qb, rQ + hd, d + hd, d3, dh, T, j);
   // That row of the head's context columns (cb [T, d], the row starting at rC, columns hd ..) is its
-  // weights times V (attn_ctx_at: attn_ctx, attn_ctx_at_eq): rC = i·d for row i.
+  // weights times V (attn_ctx_at: attn_ctx, attn_ctx_at_eq): rC = i·d for row i.  (Every quantified
+  // variable here and in the head's assertions is a bare argument of some term, which the solvers
+  // need to instantiate the fact: a column cc only in hd + cc gives them no trigger.)
   predicate attn_head_c{L}(float *cb, float *Pb, float *am, real scale, float *qb, integer rC, integer rP, integer hd,
                            integer d, integer d3, integer dh, integer T) =
-    \forall integer cc; 0 <= cc < dh ==>
-      cb[rC + hd + cc] == attn_ctx_at(Pb + rP, attn_am_row(am, rP), scale, qb, 2 * d + hd + cc, d3, T);
+    \forall integer k; rC + hd <= k < rC + hd + dh ==>
+      cb[k] == attn_ctx_at(Pb + rP, attn_am_row(am, rP), scale, qb, 2 * d + k - rC, d3, T);
 
-  // Every score of one query row the same in states A and B (a dot product over two states).
-  axiomatic AttnScoresSameF64 {
-    predicate attn_scores_same{A, B}(double *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
-      \forall integer j; 0 <= j < T ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j);
-    lemma attn_dot_frame_step_f64{A, B}: \forall double *x, double *w, integer n; 0 < n ==>
-      \at(x[n - 1], A) == \at(x[n - 1], B) ==> \at(w[n - 1], A) == \at(w[n - 1], B) ==>
-      lin_dot{A}(x, w, n - 1) == lin_dot{B}(x, w, n - 1) ==> lin_dot{A}(x, w, n) == lin_dot{B}(x, w, n);
-    lemma attn_dot_frame_f64{A, B}: \forall double *x, double *w, integer n; 0 <= n ==>
-      (\forall integer k; 0 <= k < n ==> \at(x[k], A) == \at(x[k], B)) ==>
-      (\forall integer k; 0 <= k < n ==> \at(w[k], A) == \at(w[k], B)) ==>
-      lin_dot{A}(x, w, n) == lin_dot{B}(x, w, n);
-  }
+  // Every score of one query row the same in states A and B (attn_head_forward: a ghost
+  // induction over each dot, as attn_row_forward's).
+  predicate attn_scores_same{A, B}(double *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
+    \forall integer j; 0 <= j < T ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j);
+  // The context sum with its v index through attn_vidx, a symbol of its own (as lin_col_idx in
+  // specs/linear_rows.h: the solvers normalize a bare (n - 1)·d3 + vc apart from j·d3 + vc).
+  logic real attn_ctx_at{L}(double *P, double *am, real scale, double *qb, integer vc, integer d3, integer n) =
+    n <= 0 ? 0.0 : attn_ctx_at(P, am, scale, qb, vc, d3, n - 1) + attn_a(P, am, scale, n - 1) * qb[attn_vidx(n - 1, d3, vc)];
   // So the softmax row of those scores (its max and its sum are the same).
   axiomatic AttnPSameF64 {
     predicate attn_p_same{A, B}(double *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
       \forall integer j; 0 <= j < T ==> attn_p{A}(qb, qo, ko, d3, dh, T, j) == attn_p{B}(qb, qo, ko, d3, dh, T, j);
-    lemma attn_smax_frame_step_f64{A, B}: \forall double *qb, integer qo, ko, d3, dh, n; 1 < n ==>
-      attn_score{A}(qb, qo, ko, d3, dh, n - 1) == attn_score{B}(qb, qo, ko, d3, dh, n - 1) ==>
-      attn_smax{A}(qb, qo, ko, d3, dh, n - 1) == attn_smax{B}(qb, qo, ko, d3, dh, n - 1) ==>
-      attn_smax{A}(qb, qo, ko, d3, dh, n) == attn_smax{B}(qb, qo, ko, d3, dh, n);
     lemma attn_smax_frame_f64{A, B}: \forall double *qb, integer qo, ko, d3, dh, n; 1 <= n ==>
       (\forall integer j; 0 <= j < n ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j)) ==>
       attn_smax{A}(qb, qo, ko, d3, dh, n) == attn_smax{B}(qb, qo, ko, d3, dh, n);
-    lemma attn_ssum_frame_step_f64{A, B}: \forall double *qb, integer qo, ko, d3, dh, real m, integer n; 0 < n ==>
-      attn_score{A}(qb, qo, ko, d3, dh, n - 1) == attn_score{B}(qb, qo, ko, d3, dh, n - 1) ==>
-      attn_ssum{A}(qb, qo, ko, d3, dh, m, n - 1) == attn_ssum{B}(qb, qo, ko, d3, dh, m, n - 1) ==>
-      attn_ssum{A}(qb, qo, ko, d3, dh, m, n) == attn_ssum{B}(qb, qo, ko, d3, dh, m, n);
     lemma attn_ssum_frame_f64{A, B}: \forall double *qb, integer qo, ko, d3, dh, real m, integer n; 0 <= n ==>
       (\forall integer j; 0 <= j < n ==> attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j)) ==>
       attn_ssum{A}(qb, qo, ko, d3, dh, m, n) == attn_ssum{B}(qb, qo, ko, d3, dh, m, n);
@@ -193,29 +173,26 @@
       1 <= T ==> attn_scores_same{A, B}(qb, qo, ko, d3, dh, T) ==> attn_p_same{A, B}(qb, qo, ko, d3, dh, T);
   }
   // A context entry, when its weights, its mask row and its v column are the same.
-  axiomatic AttnCtxSameF64 {
-    // The same sum with its v index through attn_vidx, a symbol of its own (as lin_col_idx in
-    // specs/linear_rows.h: the solvers normalize a bare (n - 1)·d3 + vc apart from j·d3 + vc).
-    logic real attn_ctx_at{L}(double *P, double *am, real scale, double *qb, integer vc, integer d3, integer n) =
-      n <= 0 ? 0.0 : attn_ctx_at(P, am, scale, qb, vc, d3, n - 1) + attn_a(P, am, scale, n - 1) * qb[attn_vidx(n - 1, d3, vc)];
-    predicate attn_ctx_same{A, B}(double *P, double *am, real scale, double *qb, integer vc, integer d3, integer n) =
-      attn_ctx_at{A}(P, am, scale, qb, vc, d3, n) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n);
-    lemma attn_ctx_at_eq_step_f64{L}: \forall double *P, double *am, real scale, double *qb, integer vc, d3, n; 0 < n ==>
-      attn_ctx(P, am, scale, qb, vc, d3, n - 1) == attn_ctx_at(P, am, scale, qb, vc, d3, n - 1) ==>
+  // It is attn_ctx (one state; induction).
+  axiomatic AttnCtxEqF64 {
+    predicate attn_ctx_is_at{L}(double *P, double *am, real scale, double *qb, integer vc, integer d3, integer n) =
       attn_ctx(P, am, scale, qb, vc, d3, n) == attn_ctx_at(P, am, scale, qb, vc, d3, n);
     lemma attn_ctx_at_eq_f64{L}: \forall double *P, double *am, real scale, double *qb, integer vc, d3, n; 0 <= n ==>
       attn_ctx(P, am, scale, qb, vc, d3, n) == attn_ctx_at(P, am, scale, qb, vc, d3, n);
-    lemma attn_ctx_at_step_f64{A, B}: \forall double *P, double *am, real scale, double *qb, integer vc, d3, n; 0 < n ==>
-      attn_a{A}(P, am, scale, n - 1) == attn_a{B}(P, am, scale, n - 1) ==>
-      \at(qb[attn_vidx(n - 1, d3, vc)], A) == \at(qb[attn_vidx(n - 1, d3, vc)], B) ==>
-      attn_ctx_at{A}(P, am, scale, qb, vc, d3, n - 1) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n - 1) ==>
+  }
+  // A context entry, when its weights (with their mask) and its v column are the same.
+  axiomatic AttnCtxSameF64 {
+    predicate attn_ctx_same{A, B}(double *P, double *am, real scale, double *qb, integer vc, integer d3, integer n) =
       attn_ctx_at{A}(P, am, scale, qb, vc, d3, n) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n);
+    // the weights of a row (with their mask) and the v column of its sum, the same in A and B
+    predicate attn_a_same{A, B}(double *P, double *am, real scale, integer N) =
+      \forall integer j; 0 <= j < N ==> attn_a{A}(P, am, scale, j) == attn_a{B}(P, am, scale, j);
+    predicate attn_v_same{A, B}(double *qb, integer vc, integer d3, integer N) =
+      \forall integer j; 0 <= j < N ==> \at(qb[attn_vidx(j, d3, vc)], A) == \at(qb[attn_vidx(j, d3, vc)], B);
     // (n <= N: the hypotheses are over the whole row, so the induction on n keeps them as they are)
     lemma attn_ctx_at_frame_f64{A, B}: \forall double *P, double *am, real scale, double *qb, integer vc, d3, N, n;
-      0 <= n <= N ==>
-      (\forall integer j; 0 <= j < N ==> attn_a{A}(P, am, scale, j) == attn_a{B}(P, am, scale, j)) ==>
-      (\forall integer j; 0 <= j < N ==> \at(qb[attn_vidx(j, d3, vc)], A) == \at(qb[attn_vidx(j, d3, vc)], B)) ==>
-      attn_ctx_at{A}(P, am, scale, qb, vc, d3, n) == attn_ctx_at{B}(P, am, scale, qb, vc, d3, n);
+      0 <= n <= N ==> attn_a_same{A, B}(P, am, scale, N) ==> attn_v_same{A, B}(qb, vc, d3, N) ==>
+      attn_ctx_same{A, B}(P, am, scale, qb, vc, d3, n);
   }
   // One row of one head's weights (Pb [T, T] at L2, the row starting at rP) is the softmax of the
   // scores of its query (q slice at rQ + hd of qb [T, d3], at L1): rP = i·T, rQ = i·d3 for row i.
@@ -223,11 +200,13 @@
                                 integer dh, integer T) =
     \forall integer j; 0 <= j < T ==> \at(Pb[rP + j], L2) == attn_p{L1}(qb, rQ + hd, d + hd, d3, dh, T, j);
   // That row of the head's context columns (cb [T, d], the row starting at rC, columns hd ..) is its
-  // weights times V (attn_ctx_at: attn_ctx, attn_ctx_at_eq): rC = i·d for row i.
+  // weights times V (attn_ctx_at: attn_ctx, attn_ctx_at_eq): rC = i·d for row i.  (Every quantified
+  // variable here and in the head's assertions is a bare argument of some term, which the solvers
+  // need to instantiate the fact: a column cc only in hd + cc gives them no trigger.)
   predicate attn_head_c{L}(double *cb, double *Pb, double *am, real scale, double *qb, integer rC, integer rP, integer hd,
                            integer d, integer d3, integer dh, integer T) =
-    \forall integer cc; 0 <= cc < dh ==>
-      cb[rC + hd + cc] == attn_ctx_at(Pb + rP, attn_am_row(am, rP), scale, qb, 2 * d + hd + cc, d3, T);
+    \forall integer k; rC + hd <= k < rC + hd + dh ==>
+      cb[k] == attn_ctx_at(Pb + rP, attn_am_row(am, rP), scale, qb, 2 * d + k - rC, d3, T);
 */
 
 /*@ ensures unmasked: causal == 0 && kpm == \null ==> \result == \null; */
