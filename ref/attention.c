@@ -293,8 +293,10 @@ static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb
 #endif
 }
 
+#ifdef RESNORM_WP_ROWS
 /* One head h of one batch element b: query rows i = 0 .. T-1 of attn_row_forward in turn (the
-   drivers' innermost loop).  cb: the element's rows of ctx [T, d], of which the head writes columns
+   drivers' innermost loop; compiled in the attention rows run only until the drivers call it:
+   proofs/attempts/issue8-attention-head.md).  cb: the element's rows of ctx [T, d], of which the head writes columns
    hd .. hd + dh - 1; Pb: the (b, h) block of att [T, T]; qb: the element's rows of qkv [T, d3];
    kpb: the element's key padding row [T] or null; amb: the (b, h) block of the attention-dropout
    mask [T, T] or null.  Rows run (specs/attention_rows.h): head_att and head_ctx, every row of the
@@ -442,6 +444,7 @@ static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float 
 #endif
     }
 }
+#endif
 
 void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
                            const float *in_w, const float *in_b, const float *out_w,
@@ -864,6 +867,159 @@ static void attn_row_forward_f64(double *c, double *P, double *row, const double
     */
 #endif
 }
+
+#ifdef RESNORM_WP_ROWS
+/* One head h of one batch element b: query rows i = 0 .. T-1 of attn_row_forward in turn (the
+   drivers' innermost loop; compiled in the attention rows run only until the drivers call it:
+   proofs/attempts/issue8-attention-head.md).  cb: the element's rows of ctx [T, d], of which the head writes columns
+   hd .. hd + dh - 1; Pb: the (b, h) block of att [T, T]; qb: the element's rows of qkv [T, d3];
+   kpb: the element's key padding row [T] or null; amb: the (b, h) block of the attention-dropout
+   mask [T, T] or null.  Rows run (specs/attention_rows.h): head_att and head_ctx, every row of the
+   head, composed from att_row and ctx_row across the later rows' writes. */
+/*@ requires dims: T >= 1 && dh >= 1 && d >= 1 && d3 == 3 * d && T * d3 <= INT_MAX && 2 * T <= INT_MAX &&
+                   T * T <= INT_MAX && T * d <= INT_MAX;
+    requires head: 0 <= hd && hd + dh <= d;
+    requires valid_qb: \valid_read(qb + (0 .. T * d3 - 1));
+    requires valid_kpb: kpb == \null || \valid_read(kpb + (0 .. T - 1));
+    requires valid_amb: amb == \null || \valid_read(amb + (0 .. T * T - 1));
+    requires valid_cb: \valid(cb + (0 .. T * d - 1));
+    requires valid_Pb: \valid(Pb + (0 .. T * T - 1));
+    requires valid_row: \valid(row + (0 .. 2 * T - 1));
+    requires sep: \separated(cb + (0 .. T * d - 1), Pb + (0 .. T * T - 1), row + (0 .. 2 * T - 1),
+                             qb + (0 .. T * d3 - 1));
+    requires sep_kpb: kpb == \null ||
+      \separated(kpb + (0 .. T - 1), row + (0 .. 2 * T - 1), Pb + (0 .. T * T - 1), cb + (0 .. T * d - 1));
+    requires sep_amb: amb == \null ||
+      \separated(amb + (0 .. T * T - 1), row + (0 .. 2 * T - 1), Pb + (0 .. T * T - 1), cb + (0 .. T * d - 1));
+    assigns cb[0 .. T * d - 1], Pb[0 .. T * T - 1], row[0 .. 2 * T - 1];
+    ATTN_ROWS_CLAUSE(ensures head_att: causal == 0 && kpb == \null ==>
+      \forall integer i; 0 <= i < T ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i, T), attn_rs(i, d3), hd, d, d3, dh, T);)
+    ATTN_ROWS_CLAUSE(ensures head_ctx: \forall integer i; 0 <= i < T ==>
+      attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);) */
+static void attn_head_forward_f64(double *cb, double *Pb, double *row, const double *qb, const double *kpb,
+                                  const double *amb, double scale, int hd, int T, int d, int dh, int d3,
+                                  int causal)
+{
+    /*@ loop invariant i_range: 0 <= i <= T;
+        ATTN_ROWS_CLAUSE(loop invariant att_done: causal == 0 && kpb == \null ==>
+          \forall integer i2; 0 <= i2 < i ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i2, T), attn_rs(i2, d3), hd, d, d3, dh, T);)
+        ATTN_ROWS_CLAUSE(loop invariant ctx_done: \forall integer i2; 0 <= i2 < i ==>
+          attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i2, d), attn_rs(i2, T), hd, d, d3, dh, T);)
+        loop assigns i, cb[0 .. T * d - 1], Pb[0 .. T * T - 1], row[0 .. 2 * T - 1];
+        loop variant T - i; */
+    for (int i = 0; i < T; i++) {
+        //@ ghost lemma_attn_row(i, T, d3);
+        //@ ghost lemma_attn_row(i, T, d);
+        //@ ghost lemma_attn_row(i, T, T);
+        const double *ami = amb ? amb + i * T : 0; /* row i of the mask block */
+#ifdef RESNORM_WP_ROWS
+        /*@ assert rs_i: attn_rs(i, T) == i * T && attn_rs(i, d) == i * d && attn_rs(i, d3) == i * d3; */
+        /*@ assert rb: attn_rows_before(i, T) && attn_rows_before(i, d) && attn_vidx_in(T, d3); */
+        /* Only cb, Pb and row were written since entry: query i's scores over qb are as at entry
+           (ghost inductions over each key j's dot, as in attn_row_forward), hence its softmax row
+           (attn_p_frame). */
+        /*@ ghost
+          int j = 0;
+          /@ loop invariant j_range: 0 <= j <= T;
+             loop invariant sc: attn_scores_same{Here, Pre}(qb, i * d3 + hd, d + hd, d3, dh, j);
+             loop assigns j;
+             loop variant T - j; @/
+          while (j < T) {
+            lemma_attn_row(j, T, d3);
+            int g = dh;
+            /@ loop invariant g_range: 0 <= g <= dh;
+               loop invariant fr: lin_dot(qb + (i * d3 + hd), qb + j * d3 + (d + hd), dh - g) ==
+                                  lin_dot{Pre}(qb + (i * d3 + hd), qb + j * d3 + (d + hd), dh - g);
+               loop assigns g;
+               loop variant g; @/
+            while (g > 0) g--;
+            /@ assert sj: attn_score(qb, i * d3 + hd, d + hd, d3, dh, j) ==
+                          attn_score{Pre}(qb, i * d3 + hd, d + hd, d3, dh, j); @/
+            j++;
+          }
+        */
+#endif
+    row_i:
+        attn_row_forward_f64(cb + i * d + hd, Pb + i * T, row, qb, i * d3 + hd, d + hd, 2 * d + hd, kpb,
+                             ami, scale, i, T, dh, d3, causal);
+#ifdef RESNORM_WP_ROWS
+        /* Row i's context: the call's ctx_row (attn_ctx_at_eq).  The rows before it: the call wrote
+           none of their cells, nor their weights, nor qb, nor the mask, so their sums are as they
+           were (a ghost loop over the rows, each attn_ctx_at_frame). */
+        /*@ assert ctx_eq: \forall integer vc; 2 * d + hd <= vc < 2 * d + hd + dh ==>
+              attn_ctx_is_at(Pb + i * T, ami, scale, qb, vc, d3, T); */
+        /*@ assert am_i: ami == attn_am_row(amb, i * T); */
+        /*@ ghost
+          int r = 0;
+          /@ loop invariant r_range: 0 <= r <= i;
+             loop invariant cf: \forall integer i2, vc; 0 <= i2 < r && 2 * d + hd <= vc < 2 * d + hd + dh ==>
+               attn_ctx_at(Pb + attn_rs(i2, T), attn_am_row(amb, attn_rs(i2, T)), scale, qb, vc, d3, T) ==
+               \at(attn_ctx_at(Pb + attn_rs(i2, T), attn_am_row(amb, attn_rs(i2, T)), scale, qb, vc, d3, T), row_i);
+             loop assigns r;
+             loop variant i - r; @/
+          while (r < i) {
+            /@ assert rr_b: 0 <= attn_rs(r, T) && attn_rs(r, T) + T <= i * T; @/
+            /@ assert cra_p: attn_row_same{Here, row_i}(Pb + attn_rs(r, T), T); @/
+            /@ assert cra_m: amb != \null ==> attn_row_same{Here, row_i}(attn_am_row(amb, attn_rs(r, T)), T); @/
+            /@ assert cra0: \let rr = attn_rs(r, T); \forall integer j; 0 <= j < T ==>
+                 attn_a(Pb + rr, attn_am_row(amb, rr), scale, j) == \at(attn_a(Pb + rr, attn_am_row(amb, rr), scale, j), row_i); @/
+            // (a loop run once: its body's facts, which bring attn_ctx_at_frame into a goal, do not
+            // reach the goals after it, only its invariant does)
+            int once = 0;
+            /@ loop invariant once_range: 0 <= once <= 1;
+               loop invariant crr: \let rr = attn_rs(r, T); once == 1 ==> \forall integer vc; 2 * d + hd <= vc < 2 * d + hd + dh ==>
+                 attn_ctx_at(Pb + rr, attn_am_row(amb, rr), scale, qb, vc, d3, T) ==
+                 \at(attn_ctx_at(Pb + rr, attn_am_row(amb, rr), scale, qb, vc, d3, T), row_i);
+               loop assigns once;
+               loop variant 1 - once; @/
+            while (once < 1) {
+              /@ assert cra: \let rr = attn_rs(r, T); attn_a_same{Here, row_i}(Pb + rr, attn_am_row(amb, rr), scale, T); @/
+              /@ assert crq: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, row_i}(qb, vc, d3, T); @/
+              /@ assert cr: \forall integer vc; 2 * d + hd <= vc < 2 * d + hd + dh ==>
+                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc, d3, T); @/
+              once = 1;
+            }
+            r++;
+          }
+        */
+        /* (column by column: the call's ctx_row names its columns cc of c = cb + i·d + hd only
+           through i·d + hd + cc, which gives the solvers no trigger for a column k of cb; the
+           counter is named so that Qed orders hd + ic + i·d as it orders ctx_row's hd + cc + i·d) */
+        /*@ assert ctx_new00: \forall integer cc; 0 <= cc < dh ==>
+              cb[i * d + hd + cc] == attn_ctx_at(Pb + i * T, ami, scale, qb, 2 * d + hd + cc, d3, T); */
+        /*@ ghost
+          int ic = 0;
+          /@ loop invariant e_range: 0 <= ic <= dh;
+             loop invariant ce: \forall integer k; i * d + hd <= k < i * d + hd + ic ==>
+               cb[k] == attn_ctx_at(Pb + i * T, ami, scale, qb, 2 * d + k - i * d, d3, T);
+             loop assigns ic;
+             loop variant dh - ic; @/
+          while (ic < dh) {
+            /@ assert ce1: cb[i * d + hd + ic] == attn_ctx_at(Pb + i * T, ami, scale, qb, 2 * d + hd + ic, d3, T); @/
+            ic++;
+          }
+        */
+        /*@ assert ctx_new0: \forall integer k; i * d + hd <= k < i * d + hd + dh ==>
+              cb[k] == attn_ctx_at(Pb + i * T, ami, scale, qb, 2 * d + k - i * d, d3, T); */
+        /*@ assert ctx_new1: \forall integer k; i * d + hd <= k < i * d + hd + dh ==>
+              cb[k] == attn_ctx_at(Pb + i * T, attn_am_row(amb, i * T), scale, qb, 2 * d + k - i * d, d3, T); */
+        /*@ assert ctx_new: attn_head_c(cb, Pb, amb, scale, qb, i * d, i * T, hd, d, d3, dh, T); */
+        /*@ assert c_old: \forall integer k; 0 <= k < i * d ==> cb[k] == \at(cb[k], row_i); */
+        /*@ assert ctx_old: \forall integer i2; 0 <= i2 < i ==>
+              attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i2, d), attn_rs(i2, T), hd, d, d3, dh, T); */
+        /*@ assert p_fr: attn_p_same{row_i, Pre}(qb, i * d3 + hd, d + hd, d3, dh, T); */
+        /* Row i's weights (after the context, so that the context's goals do not hold p_fr and its
+           lemmas): the call's att_row (with p_fr).  The rows before it: the call wrote none
+           of their cells (rb). */
+        /*@ assert att_new: causal == 0 && kpb == \null ==> attn_head_p{Pre, Here}(Pb, qb, i * T, i * d3, hd, d, d3, dh, T); */
+        /*@ assert P_old: \forall integer i2, j; 0 <= i2 < i && 0 <= j < T ==>
+              Pb[attn_rs(i2, T) + j] == \at(Pb[attn_rs(i2, T) + j], row_i); */
+        /*@ assert att_old: causal == 0 && kpb == \null ==> \forall integer i2; 0 <= i2 < i ==>
+              attn_head_p{Pre, Here}(Pb, qb, attn_rs(i2, T), attn_rs(i2, d3), hd, d, d3, dh, T); */
+#endif
+    }
+}
+#endif
 
 void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, double *row, const double *x,
                            const double *in_w, const double *in_b, const double *out_w,
