@@ -139,7 +139,11 @@ static void attn_ctx_row_f32(float *c, const float *A, const float *qb, int vo, 
              loop invariant fr: lin_sdot(A, qb, vo + cc, d3, k) == lin_sdot{Pre}(A, qb, vo + cc, d3, k);
              loop assigns k;
              loop variant T - k; @/
-          while (k < T) { lemma_attn_row(k, T, d3); k++; }
+          while (k < T) {
+            lemma_attn_row(k, T, d3);
+            /@ assert fr_k: \let kk = k; \let vc = vo + cc; A[kk] == \at(A[kk], Pre) && qb[kk * d3 + vc] == \at(qb[kk * d3 + vc], Pre); @/
+            k++;
+          }
         */
 #endif
         c[cc] = linear_sdot_f32(0.0f, A, qb, vo + cc, d3, T);
@@ -159,7 +163,11 @@ static void attn_ctx_row_f32(float *c, const float *A, const float *qb, int vo, 
            loop invariant fr: lin_sdot(A, qb, vo + e, d3, k) == lin_sdot{Pre}(A, qb, vo + e, d3, k);
            loop assigns k;
            loop variant T - k; @/
-        while (k < T) { lemma_attn_row(k, T, d3); k++; }
+        while (k < T) {
+          lemma_attn_row(k, T, d3);
+          /@ assert fr_k: \let kk = k; \let vc = vo + e; A[kk] == \at(A[kk], Pre) && qb[kk * d3 + vc] == \at(qb[kk * d3 + vc], Pre); @/
+          k++;
+        }
         /@ assert fr_T: k == T; @/
         /@ assert fr_e: lin_sdot(A, qb, vo + e, d3, T) == lin_sdot{Pre}(A, qb, vo + e, d3, T); @/
         e++;
@@ -714,7 +722,11 @@ static void attn_ctx_row_f64(double *c, const double *A, const double *qb, int v
              loop invariant fr: lin_sdot(A, qb, vo + cc, d3, k) == lin_sdot{Pre}(A, qb, vo + cc, d3, k);
              loop assigns k;
              loop variant T - k; @/
-          while (k < T) { lemma_attn_row(k, T, d3); k++; }
+          while (k < T) {
+            lemma_attn_row(k, T, d3);
+            /@ assert fr_k: \let kk = k; \let vc = vo + cc; A[kk] == \at(A[kk], Pre) && qb[kk * d3 + vc] == \at(qb[kk * d3 + vc], Pre); @/
+            k++;
+          }
         */
 #endif
         c[cc] = linear_sdot_f64(0.0, A, qb, vo + cc, d3, T);
@@ -734,7 +746,11 @@ static void attn_ctx_row_f64(double *c, const double *A, const double *qb, int v
            loop invariant fr: lin_sdot(A, qb, vo + e, d3, k) == lin_sdot{Pre}(A, qb, vo + e, d3, k);
            loop assigns k;
            loop variant T - k; @/
-        while (k < T) { lemma_attn_row(k, T, d3); k++; }
+        while (k < T) {
+          lemma_attn_row(k, T, d3);
+          /@ assert fr_k: \let kk = k; \let vc = vo + e; A[kk] == \at(A[kk], Pre) && qb[kk * d3 + vc] == \at(qb[kk * d3 + vc], Pre); @/
+          k++;
+        }
         /@ assert fr_T: k == T; @/
         /@ assert fr_e: lin_sdot(A, qb, vo + e, d3, T) == lin_sdot{Pre}(A, qb, vo + e, d3, T); @/
         e++;
