@@ -32,6 +32,12 @@
      ensures row_start: 0 <= r * n;
      ensures row_end: r * n + n <= rows * n; @/
   static void lemma_attn_row(int r, int rows, int n) {}
+  /@ requires span: 0 <= r && 0 <= n && r + n <= rows;
+     requires m_nonneg: m >= 0;
+     assigns \nothing;
+     ensures span_start: 0 <= r * m;
+     ensures span_end: r * m + n * m <= rows * m; @/
+  static void lemma_attn_span(int r, int n, int rows, int m) {}
   /@ requires H_pos: H >= 1 && d >= 1 && d % H == 0;
      assigns \nothing;
      ensures heads: H * (d / H) == d && d / H >= 1; @/
@@ -301,10 +307,8 @@ static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb
 #endif
 }
 
-#ifdef RESNORM_WP_ROWS
 /* One head h of one batch element b: query rows i = 0 .. T-1 of attn_row_forward in turn (the
-   drivers' innermost loop; compiled in the attention rows run only until the drivers call it:
-   proofs/attempts/issue8-attention-head.md).  cb: the element's rows of ctx [T, d], of which the head writes columns
+   drivers' innermost loop, called once per (b, h)).  cb: the element's rows of ctx [T, d], of which the head writes columns
    hd .. hd + dh - 1; Pb: the (b, h) block of att [T, T]; qb: the element's rows of qkv [T, d3];
    kpb: the element's key padding row [T] or null; amb: the (b, h) block of the attention-dropout
    mask [T, T] or null.  Rows run (specs/attention_rows.h): head_att and head_ctx, every row of the
@@ -372,7 +376,9 @@ static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float 
           }
         */
 #endif
-    row_i:
+#ifdef RESNORM_WP_ROWS
+    row_i: /* (a label for the rows run's frames only: unused in the build) */
+#endif
         attn_row_forward_f32(cb + i * d + hd, Pb + i * T, row, qb, i * d3 + hd, d + hd, 2 * d + hd, kpb,
                              ami, scale, i, T, dh, d3, causal);
 #ifdef RESNORM_WP_ROWS
@@ -452,7 +458,6 @@ static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float 
 #endif
     }
 }
-#endif
 
 void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
                            const float *in_w, const float *in_b, const float *out_w,
@@ -476,6 +481,7 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
         //@ ghost lemma_attn_row(b, B, T);
         //@ ghost lemma_attn_row(b, B, Td3);
         int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
+        //@ ghost lemma_attn_span(bT, T, rows, d);
         /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
@@ -483,18 +489,11 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
             //@ ghost lemma_attn_row(h, H, dh);
             int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
             //@ ghost lemma_attn_row(bh, BH, T);
-            /*@ loop invariant i_range: 0 <= i <= T;
-                loop assigns i, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
-                loop variant T - i; */
-            for (int i = 0; i < T; i++) {
-                int r = bh * T + i, bi = bT + i; /* the score row [B, H, T]; the token row [B, T] */
-                //@ ghost lemma_attn_row(r, BHT, T);
-                //@ ghost lemma_attn_row(i, T, d3);
-                //@ ghost lemma_attn_row(bi, rows, d);
-                attn_row_forward_f32(ctx + bi * d + hd, att + r * T, row, qkv + b * Td3, i * d3 + hd,
-                                     d + hd, 2 * d + hd, kpm ? kpm + bT : 0,
-                                     amask ? amask + r * T : 0, scale, i, T, dh, d3, causal);
-            }
+            int bhT = bh * T; /* the head's first score row [B, H, T] */
+            //@ ghost lemma_attn_span(bhT, T, BHT, T);
+            /* the T query rows of head h: ctx rows bT .. bT + T - 1 (columns hd ..), att block bh */
+            attn_head_forward_f32(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0,
+                                  amask ? amask + bhT * T : 0, scale, hd, T, d, dh, d3, causal);
         }
     }
     linear_forward_f32(y, ctx, out_w, out_b, rows, d, d);
@@ -884,10 +883,8 @@ static void attn_row_forward_f64(double *c, double *P, double *row, const double
 #endif
 }
 
-#ifdef RESNORM_WP_ROWS
 /* One head h of one batch element b: query rows i = 0 .. T-1 of attn_row_forward in turn (the
-   drivers' innermost loop; compiled in the attention rows run only until the drivers call it:
-   proofs/attempts/issue8-attention-head.md).  cb: the element's rows of ctx [T, d], of which the head writes columns
+   drivers' innermost loop, called once per (b, h)).  cb: the element's rows of ctx [T, d], of which the head writes columns
    hd .. hd + dh - 1; Pb: the (b, h) block of att [T, T]; qb: the element's rows of qkv [T, d3];
    kpb: the element's key padding row [T] or null; amb: the (b, h) block of the attention-dropout
    mask [T, T] or null.  Rows run (specs/attention_rows.h): head_att and head_ctx, every row of the
@@ -955,7 +952,9 @@ static void attn_head_forward_f64(double *cb, double *Pb, double *row, const dou
           }
         */
 #endif
-    row_i:
+#ifdef RESNORM_WP_ROWS
+    row_i: /* (a label for the rows run's frames only: unused in the build) */
+#endif
         attn_row_forward_f64(cb + i * d + hd, Pb + i * T, row, qb, i * d3 + hd, d + hd, 2 * d + hd, kpb,
                              ami, scale, i, T, dh, d3, causal);
 #ifdef RESNORM_WP_ROWS
@@ -1035,7 +1034,6 @@ static void attn_head_forward_f64(double *cb, double *Pb, double *row, const dou
 #endif
     }
 }
-#endif
 
 void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, double *row, const double *x,
                            const double *in_w, const double *in_b, const double *out_w,
@@ -1059,6 +1057,7 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
         //@ ghost lemma_attn_row(b, B, T);
         //@ ghost lemma_attn_row(b, B, Td3);
         int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
+        //@ ghost lemma_attn_span(bT, T, rows, d);
         /*@ loop invariant h_range: 0 <= h <= H;
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
@@ -1066,18 +1065,11 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
             //@ ghost lemma_attn_row(h, H, dh);
             int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
             //@ ghost lemma_attn_row(bh, BH, T);
-            /*@ loop invariant i_range: 0 <= i <= T;
-                loop assigns i, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
-                loop variant T - i; */
-            for (int i = 0; i < T; i++) {
-                int r = bh * T + i, bi = bT + i; /* the score row [B, H, T]; the token row [B, T] */
-                //@ ghost lemma_attn_row(r, BHT, T);
-                //@ ghost lemma_attn_row(i, T, d3);
-                //@ ghost lemma_attn_row(bi, rows, d);
-                attn_row_forward_f64(ctx + bi * d + hd, att + r * T, row, qkv + b * Td3, i * d3 + hd,
-                                     d + hd, 2 * d + hd, kpm ? kpm + bT : 0,
-                                     amask ? amask + r * T : 0, scale, i, T, dh, d3, causal);
-            }
+            int bhT = bh * T; /* the head's first score row [B, H, T] */
+            //@ ghost lemma_attn_span(bhT, T, BHT, T);
+            /* the T query rows of head h: ctx rows bT .. bT + T - 1 (columns hd ..), att block bh */
+            attn_head_forward_f64(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0,
+                                  amask ? amask + bhT * T : 0, scale, hd, T, d, dh, d3, causal);
         }
     }
     linear_forward_f64(y, ctx, out_w, out_b, rows, d, d);
