@@ -3,7 +3,8 @@
 # arithmetic included), assigns and termination of every function, and every call's precondition
 # of the composed linear, softmax and dropout kernels (whose postconditions, proved by their own
 # targets, state each dot product, softmax row and dropout row functionally) and, in a rows run, one
-# query row of one head composed (att_row, ctx_row: specs/attention_rows.h); EVA on the float kernels,
+# query row of one head composed (att_row, ctx_row: specs/attention_rows.h) and one head's T query
+# rows (head_att, head_ctx: attn_head_forward, which the drivers call once per (b, h)); EVA on the float kernels,
 # forward then backward, without and with the attention-dropout mask, nothing masked and (a second
 # run) causal and key-padding-masked, over the ranges of proofs/eva_attention.c (specs/attention.h).
 # Exits non-zero on any unproved goal, failed smoke test, EVA alarm or property EVA leaves unknown
@@ -31,17 +32,24 @@ if [ "$ATTN_EVA" -eq 1 ]; then
   EVA_TAG=masked EVA_WARN=nan EVA_CPP_EXTRA="-DRESNORM_EVA -DEVA_MASKED" EVA_UNROLL=200 proof_eva_start \
     ref/attention.c ref/linear.c ref/softmax.c ref/dropout.c proofs/eva_attention.c
 fi
-# One query row composed (specs/attention_rows.h): real model, -DRESNORM_WP_ROWS, on the row helpers
-# only: att_row (no mask: P is the softmax of the scores of qkv as at entry) and ctx_row (c is the
-# attention weights times V), from the composed kernels' postconditions through ghost inductions
-# (proofs/README-sublayers.md "Attention: one query row").  No lemma: the ghost functions are goals.
-ATTN_ROWS_FCT=attn_mask_row_f32,attn_mask_row_f64,attn_ctx_row_f32,attn_ctx_row_f64,attn_row_forward_f32,attn_row_forward_f64,attn_ctx_eq_f32,attn_ctx_eq_f64
+# One query row and one head composed (specs/attention_rows.h): real model, -DRESNORM_WP_ROWS, on the
+# row helpers: att_row (no mask: P is the softmax of the scores of qkv as at entry) and ctx_row (c is
+# the attention weights times V), from the composed kernels' postconditions through ghost inductions
+# (proofs/README-sublayers.md "Attention: one query row"); and on the head helpers (head_att,
+# head_ctx: every query row of one (b, h), across the later rows' writes), with the lemmas of their
+# frames (ATTN_ROWS_LEMMAS: proved after the run, the inductions by the committed scripts of
+# proofs/session_attention_rows/script/).
+ATTN_ROWS_FCT=attn_mask_row_f32,attn_mask_row_f64,attn_ctx_row_f32,attn_ctx_row_f64,attn_row_forward_f32,attn_row_forward_f64,attn_ctx_eq_f32,attn_ctx_eq_f64,attn_head_forward_f32,attn_head_forward_f64
+ATTN_ROWS_LEMMAS=attn_rows_before_ok,attn_vidx_in_ok
+for t in f32 f64; do
+  ATTN_ROWS_LEMMAS+=,attn_smax_frame_$t,attn_ssum_frame_$t,attn_p_frame_$t,attn_ctx_at_eq_$t,attn_ctx_at_frame_$t
+done
 # the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
-proof_wp_rows_begin ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows
+proof_wp_rows_begin ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows "$ATTN_ROWS_LEMMAS"
 proof_wp_real proofs/session_attention ref/attention.c
 proof_wp_rows_end
-PROOF_EXTRA_LOGS="$OUT/rows.log"
-[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
+PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 if [ "$ATTN_EVA" -eq 1 ]; then
   proof_eva_wait
   # EVA is given softmax's two facts (d_nonpos, s_ge_half: proved by prove-softmax's WP run, whose
@@ -50,4 +58,4 @@ if [ "$ATTN_EVA" -eq 1 ]; then
   proof_eva_no_unknown d_nonpos s_ge_half
 fi
 proof_summary proofs/results/attention.json proofs/summary_attention.awk -v eva_run="$ATTN_EVA"
-proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions; rows run: one query row composed)$([ "$ATTN_EVA" -eq 1 ] && echo ', 0 EVA alarms' || echo '; EVA not run (make check; make prove runs it)')"
+proof_finish "all goals proved (WP: RTE, assigns, termination, the composed kernels' preconditions; rows run: one query row and one head composed)$([ "$ATTN_EVA" -eq 1 ] && echo ', 0 EVA alarms' || echo '; EVA not run (make check; make prove runs it)')"

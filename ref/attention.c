@@ -414,8 +414,21 @@ static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float 
             while (once < 1) {
               /@ assert cra: \let rr = attn_rs(r, T); attn_a_same{Here, row_i}(Pb + rr, attn_am_row(amb, rr), scale, T); @/
               /@ assert crq: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, row_i}(qb, vc, d3, T); @/
-              /@ assert cr: \forall integer vc; 2 * d + hd <= vc < 2 * d + hd + dh ==>
-                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc, d3, T); @/
+              // (column by column: each instance of attn_ctx_at_frame is then ground; the
+              // quantified cr at once timed out or came back unknown in both solvers)
+              int vc = 2 * d + hd;
+              /@ loop invariant vc_range: 2 * d + hd <= vc <= 2 * d + hd + dh;
+                 loop invariant crv: \forall integer vc2; 2 * d + hd <= vc2 < vc ==>
+                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc2, d3, T);
+                 loop assigns vc;
+                 loop variant 2 * d + hd + dh - vc; @/
+              while (vc < 2 * d + hd + dh) {
+                /@ assert crv1: attn_v_same{Here, row_i}(qb, vc, d3, T); @/
+                /@ assert cr1: attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc, d3, T); @/
+                vc++;
+              }
+              /@ assert cr: \forall integer vc2; 2 * d + hd <= vc2 < 2 * d + hd + dh ==>
+                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc2, d3, T); @/
               once = 1;
             }
             r++;
@@ -990,8 +1003,21 @@ static void attn_head_forward_f64(double *cb, double *Pb, double *row, const dou
             while (once < 1) {
               /@ assert cra: \let rr = attn_rs(r, T); attn_a_same{Here, row_i}(Pb + rr, attn_am_row(amb, rr), scale, T); @/
               /@ assert crq: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, row_i}(qb, vc, d3, T); @/
-              /@ assert cr: \forall integer vc; 2 * d + hd <= vc < 2 * d + hd + dh ==>
-                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc, d3, T); @/
+              // (column by column: each instance of attn_ctx_at_frame is then ground; the
+              // quantified cr at once timed out or came back unknown in both solvers)
+              int vc = 2 * d + hd;
+              /@ loop invariant vc_range: 2 * d + hd <= vc <= 2 * d + hd + dh;
+                 loop invariant crv: \forall integer vc2; 2 * d + hd <= vc2 < vc ==>
+                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc2, d3, T);
+                 loop assigns vc;
+                 loop variant 2 * d + hd + dh - vc; @/
+              while (vc < 2 * d + hd + dh) {
+                /@ assert crv1: attn_v_same{Here, row_i}(qb, vc, d3, T); @/
+                /@ assert cr1: attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc, d3, T); @/
+                vc++;
+              }
+              /@ assert cr: \forall integer vc2; 2 * d + hd <= vc2 < 2 * d + hd + dh ==>
+                   attn_ctx_same{Here, row_i}(Pb + attn_rs(r, T), attn_am_row(amb, attn_rs(r, T)), scale, qb, vc2, d3, T); @/
               once = 1;
             }
             r++;
