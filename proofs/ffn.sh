@@ -18,7 +18,8 @@ proof_soundness_greps specs/ffn.h specs/ffn_rows.h ref/ffn.c specs/libm.h proofs
 # leaves unknown fails the target (issue 13).
 EVA_CPP_EXTRA=-DRESNORM_EVA proof_eva_start ref/ffn.c ref/libm.c proofs/eva_ffn.c
 # the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
-proof_wp_rows_begin ref/ffn.c ffn_forward_f32,ffn_forward_f64,ffn_lemma_rows_fit proofs/session_ffn_rows
+FFN_ROWS_LEMMAS=ffn_dw_sum_step_f32,ffn_dw_sum_step_f64,ffn_dw_sum_frame_f32,ffn_dw_sum_frame_f64,ffn_csum_step_f32,ffn_csum_step_f64,ffn_csum_frame_f32,ffn_csum_frame_f64
+proof_wp_rows_begin ref/ffn.c ffn_forward_f32,ffn_forward_f64,ffn_backward_f32,ffn_backward_f64,ffn_lemma_rows_fit proofs/session_ffn_rows "$FFN_ROWS_LEMMAS"
 proof_wp_real proofs/session_ffn ref/ffn.c
 # The forward composed (specs/ffn_rows.h): real model, -DRESNORM_WP_ROWS, on the forward drivers, from
 # linear_forward's rows contract (specs/linear_rows.h, proved by prove-linear's rows run, whose
@@ -26,8 +27,8 @@ proof_wp_real proofs/session_ffn ref/ffn.c
 # activation and dropout contracts: z_rows, h_def, y_rows (proofs/README-sublayers.md "FFN: the
 # forward composed").  No lemma of its own: the ghost function ffn_lemma_rows_fit is a goal.
 proof_wp_rows_end
-PROOF_EXTRA_LOGS="$OUT/rows.log"
-[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log)"; status=1; }
+PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
+[ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: rows run failed (see $OUT/rows.log, $OUT/rows_lemmas.log)"; status=1; }
 proof_eva_wait
 proof_eva_no_unknown
 proof_summary proofs/results/ffn.json proofs/summary_ffn.awk

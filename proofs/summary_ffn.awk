@@ -3,6 +3,7 @@ function kernel(g) {
   sub(/^typed_(real_)?/, "", g)
   if (match(g, /^ffn_(relu_grad|relu|gelu_tanh_grad|gelu_tanh|gelu_grad|gelu|act_forward|act_backward|forward|backward|fill)_f(32|64)/)) return substr(g, 1, RLENGTH)
   if (g ~ /^ffn_lemma_rows_fit/) return "ffn_lemma_rows_fit"
+  if (g ~ /^lemma_ffn_/) return "ffn_rows_lemmas"
   return "other"
 }
 function json_head() {

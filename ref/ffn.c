@@ -158,12 +158,55 @@ void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2,
                       const float *x, const float *z, const float *h, const float *w1, const float *w2,
                       const float *mask, float p, ffn_act act, int rows, int d, int ff)
 {
+#ifdef RESNORM_WP_ROWS
+    //@ ghost ffn_lemma_rows_fit(rows, ff);
+    //@ ghost ffn_lemma_rows_fit(rows, d);
+    //@ ghost ffn_lemma_rows_fit(d, ff);
+    /*@ assert col_idx: \forall integer q, j, n; 0 <= q && 0 <= j < n ==>
+          lin_col_idx(q, n, j) == lin_row_start(q, n) + j; */
+    /*@ assert dw2_in: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          0 <= lin_col_idx(j, ff, k) < d * ff; */
+#endif
     ffn_fill_f32(dh, 0.0f, rows * ff);
+#ifdef RESNORM_WP_ROWS
+bw_filled:;
+#endif
     linear_backward_f32(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
+#ifdef RESNORM_WP_ROWS
+bw_dh:;
+#endif
     if (mask)                                                    /* dh = dh·mask/(1 - p) */
         dropout_forward_f32(dh, dh, mask, dropout_scale_f32(p), rows * ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert dw2_masked: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dh); */
+bw_masked:;
+#endif
     ffn_act_backward_f32(dh, z, act, rows * ff);                /* dz = act'(z)·dh */
+#ifdef RESNORM_WP_ROWS
+    /*@ assert dw2_dz: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_masked); */
+bw_dz:;
+#endif
     linear_backward_f32(dx, dw1, db1, dh, x, w1, rows, d, ff);  /* dx, dw1, db1 += */
+#ifdef RESNORM_WP_ROWS
+    /* The rows run.  dw2, db2: the first linear_backward's dw_sum and db_sum, over dy and h as it
+       read them (bw_filled: only dh was written before it) and restated over the entry's by the
+       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_rows.h); no later call writes
+       dw2 or db2. */
+    /*@ assert dy_fill: \forall integer i; 0 <= i < rows * d ==> \at(dy[i], bw_filled) == \at(dy[i], Pre); */
+    /*@ assert h_fill: \forall integer i; 0 <= i < rows * ff ==> \at(h[i], bw_filled) == \at(h[i], Pre); */
+    /*@ assert dw2_frame: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          lin_dw_sum{bw_filled}(dy, h, j, k, ff, d, rows) == lin_dw_sum{Pre}(dy, h, j, k, ff, d, rows); */
+    /*@ assert db2_frame: \forall integer j; 0 <= j < d ==>
+          lin_csum{bw_filled}(dy, j, d, rows) == lin_csum{Pre}(dy, j, d, rows); */
+    /*@ assert dw2_entry: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          \at(dw2[lin_col_idx(j, ff, k)], bw_filled) == \at(dw2[lin_col_idx(j, ff, k)], Pre); */
+    /*@ assert dw2_same: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dz); */
+    /*@ assert db2_same: db2 == \null || \forall integer j; 0 <= j < d ==>
+          db2[j] == \at(db2[j], bw_dh) && \at(db2[j], bw_filled) == \at(db2[j], Pre); */
+#endif
 }
 
 /* ---- double: the same code with double ---- */
@@ -305,10 +348,53 @@ void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double 
                       const double *x, const double *z, const double *h, const double *w1, const double *w2,
                       const double *mask, double p, ffn_act act, int rows, int d, int ff)
 {
+#ifdef RESNORM_WP_ROWS
+    //@ ghost ffn_lemma_rows_fit(rows, ff);
+    //@ ghost ffn_lemma_rows_fit(rows, d);
+    //@ ghost ffn_lemma_rows_fit(d, ff);
+    /*@ assert col_idx: \forall integer q, j, n; 0 <= q && 0 <= j < n ==>
+          lin_col_idx(q, n, j) == lin_row_start(q, n) + j; */
+    /*@ assert dw2_in: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          0 <= lin_col_idx(j, ff, k) < d * ff; */
+#endif
     ffn_fill_f64(dh, 0.0, rows * ff);
+#ifdef RESNORM_WP_ROWS
+bw_filled:;
+#endif
     linear_backward_f64(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
+#ifdef RESNORM_WP_ROWS
+bw_dh:;
+#endif
     if (mask)                                                    /* dh = dh·mask/(1 - p) */
         dropout_forward_f64(dh, dh, mask, dropout_scale_f64(p), rows * ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert dw2_masked: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dh); */
+bw_masked:;
+#endif
     ffn_act_backward_f64(dh, z, act, rows * ff);                /* dz = act'(z)·dh */
+#ifdef RESNORM_WP_ROWS
+    /*@ assert dw2_dz: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_masked); */
+bw_dz:;
+#endif
     linear_backward_f64(dx, dw1, db1, dh, x, w1, rows, d, ff);  /* dx, dw1, db1 += */
+#ifdef RESNORM_WP_ROWS
+    /* The rows run.  dw2, db2: the first linear_backward's dw_sum and db_sum, over dy and h as it
+       read them (bw_filled: only dh was written before it) and restated over the entry's by the
+       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_rows.h); no later call writes
+       dw2 or db2. */
+    /*@ assert dy_fill: \forall integer i; 0 <= i < rows * d ==> \at(dy[i], bw_filled) == \at(dy[i], Pre); */
+    /*@ assert h_fill: \forall integer i; 0 <= i < rows * ff ==> \at(h[i], bw_filled) == \at(h[i], Pre); */
+    /*@ assert dw2_frame: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          lin_dw_sum{bw_filled}(dy, h, j, k, ff, d, rows) == lin_dw_sum{Pre}(dy, h, j, k, ff, d, rows); */
+    /*@ assert db2_frame: \forall integer j; 0 <= j < d ==>
+          lin_csum{bw_filled}(dy, j, d, rows) == lin_csum{Pre}(dy, j, d, rows); */
+    /*@ assert dw2_entry: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          \at(dw2[lin_col_idx(j, ff, k)], bw_filled) == \at(dw2[lin_col_idx(j, ff, k)], Pre); */
+    /*@ assert dw2_same: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dz); */
+    /*@ assert db2_same: db2 == \null || \forall integer j; 0 <= j < d ==>
+          db2[j] == \at(db2[j], bw_dh) && \at(db2[j], bw_filled) == \at(db2[j], Pre); */
+#endif
 }

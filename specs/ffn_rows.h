@@ -55,4 +55,63 @@ void ffn_forward_f64(double *y, double *z, double *h, const double *x, const dou
                      const double *w2, const double *b2, const double *mask, double p, ffn_act act,
                      int rows, int d, int ff);
 
+/*@
+  // The backward's frame lemmas (proved by this run's lemma pass, the *_frame ones by induction
+  // scripts in proofs/session_ffn_rows/script/): linear_backward's dw_sum and db_sum are stated over
+  // the memory of its call; the driver restates them over the memory at entry (dh, the only array
+  // written before the call, is separated from dy and h), and the second call's over the memory on
+  // return.  lin_csum reads a[(n - 1)·s + c]: the frame's hypothesis is over lin_col_idx(q, s, c)
+  // (a symbol with q a direct argument: a trigger the solvers can instantiate).
+  lemma ffn_dw_sum_step_f32{A, B}: \forall float *dy, float *x, integer j, k, in, out, r; 0 < r ==>
+    \at(dy[lin_row_start(r - 1, out) + j], A) == \at(dy[lin_row_start(r - 1, out) + j], B) ==>
+    \at(x[lin_row_start(r - 1, in) + k], A) == \at(x[lin_row_start(r - 1, in) + k], B) ==>
+    lin_dw_sum{A}(dy, x, j, k, in, out, r - 1) == lin_dw_sum{B}(dy, x, j, k, in, out, r - 1) ==>
+    lin_dw_sum{A}(dy, x, j, k, in, out, r) == lin_dw_sum{B}(dy, x, j, k, in, out, r);
+  lemma ffn_dw_sum_step_f64{A, B}: \forall double *dy, double *x, integer j, k, in, out, r; 0 < r ==>
+    \at(dy[lin_row_start(r - 1, out) + j], A) == \at(dy[lin_row_start(r - 1, out) + j], B) ==>
+    \at(x[lin_row_start(r - 1, in) + k], A) == \at(x[lin_row_start(r - 1, in) + k], B) ==>
+    lin_dw_sum{A}(dy, x, j, k, in, out, r - 1) == lin_dw_sum{B}(dy, x, j, k, in, out, r - 1) ==>
+    lin_dw_sum{A}(dy, x, j, k, in, out, r) == lin_dw_sum{B}(dy, x, j, k, in, out, r);
+  lemma ffn_dw_sum_frame_f32{A, B}: \forall float *dy, float *x, integer j, k, in, out, r; 0 <= r ==>
+    (\forall integer q; 0 <= q < r ==>
+       \at(dy[lin_row_start(q, out) + j], A) == \at(dy[lin_row_start(q, out) + j], B)) ==>
+    (\forall integer q; 0 <= q < r ==>
+       \at(x[lin_row_start(q, in) + k], A) == \at(x[lin_row_start(q, in) + k], B)) ==>
+    lin_dw_sum{A}(dy, x, j, k, in, out, r) == lin_dw_sum{B}(dy, x, j, k, in, out, r);
+  lemma ffn_dw_sum_frame_f64{A, B}: \forall double *dy, double *x, integer j, k, in, out, r; 0 <= r ==>
+    (\forall integer q; 0 <= q < r ==>
+       \at(dy[lin_row_start(q, out) + j], A) == \at(dy[lin_row_start(q, out) + j], B)) ==>
+    (\forall integer q; 0 <= q < r ==>
+       \at(x[lin_row_start(q, in) + k], A) == \at(x[lin_row_start(q, in) + k], B)) ==>
+    lin_dw_sum{A}(dy, x, j, k, in, out, r) == lin_dw_sum{B}(dy, x, j, k, in, out, r);
+
+  lemma ffn_csum_step_f32{A, B}: \forall float *a, integer c, s, n; 0 < n ==>
+    \at(a[lin_col_idx(n - 1, s, c)], A) == \at(a[lin_col_idx(n - 1, s, c)], B) ==>
+    lin_csum{A}(a, c, s, n - 1) == lin_csum{B}(a, c, s, n - 1) ==>
+    lin_csum{A}(a, c, s, n) == lin_csum{B}(a, c, s, n);
+  lemma ffn_csum_step_f64{A, B}: \forall double *a, integer c, s, n; 0 < n ==>
+    \at(a[lin_col_idx(n - 1, s, c)], A) == \at(a[lin_col_idx(n - 1, s, c)], B) ==>
+    lin_csum{A}(a, c, s, n - 1) == lin_csum{B}(a, c, s, n - 1) ==>
+    lin_csum{A}(a, c, s, n) == lin_csum{B}(a, c, s, n);
+  lemma ffn_csum_frame_f32{A, B}: \forall float *a, integer c, s, n; 0 <= n ==>
+    (\forall integer q; 0 <= q < n ==> \at(a[lin_col_idx(q, s, c)], A) == \at(a[lin_col_idx(q, s, c)], B)) ==>
+    lin_csum{A}(a, c, s, n) == lin_csum{B}(a, c, s, n);
+  lemma ffn_csum_frame_f64{A, B}: \forall double *a, integer c, s, n; 0 <= n ==>
+    (\forall integer q; 0 <= q < n ==> \at(a[lin_col_idx(q, s, c)], A) == \at(a[lin_col_idx(q, s, c)], B)) ==>
+    lin_csum{A}(a, c, s, n) == lin_csum{B}(a, c, s, n);
+*/
+
+/*@ ensures dw2_sum: lin_dw_rows{Pre, Post}(dw2, dy, h, rows, ff, d);
+    ensures db2_sum: db2 != \null ==> \forall integer j; 0 <= j < d ==> db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows); */
+void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dh,
+                      const float *dy, const float *x, const float *z, const float *h,
+                      const float *w1, const float *w2, const float *mask, float p, ffn_act act,
+                      int rows, int d, int ff);
+/*@ ensures dw2_sum: lin_dw_rows{Pre, Post}(dw2, dy, h, rows, ff, d);
+    ensures db2_sum: db2 != \null ==> \forall integer j; 0 <= j < d ==> db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows); */
+void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double *db2, double *dh,
+                      const double *dy, const double *x, const double *z, const double *h,
+                      const double *w1, const double *w2, const double *mask, double p, ffn_act act,
+                      int rows, int d, int ff);
+
 #endif
