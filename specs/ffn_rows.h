@@ -56,6 +56,28 @@ void ffn_forward_f64(double *y, double *z, double *h, const double *x, const dou
                      int rows, int d, int ff);
 
 /*@
+  // The backward: g·act'(a), with the constants of the compute type (as ffn_act_backward_*).
+  logic real ffn_act_grad32(ffn_act act, real a, real g) =
+    act == FFN_RELU ? ffn_relu_grad(a, g) :
+    act == FFN_GELU ? ffn_gelu_grad(a, g, 0x1.6a09e6p-1, 0x1.988454p-2) :
+                      ffn_gelu_tanh_grad(a, g, 0x1.988454p-1, 0x1.6e4e26p-5);
+  logic real ffn_act_grad64(ffn_act act, real a, real g) =
+    act == FFN_RELU ? ffn_relu_grad(a, g) :
+    act == FFN_GELU ? ffn_gelu_grad(a, g, 0x1.6a09e667f3bcdp-1, 0x1.9884533d43651p-2) :
+                      ffn_gelu_tanh_grad(a, g, 0x1.9884533d43651p-1, 0x1.6e4e26d4801f7p-5);
+  // dz[i] for the gradient g of h[i]: through the dropout's map (mask[i]/(1 − p)) when a mask is
+  // given, then act'(z[i]).
+  // v[0 .. n - 1] are all 0 (a predicate of its own: the goals then carry no bare real 0, which
+  // Frama-C 25's real model prints as an integer literal that Why3 1.5.1 rejects).
+  predicate ffn_zeroed{L}(float *v, integer n) = \forall integer k; 0 <= k < n ==> v[k] == 0.0;
+  predicate ffn_zeroed{L}(double *v, integer n) = \forall integer k; 0 <= k < n ==> v[k] == 0.0;
+  logic real ffn_dz32{L}(ffn_act act, float *z, float *mask, real p, integer i, real g) =
+    ffn_act_grad32(act, z[i], mask == \null ? g : dropout_val(g, mask[i], 1.0 / (1.0 - p)));
+  logic real ffn_dz64{L}(ffn_act act, double *z, double *mask, real p, integer i, real g) =
+    ffn_act_grad64(act, z[i], mask == \null ? g : dropout_val(g, mask[i], 1.0 / (1.0 - p)));
+*/
+
+/*@
   // The backward's frame lemmas (proved by this run's lemma pass, the *_frame ones by induction
   // scripts in proofs/session_ffn_rows/script/): linear_backward's dw_sum and db_sum are stated over
   // the memory of its call; the driver restates them over the memory at entry (dh, the only array
@@ -101,14 +123,36 @@ void ffn_forward_f64(double *y, double *z, double *h, const double *x, const dou
     lin_csum{A}(a, c, s, n) == lin_csum{B}(a, c, s, n);
 */
 
-/*@ ensures dw2_sum: lin_dw_rows{Pre, Post}(dw2, dy, h, rows, ff, d);
-    ensures db2_sum: db2 != \null ==> \forall integer j; 0 <= j < d ==> db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows); */
+/*@ requires sep_mask_db: mask == \null ||
+      ((db1 == \null || \separated(mask + (0 .. rows * ff - 1), db1 + (0 .. ff - 1))) &&
+       (db2 == \null || \separated(mask + (0 .. rows * ff - 1), db2 + (0 .. d - 1))));
+    ensures dw2_sum: lin_dw_rows{Pre, Post}(dw2, dy, h, rows, ff, d);
+    ensures db2_sum: db2 != \null ==> \forall integer j; 0 <= j < d ==> db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows);
+    ensures dz_rows: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+      dh[lin_col_idx(r, ff, k)] ==
+        ffn_dz32{Pre}(act, z, mask, p, lin_col_idx(r, ff, k), lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d));
+    ensures dx_rows: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+      dx[lin_row_start(r, d) + k] == \old(dx[lin_row_start(r, d) + k]) + lin_sdot(dh + lin_row_start(r, ff), w1, k, d, ff);
+    ensures dw1_sum: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+      dw1[lin_col_idx(j, d, k)] == \old(dw1[lin_col_idx(j, d, k)]) + lin_dw_sum(dh, x, j, k, d, ff, rows);
+    ensures db1_sum: db1 != \null ==> \forall integer j; 0 <= j < ff ==> db1[j] == \old(db1[j]) + lin_csum(dh, j, ff, rows); */
 void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dh,
                       const float *dy, const float *x, const float *z, const float *h,
                       const float *w1, const float *w2, const float *mask, float p, ffn_act act,
                       int rows, int d, int ff);
-/*@ ensures dw2_sum: lin_dw_rows{Pre, Post}(dw2, dy, h, rows, ff, d);
-    ensures db2_sum: db2 != \null ==> \forall integer j; 0 <= j < d ==> db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows); */
+/*@ requires sep_mask_db: mask == \null ||
+      ((db1 == \null || \separated(mask + (0 .. rows * ff - 1), db1 + (0 .. ff - 1))) &&
+       (db2 == \null || \separated(mask + (0 .. rows * ff - 1), db2 + (0 .. d - 1))));
+    ensures dw2_sum: lin_dw_rows{Pre, Post}(dw2, dy, h, rows, ff, d);
+    ensures db2_sum: db2 != \null ==> \forall integer j; 0 <= j < d ==> db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows);
+    ensures dz_rows: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+      dh[lin_col_idx(r, ff, k)] ==
+        ffn_dz64{Pre}(act, z, mask, p, lin_col_idx(r, ff, k), lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d));
+    ensures dx_rows: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+      dx[lin_row_start(r, d) + k] == \old(dx[lin_row_start(r, d) + k]) + lin_sdot(dh + lin_row_start(r, ff), w1, k, d, ff);
+    ensures dw1_sum: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+      dw1[lin_col_idx(j, d, k)] == \old(dw1[lin_col_idx(j, d, k)]) + lin_dw_sum(dh, x, j, k, d, ff, rows);
+    ensures db1_sum: db1 != \null ==> \forall integer j; 0 <= j < ff ==> db1[j] == \old(db1[j]) + lin_csum(dh, j, ff, rows); */
 void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double *db2, double *dh,
                       const double *dy, const double *x, const double *z, const double *h,
                       const double *w1, const double *w2, const double *mask, double p, ffn_act act,
