@@ -11,6 +11,7 @@
 #include "linear.h"
 #ifdef RESNORM_WP_ROWS
 #include "ffn_rows.h" /* the rows run: the forward composed (z_rows, h_def, y_rows) */
+#include "ffn_bwd_rows.h" /* and the backward (dw2_sum, db2_sum, dz_rows, dx_rows, dw1_sum, db1_sum) */
 
 #include "rows_fit.h"
 
@@ -236,7 +237,7 @@ bw_dz:;
 #ifdef RESNORM_WP_ROWS
     /* The rows run.  dw2, db2: the first linear_backward's dw_sum and db_sum, over dy and h as it
        read them (bw_filled: only dh was written before it) and restated over the entry's by the
-       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_rows.h); no later call writes
+       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_bwd_rows.h); no later call writes
        dw2 or db2.  dh (dz) as at bw_dz: the last call wrote dx, dw1, db1 only.  dx, dw1, db1: the
        last call's dx_rows, dw_sum and db_sum over dh, x and w1 as it read them (bw_dz), carried
        to return by the same frame lemmas. */
@@ -487,7 +488,7 @@ bw_dz:;
 #ifdef RESNORM_WP_ROWS
     /* The rows run.  dw2, db2: the first linear_backward's dw_sum and db_sum, over dy and h as it
        read them (bw_filled: only dh was written before it) and restated over the entry's by the
-       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_rows.h); no later call writes
+       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_bwd_rows.h); no later call writes
        dw2 or db2.  dh (dz) as at bw_dz: the last call wrote dx, dw1, db1 only.  dx, dw1, db1: the
        last call's dx_rows, dw_sum and db_sum over dh, x and w1 as it read them (bw_dz), carried
        to return by the same frame lemmas. */
