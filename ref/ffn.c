@@ -11,6 +11,7 @@
 #include "linear.h"
 #ifdef RESNORM_WP_ROWS
 #include "ffn_rows.h" /* the rows run: the forward composed (z_rows, h_def, y_rows) */
+#include "ffn_bwd_rows.h" /* and the backward (dw2_sum, db2_sum, dz_rows, dx_rows, dw1_sum, db1_sum) */
 
 #include "rows_fit.h"
 
@@ -117,10 +118,8 @@ h_ready:;
        only: frame facts first); y's rows, stated by the call over h and w2 as it read them (h_ready),
        are over them here: each row's dot over two memory states by lin_dot_shift and
        lin_dot_at_frame (specs/linear_rows.h). */
-    /*@ assert z_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], z_ready); */
     /*@ assert h_same: \forall integer k; 0 <= k < rows * ff ==> h[k] == \at(h[k], h_ready); */
     /*@ assert zh_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], h_ready); */
-    /*@ assert mask_same: mask == \null || \forall integer k; 0 <= k < rows * ff ==> mask[k] == \at(mask[k], h_ready); */
     /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
           \at(ffn_h32(act, z, mask, p, i), h_ready) == ffn_h32(act, z, mask, p, i); */
     /*@ assert w2_same: \forall integer k; 0 <= k < d * ff ==> w2[k] == \at(w2[k], h_ready); */
@@ -141,6 +140,11 @@ h_ready:;
    the loop invariant; it is not exported as a postcondition: a float literal (the caller's 0) in the
    goals after the call trips Why3 1.5.1's real/int typing in the real model ("Type mismatch
    between real and int"), and the callers' goals (RTE, assigns) do not need it. */
+#ifdef RESNORM_WP_ROWS
+/* The rows run: the value, exported (the backward's dh starts from it). */
+/*@ ensures filled: c * c <= 0.0 ==> ffn_zeroed(v, n); */
+static void ffn_fill_f32(float *v, float c, int n);
+#endif
 /*@ requires n_nonneg: n >= 0;
     requires valid_v: \valid(v + (0 .. n - 1));
     assigns v[0 .. n - 1]; */
@@ -158,12 +162,113 @@ void ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2, float *db2,
                       const float *x, const float *z, const float *h, const float *w1, const float *w2,
                       const float *mask, float p, ffn_act act, int rows, int d, int ff)
 {
+#ifdef RESNORM_WP_ROWS
+    //@ ghost ffn_lemma_rows_fit(rows, ff);
+    //@ ghost ffn_lemma_rows_fit(rows, d);
+    //@ ghost ffn_lemma_rows_fit(d, ff);
+    //@ ghost ffn_lemma_rows_fit(ff, d);
+    /*@ assert col_idx: \forall integer q, j, n; 0 <= q && 0 <= j < n ==>
+          lin_col_idx(q, n, j) == lin_row_start(q, n) + j; */
+    /*@ assert dw2_in: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          0 <= lin_col_idx(j, ff, k) < d * ff; */
+    /*@ assert dw1_in: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          0 <= lin_col_idx(j, d, k) < d * ff; */
+    /*@ assert dh_in: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          0 <= lin_col_idx(r, ff, k) < rows * ff; */
+#endif
     ffn_fill_f32(dh, 0.0f, rows * ff);
+#ifdef RESNORM_WP_ROWS
+bw_filled:;
+#endif
     linear_backward_f32(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
+#ifdef RESNORM_WP_ROWS
+    /* dh's rows: dy·w2 over dy and w2 as the call read them (only dh was written before it: frame
+       facts), carried to the entry's memory by lin_sdot_off_eq and lin_sdot_off_frame
+       (specs/linear_rows.h), each row of dy at its offset. */
+    /*@ assert dy_fill: \forall integer i; 0 <= i < rows * d ==> \at(dy[i], bw_filled) == \at(dy[i], Pre); */
+    /*@ assert w2_fill: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          \at(w2[lin_col_idx(j, ff, k)], bw_filled) == \at(w2[lin_col_idx(j, ff, k)], Pre); */
+    /*@ assert g_off: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          lin_sdot{bw_filled}(dy + lin_row_start(r, d), w2, k, ff, d) ==
+          lin_sdot_off{bw_filled}(dy, lin_row_start(r, d), w2, k, ff, d)
+          && lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d) ==
+             lin_sdot_off{Pre}(dy, lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_frame: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          lin_sdot_off{bw_filled}(dy, lin_row_start(r, d), w2, k, ff, d) ==
+          lin_sdot_off{Pre}(dy, lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_call: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_row_start(r, ff) + k] == \at(dh[lin_row_start(r, ff) + k], bw_filled) +
+            lin_sdot{bw_filled}(dy + lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_rows: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_row_start(r, ff) + k] == lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_cols: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_col_idx(r, ff, k)] == lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d); */
+bw_dh:;
+#endif
     if (mask)                                                    /* dh = dh·mask/(1 - p) */
         dropout_forward_f32(dh, dh, mask, dropout_scale_f32(p), rows * ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert masked: \forall integer i; 0 <= i < rows * ff ==>
+          dh[i] == (mask == \null ? \at(dh[i], bw_dh) : dropout_val(\at(dh[i], bw_dh), mask[i], 1.0 / (1.0 - p))); */
+    /*@ assert mask_dh: mask == \null || \forall integer i; 0 <= i < rows * ff ==> mask[i] == \at(mask[i], bw_dh); */
+    /*@ assert dw2_masked: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dh); */
+    /*@ assert z_pre: \forall integer i; 0 <= i < rows * ff ==> z[i] == \at(z[i], Pre); */
+    /*@ assert mask_pre: mask == \null || \forall integer i; 0 <= i < rows * ff ==> mask[i] == \at(mask[i], Pre); */
+bw_masked:;
+#endif
     ffn_act_backward_f32(dh, z, act, rows * ff);                /* dz = act'(z)·dh */
+#ifdef RESNORM_WP_ROWS
+    /*@ assert z_act: \forall integer i; 0 <= i < rows * ff ==> z[i] == \at(z[i], bw_masked); */
+    /*@ assert dz_here: \forall integer i; 0 <= i < rows * ff ==>
+          dh[i] == ffn_act_grad32(act, z[i], \at(dh[i], bw_masked)); */
+    /*@ assert dz_rows_here: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_col_idx(r, ff, k)] ==
+            ffn_dz32{Pre}(act, z, mask, p, lin_col_idx(r, ff, k), lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d)); */
+    /*@ assert dw2_dz: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_masked); */
+    /*@ assert in_dz: \forall integer i; 0 <= i < rows * d ==> dx[i] == \at(dx[i], Pre); */
+    /*@ assert dw1_dz: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          dw1[lin_col_idx(j, d, k)] == \at(dw1[lin_col_idx(j, d, k)], Pre); */
+    /*@ assert db1_dz: db1 == \null || \forall integer j; 0 <= j < ff ==> db1[j] == \at(db1[j], Pre); */
+bw_dz:;
+#endif
     linear_backward_f32(dx, dw1, db1, dh, x, w1, rows, d, ff);  /* dx, dw1, db1 += */
+#ifdef RESNORM_WP_ROWS
+    /* The rows run.  dw2, db2: the first linear_backward's dw_sum and db_sum, over dy and h as it
+       read them (bw_filled: only dh was written before it) and restated over the entry's by the
+       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_bwd_rows.h); no later call writes
+       dw2 or db2.  dh (dz) as at bw_dz: the last call wrote dx, dw1, db1 only.  dx, dw1, db1: the
+       last call's dx_rows, dw_sum and db_sum over dh, x and w1 as it read them (bw_dz), carried
+       to return by the same frame lemmas. */
+    /*@ assert dw2_same_i: \forall integer i; 0 <= i < d * ff ==> dw2[i] == \at(dw2[i], bw_dz); */
+    /*@ assert dw2_same: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dz); */
+    /*@ assert dh_same: \forall integer i; 0 <= i < rows * ff ==> dh[i] == \at(dh[i], bw_dz); */
+    /*@ assert x_same: \forall integer i; 0 <= i < rows * d ==> x[i] == \at(x[i], bw_dz); */
+    /*@ assert w1_same: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          w1[lin_col_idx(j, d, k)] == \at(w1[lin_col_idx(j, d, k)], bw_dz); */
+    /*@ assert h_fill: \forall integer i; 0 <= i < rows * ff ==> \at(h[i], bw_filled) == \at(h[i], Pre); */
+    /*@ assert dw2_frame: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          lin_dw_sum{bw_filled}(dy, h, j, k, ff, d, rows) == lin_dw_sum{Pre}(dy, h, j, k, ff, d, rows); */
+    /*@ assert db2_frame: \forall integer j; 0 <= j < d ==>
+          lin_csum{bw_filled}(dy, j, d, rows) == lin_csum{Pre}(dy, j, d, rows); */
+    /*@ assert dw2_entry: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          \at(dw2[lin_col_idx(j, ff, k)], bw_filled) == \at(dw2[lin_col_idx(j, ff, k)], Pre); */
+    /*@ assert db2_same: db2 == \null || \forall integer j; 0 <= j < d ==>
+          db2[j] == \at(db2[j], bw_dh) && \at(db2[j], bw_filled) == \at(db2[j], Pre); */
+    /*@ assert dx_call: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+          dx[lin_row_start(r, d) + k] == \at(dx[lin_row_start(r, d) + k], bw_dz) +
+            lin_sdot{bw_dz}(dh + lin_row_start(r, ff), w1, k, d, ff); */
+    /*@ assert dx_off: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+          lin_sdot{bw_dz}(dh + lin_row_start(r, ff), w1, k, d, ff) == lin_sdot_off{bw_dz}(dh, lin_row_start(r, ff), w1, k, d, ff)
+          && lin_sdot(dh + lin_row_start(r, ff), w1, k, d, ff) == lin_sdot_off(dh, lin_row_start(r, ff), w1, k, d, ff); */
+    /*@ assert dx_frame: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+          lin_sdot_off{bw_dz}(dh, lin_row_start(r, ff), w1, k, d, ff) == lin_sdot_off(dh, lin_row_start(r, ff), w1, k, d, ff); */
+    /*@ assert dw1_frame: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          lin_dw_sum{bw_dz}(dh, x, j, k, d, ff, rows) == lin_dw_sum(dh, x, j, k, d, ff, rows); */
+    /*@ assert db1_frame: \forall integer j; 0 <= j < ff ==> lin_csum{bw_dz}(dh, j, ff, rows) == lin_csum(dh, j, ff, rows); */
+#endif
 }
 
 /* ---- double: the same code with double ---- */
@@ -264,10 +369,8 @@ h_ready:;
        only: frame facts first); y's rows, stated by the call over h and w2 as it read them (h_ready),
        are over them here: each row's dot over two memory states by lin_dot_shift and
        lin_dot_at_frame (specs/linear_rows.h). */
-    /*@ assert z_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], z_ready); */
     /*@ assert h_same: \forall integer k; 0 <= k < rows * ff ==> h[k] == \at(h[k], h_ready); */
     /*@ assert zh_same: \forall integer k; 0 <= k < rows * ff ==> z[k] == \at(z[k], h_ready); */
-    /*@ assert mask_same: mask == \null || \forall integer k; 0 <= k < rows * ff ==> mask[k] == \at(mask[k], h_ready); */
     /*@ assert h_model_same: \forall integer i; 0 <= i < rows * ff ==>
           \at(ffn_h64(act, z, mask, p, i), h_ready) == ffn_h64(act, z, mask, p, i); */
     /*@ assert w2_same: \forall integer k; 0 <= k < d * ff ==> w2[k] == \at(w2[k], h_ready); */
@@ -288,6 +391,11 @@ h_ready:;
    the loop invariant; it is not exported as a postcondition: a float literal (the caller's 0) in the
    goals after the call trips Why3 1.5.1's real/int typing in the real model ("Type mismatch
    between real and int"), and the callers' goals (RTE, assigns) do not need it. */
+#ifdef RESNORM_WP_ROWS
+/* The rows run: the value, exported (the backward's dh starts from it). */
+/*@ ensures filled: c * c <= 0.0 ==> ffn_zeroed(v, n); */
+static void ffn_fill_f64(double *v, double c, int n);
+#endif
 /*@ requires n_nonneg: n >= 0;
     requires valid_v: \valid(v + (0 .. n - 1));
     assigns v[0 .. n - 1]; */
@@ -305,10 +413,111 @@ void ffn_backward_f64(double *dx, double *dw1, double *db1, double *dw2, double 
                       const double *x, const double *z, const double *h, const double *w1, const double *w2,
                       const double *mask, double p, ffn_act act, int rows, int d, int ff)
 {
+#ifdef RESNORM_WP_ROWS
+    //@ ghost ffn_lemma_rows_fit(rows, ff);
+    //@ ghost ffn_lemma_rows_fit(rows, d);
+    //@ ghost ffn_lemma_rows_fit(d, ff);
+    //@ ghost ffn_lemma_rows_fit(ff, d);
+    /*@ assert col_idx: \forall integer q, j, n; 0 <= q && 0 <= j < n ==>
+          lin_col_idx(q, n, j) == lin_row_start(q, n) + j; */
+    /*@ assert dw2_in: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          0 <= lin_col_idx(j, ff, k) < d * ff; */
+    /*@ assert dw1_in: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          0 <= lin_col_idx(j, d, k) < d * ff; */
+    /*@ assert dh_in: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          0 <= lin_col_idx(r, ff, k) < rows * ff; */
+#endif
     ffn_fill_f64(dh, 0.0, rows * ff);
+#ifdef RESNORM_WP_ROWS
+bw_filled:;
+#endif
     linear_backward_f64(dh, dw2, db2, dy, h, w2, rows, ff, d); /* dh = dy·w2; dw2, db2 += */
+#ifdef RESNORM_WP_ROWS
+    /* dh's rows: dy·w2 over dy and w2 as the call read them (only dh was written before it: frame
+       facts), carried to the entry's memory by lin_sdot_off_eq and lin_sdot_off_frame
+       (specs/linear_rows.h), each row of dy at its offset. */
+    /*@ assert dy_fill: \forall integer i; 0 <= i < rows * d ==> \at(dy[i], bw_filled) == \at(dy[i], Pre); */
+    /*@ assert w2_fill: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          \at(w2[lin_col_idx(j, ff, k)], bw_filled) == \at(w2[lin_col_idx(j, ff, k)], Pre); */
+    /*@ assert g_off: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          lin_sdot{bw_filled}(dy + lin_row_start(r, d), w2, k, ff, d) ==
+          lin_sdot_off{bw_filled}(dy, lin_row_start(r, d), w2, k, ff, d)
+          && lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d) ==
+             lin_sdot_off{Pre}(dy, lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_frame: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          lin_sdot_off{bw_filled}(dy, lin_row_start(r, d), w2, k, ff, d) ==
+          lin_sdot_off{Pre}(dy, lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_call: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_row_start(r, ff) + k] == \at(dh[lin_row_start(r, ff) + k], bw_filled) +
+            lin_sdot{bw_filled}(dy + lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_rows: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_row_start(r, ff) + k] == lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d); */
+    /*@ assert g_cols: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_col_idx(r, ff, k)] == lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d); */
+bw_dh:;
+#endif
     if (mask)                                                    /* dh = dh·mask/(1 - p) */
         dropout_forward_f64(dh, dh, mask, dropout_scale_f64(p), rows * ff);
+#ifdef RESNORM_WP_ROWS
+    /*@ assert masked: \forall integer i; 0 <= i < rows * ff ==>
+          dh[i] == (mask == \null ? \at(dh[i], bw_dh) : dropout_val(\at(dh[i], bw_dh), mask[i], 1.0 / (1.0 - p))); */
+    /*@ assert mask_dh: mask == \null || \forall integer i; 0 <= i < rows * ff ==> mask[i] == \at(mask[i], bw_dh); */
+    /*@ assert dw2_masked: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dh); */
+    /*@ assert z_pre: \forall integer i; 0 <= i < rows * ff ==> z[i] == \at(z[i], Pre); */
+    /*@ assert mask_pre: mask == \null || \forall integer i; 0 <= i < rows * ff ==> mask[i] == \at(mask[i], Pre); */
+bw_masked:;
+#endif
     ffn_act_backward_f64(dh, z, act, rows * ff);                /* dz = act'(z)·dh */
+#ifdef RESNORM_WP_ROWS
+    /*@ assert z_act: \forall integer i; 0 <= i < rows * ff ==> z[i] == \at(z[i], bw_masked); */
+    /*@ assert dz_here: \forall integer i; 0 <= i < rows * ff ==>
+          dh[i] == ffn_act_grad64(act, z[i], \at(dh[i], bw_masked)); */
+    /*@ assert dz_rows_here: \forall integer r, k; 0 <= r < rows && 0 <= k < ff ==>
+          dh[lin_col_idx(r, ff, k)] ==
+            ffn_dz64{Pre}(act, z, mask, p, lin_col_idx(r, ff, k), lin_sdot{Pre}(dy + lin_row_start(r, d), w2, k, ff, d)); */
+    /*@ assert dw2_dz: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_masked); */
+    /*@ assert in_dz: \forall integer i; 0 <= i < rows * d ==> dx[i] == \at(dx[i], Pre); */
+    /*@ assert dw1_dz: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          dw1[lin_col_idx(j, d, k)] == \at(dw1[lin_col_idx(j, d, k)], Pre); */
+    /*@ assert db1_dz: db1 == \null || \forall integer j; 0 <= j < ff ==> db1[j] == \at(db1[j], Pre); */
+bw_dz:;
+#endif
     linear_backward_f64(dx, dw1, db1, dh, x, w1, rows, d, ff);  /* dx, dw1, db1 += */
+#ifdef RESNORM_WP_ROWS
+    /* The rows run.  dw2, db2: the first linear_backward's dw_sum and db_sum, over dy and h as it
+       read them (bw_filled: only dh was written before it) and restated over the entry's by the
+       frame lemmas ffn_dw_sum_frame and ffn_csum_frame (specs/ffn_bwd_rows.h); no later call writes
+       dw2 or db2.  dh (dz) as at bw_dz: the last call wrote dx, dw1, db1 only.  dx, dw1, db1: the
+       last call's dx_rows, dw_sum and db_sum over dh, x and w1 as it read them (bw_dz), carried
+       to return by the same frame lemmas. */
+    /*@ assert dw2_same_i: \forall integer i; 0 <= i < d * ff ==> dw2[i] == \at(dw2[i], bw_dz); */
+    /*@ assert dw2_same: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          dw2[lin_col_idx(j, ff, k)] == \at(dw2[lin_col_idx(j, ff, k)], bw_dz); */
+    /*@ assert dh_same: \forall integer i; 0 <= i < rows * ff ==> dh[i] == \at(dh[i], bw_dz); */
+    /*@ assert x_same: \forall integer i; 0 <= i < rows * d ==> x[i] == \at(x[i], bw_dz); */
+    /*@ assert w1_same: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          w1[lin_col_idx(j, d, k)] == \at(w1[lin_col_idx(j, d, k)], bw_dz); */
+    /*@ assert h_fill: \forall integer i; 0 <= i < rows * ff ==> \at(h[i], bw_filled) == \at(h[i], Pre); */
+    /*@ assert dw2_frame: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          lin_dw_sum{bw_filled}(dy, h, j, k, ff, d, rows) == lin_dw_sum{Pre}(dy, h, j, k, ff, d, rows); */
+    /*@ assert db2_frame: \forall integer j; 0 <= j < d ==>
+          lin_csum{bw_filled}(dy, j, d, rows) == lin_csum{Pre}(dy, j, d, rows); */
+    /*@ assert dw2_entry: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+          \at(dw2[lin_col_idx(j, ff, k)], bw_filled) == \at(dw2[lin_col_idx(j, ff, k)], Pre); */
+    /*@ assert db2_same: db2 == \null || \forall integer j; 0 <= j < d ==>
+          db2[j] == \at(db2[j], bw_dh) && \at(db2[j], bw_filled) == \at(db2[j], Pre); */
+    /*@ assert dx_call: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+          dx[lin_row_start(r, d) + k] == \at(dx[lin_row_start(r, d) + k], bw_dz) +
+            lin_sdot{bw_dz}(dh + lin_row_start(r, ff), w1, k, d, ff); */
+    /*@ assert dx_off: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+          lin_sdot{bw_dz}(dh + lin_row_start(r, ff), w1, k, d, ff) == lin_sdot_off{bw_dz}(dh, lin_row_start(r, ff), w1, k, d, ff)
+          && lin_sdot(dh + lin_row_start(r, ff), w1, k, d, ff) == lin_sdot_off(dh, lin_row_start(r, ff), w1, k, d, ff); */
+    /*@ assert dx_frame: \forall integer r, k; 0 <= r < rows && 0 <= k < d ==>
+          lin_sdot_off{bw_dz}(dh, lin_row_start(r, ff), w1, k, d, ff) == lin_sdot_off(dh, lin_row_start(r, ff), w1, k, d, ff); */
+    /*@ assert dw1_frame: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>
+          lin_dw_sum{bw_dz}(dh, x, j, k, d, ff, rows) == lin_dw_sum(dh, x, j, k, d, ff, rows); */
+    /*@ assert db1_frame: \forall integer j; 0 <= j < ff ==> lin_csum{bw_dz}(dh, j, ff, rows) == lin_csum(dh, j, ff, rows); */
+#endif
 }

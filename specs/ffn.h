@@ -31,7 +31,9 @@
  * element is its helper's value); the drivers are proved free of runtime errors, assigning only their
  * outputs, and terminating.  The forward driver's composition is proved in a rows run of its own
  * (specs/ffn_rows.h): z = x·w1ᵀ + b1, h = act(z)·mask/(1 − p) and y = h·w2ᵀ + b2, row by row, over
- * the reals; the backward's is not restated as one real-model formula.
+ * the reals; the backward driver's in a rows run too (specs/ffn_bwd_rows.h, read by ref/ffn.c only):
+ * dz = act'(z)·((dy·w2)·mask/(1 − p)), dx += dz·w1, dw1 += dzᵀ·x, db1 += Σ dz, dw2 += dyᵀ·h,
+ * db2 += Σ dy, row by row.
  * EVA (proofs/eva_ffn.c, -warn-special-float non-finite): 0 alarms, f32 and f64, for the activation
  * kernels ffn_act_forward_* / ffn_act_backward_* with 0 <= n <= 64, |z|, |g| <= 1.0e4, every
  * activation (erf and tanh given a range stub there: proofs/libm-assumptions.md).
