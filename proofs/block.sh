@@ -41,7 +41,8 @@ for t in f32 f64; do
 done
 # The backward's values (specs/block_rows.h): post-LN's d.norm2.weight and d.norm2.bias at return
 # are LayerNorm's backward sums at s2 (dgb2_post), pre-LN's d.norm1 ones the sums at x of the
-# attention's input gradient left in the scratch (dgb1_pre).  A rows pass over the backward drivers
+# attention's input gradient left in the scratch (dgb1_pre); pre-LN's FFN parameter gradients at
+# return (assertions db2_pre, dw2_pre, dw1_pre, db1_pre: the FFN's sums over its gradients at its call).  A rows pass over the backward drivers
 # and their wrappers, restricted to the clauses and their chains of frames (every other goal of these
 # functions is the real-model runs'; no callee precondition is rows-only but the wrappers' sep_tail,
 # which is in the list), one per dtype, with -DRESNORM_WP_BWD=32 or 64: that dtype's frame lemmas of
@@ -52,9 +53,26 @@ BLK_BWD_PROPS=sep_ffn,sep_ln1,sep_att,sep_tail,tail_kept,dg2_k1,dg2_k2,dg2_k3,dg
 BLK_BWD_PROPS+=,dg2_k8,dg2_k9,dg2_same,db2n_same,dgb2_here,dgb2_end,dgb2_post
 BLK_BWD_PROPS+=,sep_ffn1,sep_ln2,sep_att1,dg1_k1,dg1_k2,dg1_k3,dg1_k4,dg1_k5,dg1_k6,dg1_k7,dg1_k8
 BLK_BWD_PROPS+=,dgb1_end,dgb1_pre,dgb_call,dg_kept,in_same,stats_same,col_rng,in_cols,dgb_ret
+# pre-LN's FFN parameter gradients (db2_pre, dw2_pre, dw1_pre, db1_pre): the FFN wrapper's clauses
+# from ffn_backward's rows contract (specs/ffn_bwd_rows.h, its rows-only sep_mask_db at both calls),
+# the frame of grads' FFN range across the later steps (dl_k*, the wrappers' ffn_kept, bwd_kept), and
+# rows_fit (its ghost calls' rows_nonneg, n_pos) for the weights' indices
+BLK_BWD_PROPS+=,sep_mask_db,ffn_kept,bwd_kept,rows_nonneg,n_pos
+BLK_BWD_PROPS+=,dw2_rs,dw1_rs,col_rs,dw2_rng,dw1_rng,dl_k1,dl_k2,dw2_in,db2_ffn,dw2_call,dw2_ffn,dw1_ffn,db1_ffn,sep_ln2f
+BLK_BWD_PROPS+=,dl_k3,dl_k4,dl_k5,dl_k6,sep_attf,dl_k7,sep_ln1f,dl_k8,db2_pre,dw2_pre,dw1_pre,db1_pre
 for t in f32 f64; do
   ROWS_PROPS=$BLK_BWD_PROPS ROWS_CPP_EXTRA=-DRESNORM_WP_BWD=${t#f} proof_wp_rows_start "$OUT/rows_backward_$t.log" \
     ref/block.c "block_backward_$t,$(bwd_helpers "$t")" "proofs/session_block/rows_backward_$t"
+done
+# The FFN wrapper's d.linear* clauses (ffn_db2, ffn_dw2, ffn_dw1, ffn_db1, and the callee's sep_mask_db
+# at its call), from ffn_backward's rows clauses (specs/ffn_bwd_rows.h, proved by prove-ffn): a pass of
+# its own, -DRESNORM_WP_BWD_FFN, the only one that reads that header (in the driver's pass above, the
+# clauses would sit in the context of post-LN's direct call of ffn_backward_*: its frame step dg2_k3
+# then timed out at 90 s).  The driver's pass uses the wrapper's contract, the same text in both.
+for t in f32 f64; do
+  ROWS_PROPS=sep_mask_db,ffn_db2,ffn_dw2,ffn_dw1,ffn_db1 \
+  ROWS_CPP_EXTRA="-DRESNORM_WP_BWD=${t#f} -DRESNORM_WP_BWD_FFN" proof_wp_rows_start "$OUT/rows_bwd_ffn_$t.log" \
+    ref/block.c "block_ffn_backward_$t" "proofs/session_block/rows_bwd_ffn_$t"
 done
 proof_wp_real_wait
 proof_wp_rows_wait
@@ -65,6 +83,6 @@ for t in f32 f64; do
     { echo "$PROOF_NAME: a lemma is not proved (see $OUT/rows_lemmas_$t.log)"; status=1; }
 done
 PROOF_EXTRA_LOGS="$OUT/rows_f32.log $OUT/rows_f64.log $OUT/rows_backward_f32.log $OUT/rows_backward_f64.log"
-PROOF_EXTRA_LOGS+=" $OUT/rows_lemmas_f32.log $OUT/rows_lemmas_f64.log"
+PROOF_EXTRA_LOGS+=" $OUT/rows_lemmas_f32.log $OUT/rows_lemmas_f64.log $OUT/rows_bwd_ffn_f32.log $OUT/rows_bwd_ffn_f64.log"
 proof_summary proofs/results/block.json proofs/summary_block.awk
 proof_finish "all goals proved"

@@ -13,7 +13,7 @@ function kernel(g) {
   return "other"
 }
 function json_head() {
-  return "  \"family\": \"block\",\n  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real, -wp-smoke-tests), cvc5 1.0.3, z3 4.8.12\",\n  \"assumptions\": [\"the callees' contracts: specs/layernorm.h, specs/attention.h, specs/ffn.h, specs/residual.h, specs/dropout.h (proved by their own targets)\", \"rows run (the forward composed, specs/block_rows.h): the rows contracts of layernorm_forward (specs/layernorm.h) and ffn_forward (specs/ffn_rows.h) and the lemmas lin_dot_shift, lin_dot_at_frame of specs/linear_rows.h (proved by prove-layernorm, prove-ffn, prove-linear)\"],\n"
+  return "  \"family\": \"block\",\n  \"tool\": \"Frama-C 25 WP (-wp-rte, -wp-model real, -wp-smoke-tests), cvc5 1.0.3, z3 4.8.12\",\n  \"assumptions\": [\"the callees' contracts: specs/layernorm.h, specs/attention.h, specs/ffn.h, specs/residual.h, specs/dropout.h (proved by their own targets)\", \"rows run (the forward composed, specs/block_rows.h): the rows contracts of layernorm_forward (specs/layernorm.h) and ffn_forward (specs/ffn_rows.h) and the lemmas lin_dot_shift, lin_dot_at_frame of specs/linear_rows.h (proved by prove-layernorm, prove-ffn, prove-linear)\", \"backward rows passes (specs/block_rows.h): the rows contracts of layernorm_backward (specs/layernorm_rows.h) and ffn_backward (specs/ffn_bwd_rows.h, the FFN wrapper's pass only; proved by prove-layernorm, prove-ffn)\"],\n"
 }
 function json_tail() {
   return sprintf("  \"wp_goals_proved\": %d,\n  \"wp_goals_total\": %d,\n", tp, tt) \

@@ -139,7 +139,7 @@ static void block_ffn_backward_f32(float *dx, float *dw1, float *db1, float *dw2
    gradients, then dx += ga; all [rows, d] but gv, dgv, dbv [d] and mv, rv [rows]: pre-LN's last two
    steps behind one contract, whose rows clause reads the norm's sums at return
    (BLK_LN1_BWD_ADD_CONTRACT says why). */
-/*@ BLK_LN1_BWD_ADD_CONTRACT */
+/*@ BLK_LN1_BWD_ADD_CONTRACT BLK_LN1_KEPT(float) */
 static void block_ln1_backward_add_f32(float *dx, float *ga, float *dgv, float *dbv, const float *gb,
                                        const float *xv, const float *gv, const float *mv, const float *rv,
                                        int rows, int d)
@@ -485,6 +485,9 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k1: BLK_GRADS_N1_SAME(Pre); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k1: BLK_GRADS_FFN_SAME(Pre); */
+#endif
         block_fill_f32(gb, 0.0f, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k2: BLK_GRADS_N1_SAME(Pre); */
@@ -492,7 +495,23 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
               \separated(grads + k, gb + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
               dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k2: BLK_GRADS_FFN_SAME(Pre); */
+#endif
         //@ ghost int g1off = (int)(dg1 - grads);
+#if defined(RESNORM_WP_BWD)
+        /* the rows of dw2 [d, ff] and dw1 [ff, d] fit in them (rows_fit), for the weights' frames */
+        //@ ghost blk_lemma_rows_fit(d, ff);
+        //@ ghost blk_lemma_rows_fit(ff, d);
+        /*@ assert dw2_rs: \forall integer j, k; 0 <= j < d ==> 0 <= k < ff ==> 0 <= lin_row_start(j, ff) + k < d * ff; */
+        /*@ assert dw1_rs: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_row_start(j, d) + k < d * ff; */
+        /*@ assert col_rs: \forall integer j, s, k; 0 <= j ==> lin_col_idx(j, s, k) == lin_row_start(j, s) + k; */
+        /*@ assert dw2_rng: \forall integer j, k; 0 <= j < d ==> 0 <= k < ff ==> 0 <= lin_col_idx(j, ff, k) < d * ff; */
+        /*@ assert dw1_rng: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_col_idx(j, d, k) < d * ff; */
+        /*@ assert dw2_in: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+              BLK_DW2[lin_col_idx(j, ff, k)] == \at(BLK_DW2[lin_col_idx(j, ff, k)], Pre); */
+        ffn_in:;
+#endif
         block_ffn_backward_f32(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff)
             /*@ ghost (grads, g1off) */;
 #ifdef RESNORM_WP_ROWS
@@ -500,18 +519,41 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         /*@ assert sep_ln2: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
               \separated(grads + k, dx + (0 .. rows * d - 1), dg2 + (0 .. d - 1), db2n + (0 .. d - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        ffn_done:;
+        /* the backward rows pass: d.linear2.bias after the FFN's backward (its db2_sum, over gf at
+           the call), then the frame of the FFN's parameter gradients across the later steps */
+        /*@ assert db2_ffn: BLK_DB2_AT(Here, gf, ffn_in); */
+        /*@ assert dw2_call: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+              dw2[lin_col_idx(j, ff, k)] ==
+                \at(dw2[lin_col_idx(j, ff, k)], ffn_in) + lin_dw_sum{ffn_in}(gf, hh, j, k, ff, d, rows); */
+        /*@ assert dw2_ffn: BLK_DW2_AT(Here, gf, hh, ffn_in); */
+        /*@ assert dw1_ffn: BLK_DW1_AT(Here, dh, ln2, Here); */
+        /*@ assert db1_ffn: BLK_DB1_AT(Here, dh, Here); */
+        /*@ assert sep_ln2f: \forall integer k; 4 * (d * d) + 4 * d <= k < g1off ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), dg2 + (0 .. d - 1), db2n + (0 .. d - 1)); */
+#endif
         block_layernorm_backward_f32(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d) /*@ ghost (grads, g1off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k4: BLK_GRADS_N1_SAME(Pre); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k3: BLK_GRADS_FFN_SAME(ffn_done); */
 #endif
         residual_forward_f32(dx, dx, dy, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k5: BLK_GRADS_N1_SAME(Pre); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k4: BLK_GRADS_FFN_SAME(ffn_done); */
+#endif
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const float *gd = block_dropout_grad_f32(ga, dx, d1mask, scale, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k6: BLK_GRADS_N1_SAME(Pre); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k5: BLK_GRADS_FFN_SAME(ffn_done); */
 #endif
         block_fill_f32(gb, 0.0f, n);
 #ifdef RESNORM_WP_ROWS
@@ -521,10 +563,23 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
               din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
               dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k6: BLK_GRADS_FFN_SAME(ffn_done); */
+        /*@ assert sep_attf: \forall integer k; 4 * (d * d) + 4 * d <= k < g1off ==>
+              \separated(grads + k, gb + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
         block_attention_backward_f32(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w,
                                      out_w, qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g1off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k8: BLK_GRADS_N1_SAME(Pre); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k7: BLK_GRADS_FFN_SAME(ffn_done); */
+        /*@ assert sep_ln1f: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1),
+              db1n + (0 .. d - 1)); */
 #endif
         block_ln1_backward_add_f32(dx, ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
 #ifdef RESNORM_WP_ROWS
@@ -532,6 +587,17 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
            (dg1_k1 ... dg1_k8: every earlier step writes dx, the scratch or the other parameters'
            gradients only) plus the last step's sums, which it reads at return (dgb_ret) */
         /*@ assert dgb1_end: BLK_DGB1_AT(Here, Here); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k8: BLK_GRADS_FFN_SAME(ffn_done); */
+        /* d.linear2.bias at return: its value at entry plus the column sums of the FFN's output
+           gradient gf (dy after dropout2's backward) at the FFN's call */
+        /*@ assert db2_pre: BLK_DB2_AT(Here, gf, ffn_in); */
+        /* d.linear2.weight: dyᵀ·h (gf, the cache hh); d.linear1.*: dzᵀ·ln2 and dz's column sums, dz in
+           dh at the FFN's return */
+        /*@ assert dw2_pre: BLK_DW2_AT(Here, gf, hh, ffn_in); */
+        /*@ assert dw1_pre: BLK_DW1_AT(Here, dh, ln2, ffn_done); */
+        /*@ assert db1_pre: BLK_DB1_AT(Here, dh, ffn_done); */
 #endif
     } else {
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */
@@ -693,7 +759,7 @@ static void block_ffn_backward_f64(double *dx, double *dw1, double *db1, double 
    gradients, then dx += ga; all [rows, d] but gv, dgv, dbv [d] and mv, rv [rows]: pre-LN's last two
    steps behind one contract, whose rows clause reads the norm's sums at return
    (BLK_LN1_BWD_ADD_CONTRACT says why). */
-/*@ BLK_LN1_BWD_ADD_CONTRACT */
+/*@ BLK_LN1_BWD_ADD_CONTRACT BLK_LN1_KEPT(double) */
 static void block_ln1_backward_add_f64(double *dx, double *ga, double *dgv, double *dbv, const double *gb,
                                        const double *xv, const double *gv, const double *mv, const double *rv,
                                        int rows, int d)
@@ -1039,6 +1105,9 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k1: BLK_GRADS_N1_SAME(Pre); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k1: BLK_GRADS_FFN_SAME(Pre); */
+#endif
         block_fill_f64(gb, 0.0, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k2: BLK_GRADS_N1_SAME(Pre); */
@@ -1046,7 +1115,23 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
               \separated(grads + k, gb + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
               dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k2: BLK_GRADS_FFN_SAME(Pre); */
+#endif
         //@ ghost int g1off = (int)(dg1 - grads);
+#if defined(RESNORM_WP_BWD)
+        /* the rows of dw2 [d, ff] and dw1 [ff, d] fit in them (rows_fit), for the weights' frames */
+        //@ ghost blk_lemma_rows_fit(d, ff);
+        //@ ghost blk_lemma_rows_fit(ff, d);
+        /*@ assert dw2_rs: \forall integer j, k; 0 <= j < d ==> 0 <= k < ff ==> 0 <= lin_row_start(j, ff) + k < d * ff; */
+        /*@ assert dw1_rs: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_row_start(j, d) + k < d * ff; */
+        /*@ assert col_rs: \forall integer j, s, k; 0 <= j ==> lin_col_idx(j, s, k) == lin_row_start(j, s) + k; */
+        /*@ assert dw2_rng: \forall integer j, k; 0 <= j < d ==> 0 <= k < ff ==> 0 <= lin_col_idx(j, ff, k) < d * ff; */
+        /*@ assert dw1_rng: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_col_idx(j, d, k) < d * ff; */
+        /*@ assert dw2_in: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+              BLK_DW2[lin_col_idx(j, ff, k)] == \at(BLK_DW2[lin_col_idx(j, ff, k)], Pre); */
+        ffn_in:;
+#endif
         block_ffn_backward_f64(gb, dw1, db1, dw2, db2, dh, gf, ln2, z, hh, w1, w2, dmask, p, act, rows, d, ff)
             /*@ ghost (grads, g1off) */;
 #ifdef RESNORM_WP_ROWS
@@ -1054,18 +1139,41 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         /*@ assert sep_ln2: \forall integer k; BLK_G1_OFF <= k < BLK_G1_OFF + 2 * d ==>
               \separated(grads + k, dx + (0 .. rows * d - 1), dg2 + (0 .. d - 1), db2n + (0 .. d - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        ffn_done:;
+        /* the backward rows pass: d.linear2.bias after the FFN's backward (its db2_sum, over gf at
+           the call), then the frame of the FFN's parameter gradients across the later steps */
+        /*@ assert db2_ffn: BLK_DB2_AT(Here, gf, ffn_in); */
+        /*@ assert dw2_call: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>
+              dw2[lin_col_idx(j, ff, k)] ==
+                \at(dw2[lin_col_idx(j, ff, k)], ffn_in) + lin_dw_sum{ffn_in}(gf, hh, j, k, ff, d, rows); */
+        /*@ assert dw2_ffn: BLK_DW2_AT(Here, gf, hh, ffn_in); */
+        /*@ assert dw1_ffn: BLK_DW1_AT(Here, dh, ln2, Here); */
+        /*@ assert db1_ffn: BLK_DB1_AT(Here, dh, Here); */
+        /*@ assert sep_ln2f: \forall integer k; 4 * (d * d) + 4 * d <= k < g1off ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), dg2 + (0 .. d - 1), db2n + (0 .. d - 1)); */
+#endif
         block_layernorm_backward_f64(dx, dg2, db2n, gb, s1, g2, mean2, rstd2, rows, d) /*@ ghost (grads, g1off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k4: BLK_GRADS_N1_SAME(Pre); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k3: BLK_GRADS_FFN_SAME(ffn_done); */
 #endif
         residual_forward_f64(dx, dx, dy, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k5: BLK_GRADS_N1_SAME(Pre); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k4: BLK_GRADS_FFN_SAME(ffn_done); */
+#endif
         /* dx = norm1ᵀ(attnᵀ(drop1ᵀ(dh))) + dh */
         const double *gd = block_dropout_grad_f64(ga, dx, d1mask, scale, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k6: BLK_GRADS_N1_SAME(Pre); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k5: BLK_GRADS_FFN_SAME(ffn_done); */
 #endif
         block_fill_f64(gb, 0.0, n);
 #ifdef RESNORM_WP_ROWS
@@ -1075,10 +1183,23 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
               din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
               dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k6: BLK_GRADS_FFN_SAME(ffn_done); */
+        /*@ assert sep_attf: \forall integer k; 4 * (d * d) + 4 * d <= k < g1off ==>
+              \separated(grads + k, gb + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
         block_attention_backward_f64(gb, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, ln1, in_w,
                                      out_w, qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g1off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg1_k8: BLK_GRADS_N1_SAME(Pre); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k7: BLK_GRADS_FFN_SAME(ffn_done); */
+        /*@ assert sep_ln1f: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1),
+              db1n + (0 .. d - 1)); */
 #endif
         block_ln1_backward_add_f64(dx, ga, dg1, db1n, gb, x, g1, mean1, rstd1, rows, d);
 #ifdef RESNORM_WP_ROWS
@@ -1086,6 +1207,17 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
            (dg1_k1 ... dg1_k8: every earlier step writes dx, the scratch or the other parameters'
            gradients only) plus the last step's sums, which it reads at return (dgb_ret) */
         /*@ assert dgb1_end: BLK_DGB1_AT(Here, Here); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dl_k8: BLK_GRADS_FFN_SAME(ffn_done); */
+        /* d.linear2.bias at return: its value at entry plus the column sums of the FFN's output
+           gradient gf (dy after dropout2's backward) at the FFN's call */
+        /*@ assert db2_pre: BLK_DB2_AT(Here, gf, ffn_in); */
+        /* d.linear2.weight: dyᵀ·h (gf, the cache hh); d.linear1.*: dzᵀ·ln2 and dz's column sums, dz in
+           dh at the FFN's return */
+        /*@ assert dw2_pre: BLK_DW2_AT(Here, gf, hh, ffn_in); */
+        /*@ assert dw1_pre: BLK_DW1_AT(Here, dh, ln2, ffn_done); */
+        /*@ assert db1_pre: BLK_DB1_AT(Here, dh, ffn_done); */
 #endif
     } else {
         /* ds2 = norm2ᵀ(dy) at s2; dh = ffnᵀ(drop2ᵀ(ds2)) + ds2, into dx */

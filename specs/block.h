@@ -247,6 +247,22 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     LN_ROWS_CLAUSE(ensures y_pt: BLK_LN_PT(yv, mv, rv, xv, gv, bv);)                            \
     BLK_KEPT(FT, BLK_R(yv, rows * d), BLK_R(mv, rows), BLK_R(rv, rows))
 
+/* The backward rows pass only (-DRESNORM_WP_ROWS -DRESNORM_WP_BWD=32/64, specs/block_rows.h): the
+   clauses through which the block's backward carries the FFN's parameter gradients (issue 9). */
+#if defined(RESNORM_WP_ROWS) && defined(RESNORM_WP_BWD)
+#define BLK_BWD_CLAUSE(...) __VA_ARGS__
+#else
+#define BLK_BWD_CLAUSE(...)
+#endif
+/* ffn_kept (the backward rows pass): if every gr[k] for k in [4d² + 4d, o) is separated from the
+   outputs OUT, they are unchanged.  With o the offset of d.norm1 (pre-LN), that range is the FFN's
+   parameter gradients (d.linear1.*, d.linear2.*), which the caller carries across the call; with o
+   the offset of d.norm2 (post-LN's norm1) the hypothesis is false and the clause says nothing. */
+#define BLK_FFN_KEPT(...)                                                                          \
+    BLK_BWD_CLAUSE(ensures ffn_kept: (\forall integer k; 4 * (d * d) + 4 * d <= k < o ==>           \
+      \separated(gr + k, __VA_ARGS__)) ==>                                                         \
+      \forall integer k; 4 * (d * d) + 4 * d <= k < o ==> gr[k] == \old(gr[k]);)
+
 /* A LayerNorm backward with the norm's contract but none of its rows clauses (ref/block.c's
    block_layernorm_backward_*) and, in the rows run, the ghost frame of gr[o .. o + 2d - 1] (the
    driver's grads and the offset of the other norm's gradients): post-LN's backward calls norm1's
@@ -267,7 +283,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     LN_ROWS_CLAUSE(requires sep_tail: \forall integer k; o <= k < o + 2 * d ==>                   \
       \separated(gr + k, BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d));)                     \
     assigns *BLK_R(dxv, rows * d), *BLK_R(dgv, d), *BLK_R(dbv, d);                                \
-    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
+    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);) \
+    BLK_FFN_KEPT(BLK_R(dxv, rows * d), BLK_R(dgv, d), BLK_R(dbv, d))
 
 /* The FFN's backward behind its own contract (FFN_BWD_CONTRACT, specs/ffn.h) plus, in the rows run,
    the frame of gr[o .. o + 2d - 1], as the attention's below. */
@@ -277,8 +294,19 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 #define BLK_FFN_BWD_CONTRACT                                                                       \
     LN_ROWS_CLAUSE(requires sep_tail: \forall integer k; o <= k < o + 2 * d ==>                   \
       \separated(gr + k, BLK_FFN_BWD_OUT);)                                                       \
+    BLK_BWD_CLAUSE(requires sep_mask_db: mask == \null ||                                         \
+      ((db1 == \null || \separated(mask + (0 .. rows * ff - 1), db1 + (0 .. ff - 1))) &&            \
+       (db2 == \null || \separated(mask + (0 .. rows * ff - 1), db2 + (0 .. d - 1))));)             \
     FFN_BWD_CONTRACT                                                                               \
-    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
+    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);) \
+    BLK_BWD_CLAUSE(ensures ffn_db2: db2 != \null ==> \forall integer j; 0 <= j < d ==>              \
+      db2[j] == \old(db2[j]) + lin_csum{Pre}(dy, j, d, rows);)                                     \
+    BLK_BWD_CLAUSE(ensures ffn_dw2: \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>             \
+      dw2[lin_col_idx(j, ff, k)] == \old(dw2[lin_col_idx(j, ff, k)]) + lin_dw_sum{Pre}(dy, h, j, k, ff, d, rows);) \
+    BLK_BWD_CLAUSE(ensures ffn_dw1: \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>            \
+      dw1[lin_col_idx(j, d, k)] == \old(dw1[lin_col_idx(j, d, k)]) + lin_dw_sum(dh, x, j, k, d, ff, rows);) \
+    BLK_BWD_CLAUSE(ensures ffn_db1: db1 != \null ==> \forall integer j; 0 <= j < ff ==>             \
+      db1[j] == \old(db1[j]) + lin_csum(dh, j, ff, rows);)
 
 /* LayerNorm's backward then the residual add dx += its dx (ref/block.c's block_ln1_backward_add_*):
    pre-LN's last two steps.  The rows clause (dgb_ret) states the norm's parameter gradients with its
@@ -304,6 +332,11 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     LN_ROWS_CLAUSE(ensures dgb_ret: \forall integer i; 0 <= i < d ==>                              \
       dgv[i] == \old(dgv[i]) + ln_dg_sum{Post}(gb, xv, mv, rv, i, d, rows) &&                       \
       dbv[i] == \old(dbv[i]) + ln_db_sum{Post}(gb, i, d, rows);)
+/* bwd_kept (the backward rows pass): every location of type FT outside its outputs is as on entry
+   (BLK_KEPT's form): the driver carries the FFN's parameter gradients across pre-LN's last step. */
+#define BLK_LN1_KEPT(FT)                                                                           \
+    BLK_BWD_CLAUSE(ensures bwd_kept: \forall FT *q; \separated(q, BLK_R(dx, rows * d),              \
+      BLK_R(ga, rows * d), BLK_R(dgv, d), BLK_R(dbv, d)) ==> *q == \old(*q);)
 
 /* The attention's backward behind its own contract plus, in the rows run, the frame of
    gr[o .. o + 2d - 1] (ghost parameters: the driver's grads and the offset of one norm's
@@ -316,7 +349,8 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
     LN_ROWS_CLAUSE(requires sep_tail: \forall integer k; o <= k < o + 2 * d ==>                   \
       \separated(gr + k, BLK_ATT_BWD_OUT);)                                                       \
     ATTN_BWD_CONTRACT                                                                              \
-    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);)
+    LN_ROWS_CLAUSE(ensures tail_kept: \forall integer k; o <= k < o + 2 * d ==> gr[k] == \old(gr[k]);) \
+    BLK_FFN_KEPT(BLK_ATT_BWD_OUT)
 
 #define BLK_FFN_SUB_CONTRACT(HF, FT)                                                               \
     BLK_SUB_REQUIRES                                                                               \

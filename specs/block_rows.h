@@ -33,7 +33,8 @@
  * residual adds take their operands, dropout2 before the add.  NOT stated: a as a formula of the attention's input (attention_forward_* has no
  * composed contract: specs/attention_rows.h states one query row of one head), so neither which
  * tensor the attention read (pre-LN's ln1 = norm1(x)) nor dropout1; the norms' mean and rstd as
- * formulas of their input rows; the backward.
+ * formulas of their input rows; of the backward, all but post-LN's d.norm2, pre-LN's d.norm1 and
+ * pre-LN's FFN parameter gradients (below, "The backward").
  *
  * The proof: the driver is block_head_* then one tail of small static helpers, each with its own
  * contract over its buffers as parameters (specs/block.h), so that each fact crosses at most one or
@@ -46,6 +47,14 @@
 #include "block.h"
 #include "ffn_rows.h"
 #include "layernorm_rows.h"
+#if defined(RESNORM_WP_BWD_FFN)
+/* the FFN wrapper's pass only (block_ffn_backward_*, proofs/block.sh): the FFN backward's rows
+   clauses (dw2_sum, db2_sum, dw1_sum, db1_sum, ..., with the rows-only precondition sep_mask_db),
+   from which the wrapper's ffn_db2, ffn_dw2, ffn_dw1, ffn_db1 are proved.  Not in the driver's
+   backward rows pass: there the clauses would sit in the context of post-LN's direct call of
+   ffn_backward_*, and its frame step dg2_k3 (cvc5 4 s without them) timed out at 90 s. */
+#include "ffn_bwd_rows.h"
+#endif
 
 /*@
   // f before dropout2: row r, column j of the FFN's linear2, b2[j] + hh[r, :]·w2[j, :].
@@ -136,8 +145,23 @@
    from dy, so d.norm2.weight and d.norm2.bias at return are dy's column sums against s2's
    normalized rows, added to the gradients as given (ln_dgb_rows, specs/layernorm_rows.h): the
    proof rejects norm2's backward at the wrong input (post-LN must use the sum s2) or with norm1's
-   statistics.  Not stated: the other gradients (each step's dy is a sum that later steps
-   overwrite), dx, pre-LN. */
+   statistics.  Pre-LN: d.norm1 at return (dgb1_pre, below), and the FFN's parameter gradients at
+   return, stated as assertions at the end of pre-LN's branch of block_backward_* (ref/block.c; the
+   sums are over buffers at labels inside the driver, which a postcondition cannot name):
+     db2_pre  d.linear2.bias   = its value at entry + sum_r gf[r·d + j]             (gf at the call)
+     dw2_pre  d.linear2.weight = its value at entry + sum_r gf[r·d + j]·hh[r·ff + k]
+     dw1_pre  d.linear1.weight = its value at entry + sum_r dh[r·ff + j]·ln2[r·d + k] (dh at the FFN's return)
+     db1_pre  d.linear1.bias   = its value at entry + sum_r dh[r·ff + j]
+   gf: dy after dropout2's backward (dy itself without a mask), the FFN's output gradient, at the
+   FFN's call (label ffn_in); dh: the FFN's gradient of z (its dz_rows) at its return (ffn_done).
+   From the FFN wrapper's ffn_db2, ffn_dw2, ffn_dw1, ffn_db1 (specs/block.h: ffn_backward's rows
+   clauses, specs/ffn_bwd_rows.h, restated over the wrapper's parameters) and the frame of grads'
+   FFN range [BLK_W1_OFF, BLK_G1_OFF) across every other step.  NOT stated: these as postconditions
+   (gf is dropout2's backward of dy, in the scratch that later steps overwrite: a postcondition needs
+   it as a formula of dy and the mask at entry; dh survives to return, but carrying its sums to Post
+   needs the frame lemmas of lin_csum and lin_dw_sum, which sit in ffn_bwd_rows.h, kept out of this
+   pass), dh as a formula (the FFN's dz_rows), post-LN's FFN gradients (its FFN reads norm2's backward
+   of dy, overwritten by norm1's), the attention's and the other norm's gradients, dx. */
 #define BLK_DG2 (grads + (4 * (d * d) + 7 * d + 2 * (d * ff) + ff))
 #define BLK_DB2N (grads + (4 * (d * d) + 8 * d + 2 * (d * ff) + ff))
 /* One norm's two gradients, grads[O .. O + 2d - 1] (weight then bias), as at label L, indexed from
@@ -166,6 +190,39 @@
       \at(BLK_DG1[i], L) == \at(BLK_DG1[i], Pre) +                                                 \
         ln_dg_sum{S}(BLK_GB, x, BLK_MEAN1, BLK_RSTD1, i, d, BLK_ROWS) &&                            \
       \at(BLK_DB1N[i], L) == \at(BLK_DB1N[i], Pre) + ln_db_sum{S}(BLK_GB, i, d, BLK_ROWS)
+/* The FFN's parameter gradients in grads (pre-LN, the backward rows pass): d.linear1.weight, d.linear1.bias,
+   d.linear2.weight, d.linear2.bias are grads[BLK_W1_OFF .. BLK_G1_OFF - 1]. */
+#define BLK_W1_OFF (4 * (d * d) + 4 * d)
+#define BLK_W2_OFF (4 * (d * d) + 4 * d + d * ff + ff)
+#define BLK_B2_OFF (4 * (d * d) + 4 * d + 2 * (d * ff) + ff)
+#define BLK_B1_OFF (4 * (d * d) + 4 * d + d * ff)
+#define BLK_DW1 (grads + BLK_W1_OFF)
+#define BLK_DB1 (grads + BLK_B1_OFF)
+#define BLK_DW2 (grads + BLK_W2_OFF)
+#define BLK_DB2 (grads + BLK_B2_OFF)
+#define BLK_GRADS_FFN_SAME(L)                                                                      \
+    \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==> grads[k] == \at(grads[k], L)
+/* d.linear2.bias (L) is its value at entry plus the column sums of the FFN's output gradient g at
+   label S (the FFN's call) */
+#define BLK_DB2_AT(L, g, S)                                                                        \
+    \forall integer j; 0 <= j < d ==>                                                              \
+      \at(BLK_DB2[j], L) == \at(BLK_DB2[j], Pre) + lin_csum{S}(g, j, d, BLK_ROWS)
+/* d.linear2.weight (L): its value at entry plus the FFN's dyᵀ·h, dy the gradient g and h the FFN's
+   cache hh at label S */
+#define BLK_DW2_AT(L, g, h, S)                                                                     \
+    \forall integer j, k; 0 <= j < d && 0 <= k < ff ==>                                            \
+      \at(BLK_DW2[lin_col_idx(j, ff, k)], L) == \at(BLK_DW2[lin_col_idx(j, ff, k)], Pre) +         \
+        lin_dw_sum{S}(g, h, j, k, ff, d, BLK_ROWS)
+/* d.linear1.weight, d.linear1.bias (L): their values at entry plus dzᵀ·u and the column sums of dz,
+   dz the FFN's gradient of z (dh, [rows, ff]) and u its input ([rows, d]) at label S (the FFN's
+   return) */
+#define BLK_DW1_AT(L, dz, u, S)                                                                    \
+    \forall integer j, k; 0 <= j < ff && 0 <= k < d ==>                                            \
+      \at(BLK_DW1[lin_col_idx(j, d, k)], L) == \at(BLK_DW1[lin_col_idx(j, d, k)], Pre) +           \
+        lin_dw_sum{S}(dz, u, j, k, d, ff, BLK_ROWS)
+#define BLK_DB1_AT(L, dz, S)                                                                       \
+    \forall integer j; 0 <= j < ff ==>                                                             \
+      \at(BLK_DB1[j], L) == \at(BLK_DB1[j], Pre) + lin_csum{S}(dz, j, ff, BLK_ROWS)
 #define BLK_BWD_ROWS_CONTRACT                                                                      \
     ensures dgb2_post: post != 0 ==> BLK_DGB2_AT(Post);                                           \
     ensures dgb1_pre: post == 0 ==> BLK_DGB1_AT(Post, Post);
