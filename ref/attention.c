@@ -43,6 +43,16 @@
      ensures heads: H * (d / H) == d && d / H >= 1; @/
   static void lemma_attn_heads(int d, int H) {}
 */
+#ifdef RESNORM_WP_ROWS
+/* The rows run: the first index of the (r = b·H + h) block of att, (r·T)·T, is attn_blk(r, T)
+   (specs/attention_rows.h; a lemma function: in the drivers' context the solvers do not find it). */
+/*@ ghost
+  /@ requires rn_def: 0 <= r && 0 <= n && 0 <= rn && rn == r * n;
+     assigns \nothing;
+     ensures blk: attn_blk(r, n) == rn * n; @/
+  static void lemma_attn_blk(int r, int n, int rn) {}
+*/
+#endif
 
 /* ---- float ---- */
 
@@ -486,7 +496,13 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
     float scale = amask ? dropout_scale_f32(p) : 1.0f;
     linear_forward_f32(qkv, x, in_w, in_b, rows, d, d3);
     attn_scale_q_f32(qkv, sqrtf((float)dh), rows, d3, d);
+#ifdef RESNORM_WP_ROWS
+    /* qkv is not written after this point (the rows run's heads_att is over qkv as here) */
+  scaled: ;
+#endif
     /*@ loop invariant b_range: 0 <= b <= B;
+        ATTN_ROWS_CLAUSE(loop invariant att_b: causal == 0 && kpm == \null ==> \forall integer b2, h2;
+          0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
         loop assigns b, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
     for (int b = 0; b < B; b++) {
@@ -495,7 +511,14 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
         //@ ghost lemma_attn_row(b, B, Td3);
         int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
         //@ ghost lemma_attn_span(bT, T, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert rb_b: attn_rs(b, H) == b * H && attn_rows_before(b, H); */
+#endif
         /*@ loop invariant h_range: 0 <= h <= H;
+            ATTN_ROWS_CLAUSE(loop invariant att_b: causal == 0 && kpm == \null ==> \forall integer b2, h2;
+              0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
+            ATTN_ROWS_CLAUSE(loop invariant att_h: causal == 0 && kpm == \null ==> \forall integer h2;
+              0 <= h2 < h ==> attn_bh_att{scaled, Here}(att, qkv, b, h2, H, T, d, d3, Td3, dh);)
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
@@ -504,12 +527,205 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
             //@ ghost lemma_attn_row(bh, BH, T);
             int bhT = bh * T; /* the head's first score row [B, H, T] */
             //@ ghost lemma_attn_span(bhT, T, BHT, T);
+#ifdef RESNORM_WP_ROWS
+            /*@ assert ix_h: attn_rs(h, dh) == hd; */
+            /*@ assert ix_b: attn_rs(b, Td3) == b * Td3; */
+            /*@ assert ix_r: 0 <= bh && 0 <= bhT && attn_rs(bh, T) == bhT; */
+            //@ ghost lemma_attn_blk(bh, T, bhT);
+            /*@ assert rtt: attn_rows_before(T, T) && attn_rs(T, T) == T * T; */
+            /* the head's query and key slices lie in the element's rows of qkv, which lie in qkv */
+            /*@ assert q_in: 0 <= b * Td3 && b * Td3 + Td3 <= B * T * 3 * d && Td3 == T * d3 && d3 == 3 * d; */
+            /*@ assert h_in: 0 <= hd && hd + dh <= d; */
+            /* Only att, ctx and row were written since `scaled`: every score of the head's T query
+               rows over qkv is as there (attn_score_frame: its two slices of qkv are, by the
+               loops' assigns), hence their softmax rows (attn_p_frame). */
+            /*@ assert rtd: attn_rows_before(T, d3) && attn_rs(T, d3) == Td3 && 0 <= Td3; */
+            /*@ assert m2: \forall integer i; 0 <= i < T ==>
+                  attn_mem_same{Here, scaled}(qkv + b * Td3 + (attn_rs(i, d3) + hd), dh); */
+            /*@ assert mk: \forall integer j; 0 <= j < T ==>
+                  attn_mem_same{Here, scaled}(qkv + b * Td3 + (attn_rs(j, d3) + (d + hd)), dh); */
+            /*@ assert sd: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+                  attn_dot_same{Here, scaled}(qkv + b * Td3 + (attn_rs(i, d3) + hd), qkv + b * Td3 + (attn_rs(j, d3) + (d + hd)), dh); */
+            /*@ assert sf: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+                  attn_score_same{Here, scaled}(qkv + b * Td3, attn_rs(i, d3) + hd, d + hd, d3, dh, j); */
+            /*@ assert ss: \forall integer i; 0 <= i < T ==>
+                  attn_scores_same{Here, scaled}(qkv + b * Td3, attn_rs(i, d3) + hd, d + hd, d3, dh, T); */
+            /*@ assert pf: \forall integer i; 0 <= i < T ==>
+                  attn_p_same{Here, scaled}(qkv + b * Td3, attn_rs(i, d3) + hd, d + hd, d3, dh, T); */
+#endif
             /* the T query rows of head h: ctx rows bT .. bT + T - 1 (columns hd ..), att block bh */
+#ifdef RESNORM_WP_ROWS
+          head: /* (a label for the rows run's frames only) */
+#endif
             attn_head_forward_f32(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0,
                                   amask ? amask + bhT * T : 0, scale, hd, T, d, dh, d3, causal);
+#ifdef RESNORM_WP_ROWS
+            /* This head's rows: the call's head_att, over qkv as at `scaled` (pi).  The heads before
+               it: the call wrote none of their blocks (bb). */
+            /* (row by row: each step one ground instance of the call's head_att and of pf) */
+            /*@ ghost
+              int ia = 0;
+              /@ loop invariant ia_range: 0 <= ia <= T;
+                 loop invariant an: causal == 0 && kpm == \null ==> \forall integer i2; 0 <= i2 < ia ==>
+                   attn_head_p{scaled, Here}(att + attn_blk(attn_rs(b, H) + h, T), qkv + attn_rs(b, Td3), attn_rs(i2, T),
+                                             attn_rs(i2, d3), attn_rs(h, dh), d, d3, dh, T);
+                 loop assigns ia;
+                 loop variant T - ia; @/
+              while (ia < T) {
+                /@ assert an_p: attn_p_same_at{head, scaled}(qkv + b * Td3, attn_rs(ia, d3) + hd, d + hd, d3, dh, T); @/
+                /@ assert an_i: causal == 0 && kpm == \null ==>
+                     attn_head_p{scaled, Here}(att + bhT * T, qkv + b * Td3, attn_rs(ia, T), attn_rs(ia, d3), hd, d, d3, dh, T); @/
+                /@ assert an_x: attn_blk(attn_rs(b, H) + h, T) == bhT * T && attn_rs(b, Td3) == b * Td3 && attn_rs(h, dh) == hd; @/
+                /@ assert an_j: causal == 0 && kpm == \null ==>
+                     attn_head_p{scaled, Here}(att + attn_blk(attn_rs(b, H) + h, T), qkv + attn_rs(b, Td3), attn_rs(ia, T),
+                                               attn_rs(ia, d3), attn_rs(h, dh), d, d3, dh, T); @/
+                ia++;
+              }
+            */
+            /*@ assert att_new: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, b, h, H, T, d, d3, Td3, dh); */
+            /* the blocks before this one end before it (a loop run once: its body's attn_blks_before,
+               which brings AttnBlocksBefore's lemmas into a goal, does not reach the goals after it) */
+            /*@ ghost
+              int once = 0;
+              /@ loop invariant once_range: 0 <= once <= 1;
+                 loop invariant bbo: once == 1 ==> \forall integer r2; 0 <= r2 < bh ==>
+                   0 <= attn_blk(r2, T) && attn_blk(r2, T) + T * T <= bhT * T;
+                 loop assigns once;
+                 loop variant 1 - once; @/
+              while (once < 1) {
+                /@ assert bb: attn_blks_before(bh, T); @/
+                once = 1;
+              }
+            */
+            /* (head by head: each step one ground instance of attn_bh_frame) */
+            /*@ ghost
+              int ho = 0;
+              /@ loop invariant ho_range: 0 <= ho <= h;
+                 loop invariant oh: causal == 0 && kpm == \null ==> \forall integer h3; 0 <= h3 < ho ==>
+                   attn_bh_att{scaled, Here}(att, qkv, b, h3, H, T, d, d3, Td3, dh);
+                 loop assigns ho;
+                 loop variant h - ho; @/
+              while (ho < h) {
+                /@ assert oh_b: attn_blk_same{head, Here}(att + attn_blk(attn_rs(b, H) + ho, T), T); @/
+                /@ assert oh_o: causal == 0 && kpm == \null ==> attn_bh_att{scaled, head}(att, qkv, b, ho, H, T, d, d3, Td3, dh); @/
+                /@ assert oh1: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, b, ho, H, T, d, d3, Td3, dh); @/
+                ho++;
+              }
+            */
+            /*@ assert att_oh: causal == 0 && kpm == \null ==> \forall integer h2; 0 <= h2 < h ==>
+                  attn_bh_att{scaled, Here}(att, qkv, b, h2, H, T, d, d3, Td3, dh); */
+            /*@ ghost
+              int bo = 0;
+              /@ loop invariant bo_range: 0 <= bo <= b;
+                 loop invariant ob: causal == 0 && kpm == \null ==> \forall integer b3, h3; 0 <= b3 < bo && 0 <= h3 < H ==>
+                   attn_bh_att{scaled, Here}(att, qkv, b3, h3, H, T, d, d3, Td3, dh);
+                 loop assigns bo;
+                 loop variant b - bo; @/
+              while (bo < b) {
+                int hq = 0;
+                /@ loop invariant hq_range: 0 <= hq <= H;
+                   loop invariant obh: causal == 0 && kpm == \null ==> \forall integer h3; 0 <= h3 < hq ==>
+                     attn_bh_att{scaled, Here}(att, qkv, bo, h3, H, T, d, d3, Td3, dh);
+                   loop assigns hq;
+                   loop variant H - hq; @/
+                while (hq < H) {
+                  /@ assert ob_b: attn_blk_same{head, Here}(att + attn_blk(attn_rs(bo, H) + hq, T), T); @/
+                  /@ assert ob_o: causal == 0 && kpm == \null ==> attn_bh_att{scaled, head}(att, qkv, bo, hq, H, T, d, d3, Td3, dh); @/
+                  /@ assert ob1: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, bo, hq, H, T, d, d3, Td3, dh); @/
+                  hq++;
+                }
+                bo++;
+              }
+            */
+            /*@ assert att_ob: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
+                  attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
+#endif
         }
     }
+#ifdef RESNORM_WP_ROWS
+  heads: ;
+#endif
     linear_forward_f32(y, ctx, out_w, out_b, rows, d, d);
+#ifdef RESNORM_WP_ROWS
+    /* The out-projection wrote y only (att as after the heads), and qkv is as at `scaled`: every
+       head's scores, hence its softmax rows, are as there (the ghost induction above over every
+       (b, h, i, j)). */
+    /*@ assert fin0: 0 <= BH && 0 <= BHT; */
+    /*@ assert fin1: attn_rs(B, H) == BH && attn_rows_before(B, H); */
+    /*@ assert fin2: attn_rows_before(T, T) && attn_rs(T, T) == T * T; */
+    //@ ghost lemma_attn_blk(BH, T, BHT);
+    /*@ ghost
+      int once = 0;
+      /@ loop invariant once_range: 0 <= once <= 1;
+         loop invariant bbo: once == 1 ==> \forall integer r2; 0 <= r2 < BH ==>
+           0 <= attn_blk(r2, T) && attn_blk(r2, T) + T * T <= BHT * T;
+         loop assigns once;
+         loop variant 1 - once; @/
+      while (once < 1) {
+        /@ assert bb: attn_blks_before(BH, T); @/
+        once = 1;
+      }
+    */
+    /* The out-projection wrote y only: every head's block of att is as after the heads (fq), and
+       qkv as at `scaled`: every head's scores, hence its softmax rows, are as there (the (b, h)
+       body's frames, head by head), so each head's statement reads over qkv as here. */
+    /*@ assert rtd: attn_rows_before(T, d3) && attn_rs(T, d3) == Td3 && 0 <= Td3; */
+    /*@ assert fin3: attn_rows_before(B, Td3) && attn_rs(B, Td3) == B * Td3 && attn_rows_before(H, dh) && attn_rs(H, dh) == d; */
+    /*@ assert fq: \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==>
+          attn_blk_same{heads, Here}(att + attn_blk(attn_rs(b2, H) + h2, T), T); */
+    /*@ ghost
+      int eb = 0;
+      /@ loop invariant eb_range: 0 <= eb <= B;
+         loop invariant pb: causal == 0 && kpm == \null ==> \forall integer b3, h3; 0 <= b3 < eb && 0 <= h3 < H ==>
+           attn_bh_att{Here, Here}(att, qkv, b3, h3, H, T, d, d3, Td3, dh);
+         loop assigns eb;
+         loop variant B - eb; @/
+      while (eb < B) {
+        int eh = 0;
+        /@ loop invariant eh_range: 0 <= eh <= H;
+           loop invariant ph: causal == 0 && kpm == \null ==> \forall integer h3; 0 <= h3 < eh ==>
+             attn_bh_att{Here, Here}(att, qkv, eb, h3, H, T, d, d3, Td3, dh);
+           loop assigns eh;
+           loop variant H - eh; @/
+        while (eh < H) {
+          /@ assert e_o: causal == 0 && kpm == \null ==> attn_bh_att{scaled, heads}(att, qkv, eb, eh, H, T, d, d3, Td3, dh); @/
+          /@ assert e_b: attn_blk_same{heads, Here}(att + attn_blk(attn_rs(eb, H) + eh, T), T); @/
+          /@ assert e_a: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, eb, eh, H, T, d, d3, Td3, dh); @/
+          /@ assert e_m2: \forall integer i; 0 <= i < T ==>
+               attn_mem_same{Here, scaled}(qkv + attn_rs(eb, Td3) + (attn_rs(i, d3) + attn_rs(eh, dh)), dh); @/
+          /@ assert e_mk: \forall integer j; 0 <= j < T ==>
+               attn_mem_same{Here, scaled}(qkv + attn_rs(eb, Td3) + (attn_rs(j, d3) + (d + attn_rs(eh, dh))), dh); @/
+          /@ assert e_sd: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+               attn_dot_same{Here, scaled}(qkv + attn_rs(eb, Td3) + (attn_rs(i, d3) + attn_rs(eh, dh)),
+                                           qkv + attn_rs(eb, Td3) + (attn_rs(j, d3) + (d + attn_rs(eh, dh))), dh); @/
+          /@ assert e_sf: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+               attn_score_same{Here, scaled}(qkv + attn_rs(eb, Td3), attn_rs(i, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, j); @/
+          /@ assert e_ss: \forall integer i; 0 <= i < T ==>
+               attn_scores_same{Here, scaled}(qkv + attn_rs(eb, Td3), attn_rs(i, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, T); @/
+          /@ assert e_pf: \forall integer i; 0 <= i < T ==>
+               attn_p_same{Here, scaled}(qkv + attn_rs(eb, Td3), attn_rs(i, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, T); @/
+          int ei = 0;
+          /@ loop invariant ei_range: 0 <= ei <= T;
+             loop invariant pi: causal == 0 && kpm == \null ==> \forall integer i2; 0 <= i2 < ei ==>
+               attn_head_p{Here, Here}(att + attn_blk(attn_rs(eb, H) + eh, T), qkv + attn_rs(eb, Td3), attn_rs(i2, T),
+                                       attn_rs(i2, d3), attn_rs(eh, dh), d, d3, dh, T);
+             loop assigns ei;
+             loop variant T - ei; @/
+          while (ei < T) {
+            /@ assert e_p: attn_p_same_at{scaled, Here}(qkv + attn_rs(eb, Td3), attn_rs(ei, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, T); @/
+            /@ assert e_i: causal == 0 && kpm == \null ==>
+                 attn_head_p{Here, Here}(att + attn_blk(attn_rs(eb, H) + eh, T), qkv + attn_rs(eb, Td3), attn_rs(ei, T),
+                                         attn_rs(ei, d3), attn_rs(eh, dh), d, d3, dh, T); @/
+            ei++;
+          }
+          eh++;
+        }
+        eb++;
+      }
+    */
+    /*@ assert fin: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==>
+          attn_bh_att{Here, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
+#endif
 }
 
 /* One query row of the backward: dA[j] = dctx·v_j; dv_j += A[j]·dctx; dP = dropout backward of dA;
@@ -1075,7 +1291,13 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
     double scale = amask ? dropout_scale_f64(p) : 1.0;
     linear_forward_f64(qkv, x, in_w, in_b, rows, d, d3);
     attn_scale_q_f64(qkv, sqrt((double)dh), rows, d3, d);
+#ifdef RESNORM_WP_ROWS
+    /* qkv is not written after this point (the rows run's heads_att is over qkv as here) */
+  scaled: ;
+#endif
     /*@ loop invariant b_range: 0 <= b <= B;
+        ATTN_ROWS_CLAUSE(loop invariant att_b: causal == 0 && kpm == \null ==> \forall integer b2, h2;
+          0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
         loop assigns b, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
     for (int b = 0; b < B; b++) {
@@ -1084,7 +1306,14 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
         //@ ghost lemma_attn_row(b, B, Td3);
         int bT = b * T; /* the batch element's first row of x, ctx, y, dy: [B, T] */
         //@ ghost lemma_attn_span(bT, T, rows, d);
+#ifdef RESNORM_WP_ROWS
+        /*@ assert rb_b: attn_rs(b, H) == b * H && attn_rows_before(b, H); */
+#endif
         /*@ loop invariant h_range: 0 <= h <= H;
+            ATTN_ROWS_CLAUSE(loop invariant att_b: causal == 0 && kpm == \null ==> \forall integer b2, h2;
+              0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
+            ATTN_ROWS_CLAUSE(loop invariant att_h: causal == 0 && kpm == \null ==> \forall integer h2;
+              0 <= h2 < h ==> attn_bh_att{scaled, Here}(att, qkv, b, h2, H, T, d, d3, Td3, dh);)
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
@@ -1093,12 +1322,205 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
             //@ ghost lemma_attn_row(bh, BH, T);
             int bhT = bh * T; /* the head's first score row [B, H, T] */
             //@ ghost lemma_attn_span(bhT, T, BHT, T);
+#ifdef RESNORM_WP_ROWS
+            /*@ assert ix_h: attn_rs(h, dh) == hd; */
+            /*@ assert ix_b: attn_rs(b, Td3) == b * Td3; */
+            /*@ assert ix_r: 0 <= bh && 0 <= bhT && attn_rs(bh, T) == bhT; */
+            //@ ghost lemma_attn_blk(bh, T, bhT);
+            /*@ assert rtt: attn_rows_before(T, T) && attn_rs(T, T) == T * T; */
+            /* the head's query and key slices lie in the element's rows of qkv, which lie in qkv */
+            /*@ assert q_in: 0 <= b * Td3 && b * Td3 + Td3 <= B * T * 3 * d && Td3 == T * d3 && d3 == 3 * d; */
+            /*@ assert h_in: 0 <= hd && hd + dh <= d; */
+            /* Only att, ctx and row were written since `scaled`: every score of the head's T query
+               rows over qkv is as there (attn_score_frame: its two slices of qkv are, by the
+               loops' assigns), hence their softmax rows (attn_p_frame). */
+            /*@ assert rtd: attn_rows_before(T, d3) && attn_rs(T, d3) == Td3 && 0 <= Td3; */
+            /*@ assert m2: \forall integer i; 0 <= i < T ==>
+                  attn_mem_same{Here, scaled}(qkv + b * Td3 + (attn_rs(i, d3) + hd), dh); */
+            /*@ assert mk: \forall integer j; 0 <= j < T ==>
+                  attn_mem_same{Here, scaled}(qkv + b * Td3 + (attn_rs(j, d3) + (d + hd)), dh); */
+            /*@ assert sd: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+                  attn_dot_same{Here, scaled}(qkv + b * Td3 + (attn_rs(i, d3) + hd), qkv + b * Td3 + (attn_rs(j, d3) + (d + hd)), dh); */
+            /*@ assert sf: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+                  attn_score_same{Here, scaled}(qkv + b * Td3, attn_rs(i, d3) + hd, d + hd, d3, dh, j); */
+            /*@ assert ss: \forall integer i; 0 <= i < T ==>
+                  attn_scores_same{Here, scaled}(qkv + b * Td3, attn_rs(i, d3) + hd, d + hd, d3, dh, T); */
+            /*@ assert pf: \forall integer i; 0 <= i < T ==>
+                  attn_p_same{Here, scaled}(qkv + b * Td3, attn_rs(i, d3) + hd, d + hd, d3, dh, T); */
+#endif
             /* the T query rows of head h: ctx rows bT .. bT + T - 1 (columns hd ..), att block bh */
+#ifdef RESNORM_WP_ROWS
+          head: /* (a label for the rows run's frames only) */
+#endif
             attn_head_forward_f64(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0,
                                   amask ? amask + bhT * T : 0, scale, hd, T, d, dh, d3, causal);
+#ifdef RESNORM_WP_ROWS
+            /* This head's rows: the call's head_att, over qkv as at `scaled` (pi).  The heads before
+               it: the call wrote none of their blocks (bb). */
+            /* (row by row: each step one ground instance of the call's head_att and of pf) */
+            /*@ ghost
+              int ia = 0;
+              /@ loop invariant ia_range: 0 <= ia <= T;
+                 loop invariant an: causal == 0 && kpm == \null ==> \forall integer i2; 0 <= i2 < ia ==>
+                   attn_head_p{scaled, Here}(att + attn_blk(attn_rs(b, H) + h, T), qkv + attn_rs(b, Td3), attn_rs(i2, T),
+                                             attn_rs(i2, d3), attn_rs(h, dh), d, d3, dh, T);
+                 loop assigns ia;
+                 loop variant T - ia; @/
+              while (ia < T) {
+                /@ assert an_p: attn_p_same_at{head, scaled}(qkv + b * Td3, attn_rs(ia, d3) + hd, d + hd, d3, dh, T); @/
+                /@ assert an_i: causal == 0 && kpm == \null ==>
+                     attn_head_p{scaled, Here}(att + bhT * T, qkv + b * Td3, attn_rs(ia, T), attn_rs(ia, d3), hd, d, d3, dh, T); @/
+                /@ assert an_x: attn_blk(attn_rs(b, H) + h, T) == bhT * T && attn_rs(b, Td3) == b * Td3 && attn_rs(h, dh) == hd; @/
+                /@ assert an_j: causal == 0 && kpm == \null ==>
+                     attn_head_p{scaled, Here}(att + attn_blk(attn_rs(b, H) + h, T), qkv + attn_rs(b, Td3), attn_rs(ia, T),
+                                               attn_rs(ia, d3), attn_rs(h, dh), d, d3, dh, T); @/
+                ia++;
+              }
+            */
+            /*@ assert att_new: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, b, h, H, T, d, d3, Td3, dh); */
+            /* the blocks before this one end before it (a loop run once: its body's attn_blks_before,
+               which brings AttnBlocksBefore's lemmas into a goal, does not reach the goals after it) */
+            /*@ ghost
+              int once = 0;
+              /@ loop invariant once_range: 0 <= once <= 1;
+                 loop invariant bbo: once == 1 ==> \forall integer r2; 0 <= r2 < bh ==>
+                   0 <= attn_blk(r2, T) && attn_blk(r2, T) + T * T <= bhT * T;
+                 loop assigns once;
+                 loop variant 1 - once; @/
+              while (once < 1) {
+                /@ assert bb: attn_blks_before(bh, T); @/
+                once = 1;
+              }
+            */
+            /* (head by head: each step one ground instance of attn_bh_frame) */
+            /*@ ghost
+              int ho = 0;
+              /@ loop invariant ho_range: 0 <= ho <= h;
+                 loop invariant oh: causal == 0 && kpm == \null ==> \forall integer h3; 0 <= h3 < ho ==>
+                   attn_bh_att{scaled, Here}(att, qkv, b, h3, H, T, d, d3, Td3, dh);
+                 loop assigns ho;
+                 loop variant h - ho; @/
+              while (ho < h) {
+                /@ assert oh_b: attn_blk_same{head, Here}(att + attn_blk(attn_rs(b, H) + ho, T), T); @/
+                /@ assert oh_o: causal == 0 && kpm == \null ==> attn_bh_att{scaled, head}(att, qkv, b, ho, H, T, d, d3, Td3, dh); @/
+                /@ assert oh1: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, b, ho, H, T, d, d3, Td3, dh); @/
+                ho++;
+              }
+            */
+            /*@ assert att_oh: causal == 0 && kpm == \null ==> \forall integer h2; 0 <= h2 < h ==>
+                  attn_bh_att{scaled, Here}(att, qkv, b, h2, H, T, d, d3, Td3, dh); */
+            /*@ ghost
+              int bo = 0;
+              /@ loop invariant bo_range: 0 <= bo <= b;
+                 loop invariant ob: causal == 0 && kpm == \null ==> \forall integer b3, h3; 0 <= b3 < bo && 0 <= h3 < H ==>
+                   attn_bh_att{scaled, Here}(att, qkv, b3, h3, H, T, d, d3, Td3, dh);
+                 loop assigns bo;
+                 loop variant b - bo; @/
+              while (bo < b) {
+                int hq = 0;
+                /@ loop invariant hq_range: 0 <= hq <= H;
+                   loop invariant obh: causal == 0 && kpm == \null ==> \forall integer h3; 0 <= h3 < hq ==>
+                     attn_bh_att{scaled, Here}(att, qkv, bo, h3, H, T, d, d3, Td3, dh);
+                   loop assigns hq;
+                   loop variant H - hq; @/
+                while (hq < H) {
+                  /@ assert ob_b: attn_blk_same{head, Here}(att + attn_blk(attn_rs(bo, H) + hq, T), T); @/
+                  /@ assert ob_o: causal == 0 && kpm == \null ==> attn_bh_att{scaled, head}(att, qkv, bo, hq, H, T, d, d3, Td3, dh); @/
+                  /@ assert ob1: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, bo, hq, H, T, d, d3, Td3, dh); @/
+                  hq++;
+                }
+                bo++;
+              }
+            */
+            /*@ assert att_ob: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
+                  attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
+#endif
         }
     }
+#ifdef RESNORM_WP_ROWS
+  heads: ;
+#endif
     linear_forward_f64(y, ctx, out_w, out_b, rows, d, d);
+#ifdef RESNORM_WP_ROWS
+    /* The out-projection wrote y only (att as after the heads), and qkv is as at `scaled`: every
+       head's scores, hence its softmax rows, are as there (the ghost induction above over every
+       (b, h, i, j)). */
+    /*@ assert fin0: 0 <= BH && 0 <= BHT; */
+    /*@ assert fin1: attn_rs(B, H) == BH && attn_rows_before(B, H); */
+    /*@ assert fin2: attn_rows_before(T, T) && attn_rs(T, T) == T * T; */
+    //@ ghost lemma_attn_blk(BH, T, BHT);
+    /*@ ghost
+      int once = 0;
+      /@ loop invariant once_range: 0 <= once <= 1;
+         loop invariant bbo: once == 1 ==> \forall integer r2; 0 <= r2 < BH ==>
+           0 <= attn_blk(r2, T) && attn_blk(r2, T) + T * T <= BHT * T;
+         loop assigns once;
+         loop variant 1 - once; @/
+      while (once < 1) {
+        /@ assert bb: attn_blks_before(BH, T); @/
+        once = 1;
+      }
+    */
+    /* The out-projection wrote y only: every head's block of att is as after the heads (fq), and
+       qkv as at `scaled`: every head's scores, hence its softmax rows, are as there (the (b, h)
+       body's frames, head by head), so each head's statement reads over qkv as here. */
+    /*@ assert rtd: attn_rows_before(T, d3) && attn_rs(T, d3) == Td3 && 0 <= Td3; */
+    /*@ assert fin3: attn_rows_before(B, Td3) && attn_rs(B, Td3) == B * Td3 && attn_rows_before(H, dh) && attn_rs(H, dh) == d; */
+    /*@ assert fq: \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==>
+          attn_blk_same{heads, Here}(att + attn_blk(attn_rs(b2, H) + h2, T), T); */
+    /*@ ghost
+      int eb = 0;
+      /@ loop invariant eb_range: 0 <= eb <= B;
+         loop invariant pb: causal == 0 && kpm == \null ==> \forall integer b3, h3; 0 <= b3 < eb && 0 <= h3 < H ==>
+           attn_bh_att{Here, Here}(att, qkv, b3, h3, H, T, d, d3, Td3, dh);
+         loop assigns eb;
+         loop variant B - eb; @/
+      while (eb < B) {
+        int eh = 0;
+        /@ loop invariant eh_range: 0 <= eh <= H;
+           loop invariant ph: causal == 0 && kpm == \null ==> \forall integer h3; 0 <= h3 < eh ==>
+             attn_bh_att{Here, Here}(att, qkv, eb, h3, H, T, d, d3, Td3, dh);
+           loop assigns eh;
+           loop variant H - eh; @/
+        while (eh < H) {
+          /@ assert e_o: causal == 0 && kpm == \null ==> attn_bh_att{scaled, heads}(att, qkv, eb, eh, H, T, d, d3, Td3, dh); @/
+          /@ assert e_b: attn_blk_same{heads, Here}(att + attn_blk(attn_rs(eb, H) + eh, T), T); @/
+          /@ assert e_a: causal == 0 && kpm == \null ==> attn_bh_att{scaled, Here}(att, qkv, eb, eh, H, T, d, d3, Td3, dh); @/
+          /@ assert e_m2: \forall integer i; 0 <= i < T ==>
+               attn_mem_same{Here, scaled}(qkv + attn_rs(eb, Td3) + (attn_rs(i, d3) + attn_rs(eh, dh)), dh); @/
+          /@ assert e_mk: \forall integer j; 0 <= j < T ==>
+               attn_mem_same{Here, scaled}(qkv + attn_rs(eb, Td3) + (attn_rs(j, d3) + (d + attn_rs(eh, dh))), dh); @/
+          /@ assert e_sd: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+               attn_dot_same{Here, scaled}(qkv + attn_rs(eb, Td3) + (attn_rs(i, d3) + attn_rs(eh, dh)),
+                                           qkv + attn_rs(eb, Td3) + (attn_rs(j, d3) + (d + attn_rs(eh, dh))), dh); @/
+          /@ assert e_sf: \forall integer i, j; 0 <= i < T && 0 <= j < T ==>
+               attn_score_same{Here, scaled}(qkv + attn_rs(eb, Td3), attn_rs(i, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, j); @/
+          /@ assert e_ss: \forall integer i; 0 <= i < T ==>
+               attn_scores_same{Here, scaled}(qkv + attn_rs(eb, Td3), attn_rs(i, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, T); @/
+          /@ assert e_pf: \forall integer i; 0 <= i < T ==>
+               attn_p_same{Here, scaled}(qkv + attn_rs(eb, Td3), attn_rs(i, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, T); @/
+          int ei = 0;
+          /@ loop invariant ei_range: 0 <= ei <= T;
+             loop invariant pi: causal == 0 && kpm == \null ==> \forall integer i2; 0 <= i2 < ei ==>
+               attn_head_p{Here, Here}(att + attn_blk(attn_rs(eb, H) + eh, T), qkv + attn_rs(eb, Td3), attn_rs(i2, T),
+                                       attn_rs(i2, d3), attn_rs(eh, dh), d, d3, dh, T);
+             loop assigns ei;
+             loop variant T - ei; @/
+          while (ei < T) {
+            /@ assert e_p: attn_p_same_at{scaled, Here}(qkv + attn_rs(eb, Td3), attn_rs(ei, d3) + attn_rs(eh, dh), d + attn_rs(eh, dh), d3, dh, T); @/
+            /@ assert e_i: causal == 0 && kpm == \null ==>
+                 attn_head_p{Here, Here}(att + attn_blk(attn_rs(eb, H) + eh, T), qkv + attn_rs(eb, Td3), attn_rs(ei, T),
+                                         attn_rs(ei, d3), attn_rs(eh, dh), d, d3, dh, T); @/
+            ei++;
+          }
+          eh++;
+        }
+        eb++;
+      }
+    */
+    /*@ assert fin: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==>
+          attn_bh_att{Here, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
+#endif
 }
 
 /* One query row of the backward: dA[j] = dctx·v_j; dv_j += A[j]·dctx; dP = dropout backward of dA;

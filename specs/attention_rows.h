@@ -87,6 +87,21 @@
       \forall integer j, vc; 0 <= j < T && 0 <= vc < d3 ==> 0 <= attn_vidx(j, d3, vc) < T * d3;
     lemma attn_vidx_in_ok: \forall integer T, d3; 0 <= T && 0 <= d3 ==> attn_vidx_in(T, d3);
   }
+  // ---- the drivers (attention_forward_f32/f64): every head composed ----
+  // The first index of the [T, T] block of head row r = b·H + h of att [B·H·T, T] (r·T·T, through
+  // row starts: the drivers form it as (r·T)·T), and the blocks before it end before it starts.
+  logic integer attn_blk(integer r, integer T) = attn_rs(attn_rs(r, T), T);
+  axiomatic AttnBlocksBefore {
+    predicate attn_blks_before(integer r, integer T) =
+      \forall integer r2; 0 <= r2 < r ==> 0 <= attn_blk(r2, T) && attn_blk(r2, T) + T * T <= attn_blk(r, T);
+    // (the steps, each proved by the solvers: products are monotone, a block follows the one before)
+    lemma attn_mul_mono: \forall integer a, b, m; 0 <= m && a <= b ==> a * m <= b * m;
+    lemma attn_blk_next: \forall integer r2, T; 0 <= r2 && 0 <= T ==> attn_blk(r2, T) + T * T == attn_blk(r2 + 1, T);
+    lemma attn_rs_nonneg: \forall integer i, n; 0 <= n ==> 0 <= attn_rs(i, n);
+    lemma attn_rs_mono: \forall integer a, b, n; 0 <= a <= b && 0 <= n ==> attn_rs(a, n) <= attn_rs(b, n);
+    lemma attn_blk_mono: \forall integer r2, r, T; 0 <= r2 <= r && 0 <= T ==> attn_blk(r2, T) <= attn_blk(r, T);
+    lemma attn_blks_before_ok: \forall integer r, T; 0 <= r && 0 <= T ==> attn_blks_before(r, T);
+  }
   // n entries from p the same in states A and B.
   predicate attn_row_same{A, B}(float *p, integer n) = \forall integer j; 0 <= j < n ==> \at(p[j], A) == \at(p[j], B);
   predicate attn_row_same{A, B}(double *p, integer n) = \forall integer j; 0 <= j < n ==> \at(p[j], A) == \at(p[j], B);
@@ -150,6 +165,68 @@
                            integer d, integer d3, integer dh, integer T) =
     \forall integer k; rC + hd <= k < rC + hd + dh ==>
       cb[k] == attn_ctx_at(Pb + rP, attn_am_row(am, rP), scale, qb, 2 * d + k - rC, d3, T);
+  // ---- the drivers' score frames (fifth round): one dot, then the T scores of one query row ----
+  // The hypotheses are written in the shape the unfolding of lin_dot(x, y, n) reads (x[k] over the
+  // pointer argument itself: no shift of a shift to match), so the induction's step closes from the
+  // definitions; a goal meets these lemmas only by stating attn_dot_same or attn_scores_fr.
+  // (each product through attn_mul: the solvers do not carry equal reads into a bare product of
+  // them, as linear_rows.h's lin_mul_v; the guard keeps the symbol from being inlined)
+  axiomatic AttnMul {
+    logic real attn_mul(real a, real b) = a == 0.0 ? 0.0 : a * b;
+  }
+  axiomatic AttnScoreFrameF32 {
+    // n entries from x the same in A and B: over x itself, the reads the unfolding of lin_dot(x, ., n)
+    // makes (Qed normalizes (p + a)[k] to p[a + k] in a statement, not inside a predicate's body)
+    predicate attn_mem_same{A, B}(float *x, integer n) = \forall integer k; 0 <= k < n ==> \at(x[k], A) == \at(x[k], B);
+    predicate attn_dot_same{A, B}(float *x, float *y, integer n) = lin_dot{A}(x, y, n) == lin_dot{B}(x, y, n);
+    lemma attn_dot_unfold_f32{L}: \forall float *x, float *y, integer n; 0 < n ==>
+      lin_dot(x, y, n) == lin_dot(x, y, n - 1) + attn_mul(x[n - 1], y[n - 1]);
+    lemma attn_dot_frame_f32{A, B}: \forall float *x, float *y, integer n; 0 <= n ==>
+      (\forall integer k; 0 <= k < n ==> \at(x[k], A) == \at(x[k], B)) ==>
+      (\forall integer k; 0 <= k < n ==> \at(y[k], A) == \at(y[k], B)) ==>
+      attn_dot_same{A, B}(x, y, n);
+    // (the same with its hypotheses as atoms: a goal that has them as ground facts needs no
+    // quantified reasoning to apply it)
+    lemma attn_dot_frame_m_f32{A, B}: \forall float *x, float *y, integer n; 0 <= n ==>
+      attn_mem_same{A, B}(x, n) ==> attn_mem_same{A, B}(y, n) ==> attn_dot_same{A, B}(x, y, n);
+    predicate attn_score_same{A, B}(float *qb, integer qo, integer ko, integer d3, integer dh, integer j) =
+      attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j);
+    // (qb = p + o: the dot's slices written from p, as the drivers' frames state them)
+    lemma attn_score_of_dot_f32{A, B}: \forall float *p, integer o, qo, ko, d3, dh, j; 0 <= j ==>
+      attn_dot_same{A, B}(p + (o + qo), p + (o + (attn_rs(j, d3) + ko)), dh) ==>
+      attn_score_same{A, B}(p + o, qo, ko, d3, dh, j);
+  }
+  // Head h of batch element b (the drivers): every query row i of its [T, T] block of att (at L2)
+  // is the softmax of the scores of its query over the element's rows of qkv (at L1), as attn_head_p:
+  //   att[b, h, i, j] = softmax_j(q[b, i, h]·k[b, j, h]),  q already divided by sqrt(dh).
+  // (The block starts at attn_blk(b·H + h, T), the element's rows of qkv at b·Td3, Td3 = T·d3, the
+  // head's columns at h·dh: each through attn_rs.)
+  predicate attn_bh_att{L1, L2}(float *att, float *qkv, integer b, integer h, integer H, integer T, integer d,
+                                integer d3, integer Td3, integer dh) =
+    \forall integer i; 0 <= i < T ==>
+      attn_head_p{L1, L2}(att + attn_blk(attn_rs(b, H) + h, T), qkv + attn_rs(b, Td3), attn_rs(i, T), attn_rs(i, d3),
+                          attn_rs(h, dh), d, d3, dh, T);
+  // One row of a head's weights, over qkv as at L1 rather than L0 (its softmax row the same there).
+  // (Keyed by attn_p_same_at, which has attn_p_same's body: attn_p_same's family, which the head
+  // helper's goals use, is left as it is.)
+  axiomatic AttnHeadRelabelF32 {
+    predicate attn_p_same_at{A, B}(float *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
+      \forall integer j; 0 <= j < T ==> attn_p{A}(qb, qo, ko, d3, dh, T, j) == attn_p{B}(qb, qo, ko, d3, dh, T, j);
+    lemma attn_head_p_relabel_f32{L0, L1, L2}: \forall float *Pb, float *qb, integer rP, rQ, hd, d, d3, dh, T;
+      attn_p_same_at{L0, L1}(qb, rQ + hd, d + hd, d3, dh, T) ==>
+      attn_head_p{L0, L2}(Pb, qb, rP, rQ, hd, d, d3, dh, T) ==> attn_head_p{L1, L2}(Pb, qb, rP, rQ, hd, d, d3, dh, T);
+  }
+  // A head's statement across writes elsewhere (the later heads, the out-projection): its block of
+  // att the same in A and B (keyed by attn_blk_same: the other goals do not meet the lemma).
+  axiomatic AttnBhFrameF32 {
+    // (over a bare index k: a quantified j only in rs + j gives the solvers no trigger)
+    predicate attn_blk_same{A, B}(float *p, integer T) =
+      \forall integer k; 0 <= k < T * T ==> \at(p[k], A) == \at(p[k], B);
+    lemma attn_bh_frame_f32{L1, A, B}: \forall float *att, float *qkv, integer b, h, H, T, d, d3, Td3, dh;
+      attn_rows_before(T, T) ==> attn_rs(T, T) == T * T ==>
+      attn_blk_same{A, B}(att + attn_blk(attn_rs(b, H) + h, T), T) ==>
+      attn_bh_att{L1, A}(att, qkv, b, h, H, T, d, d3, Td3, dh) ==> attn_bh_att{L1, B}(att, qkv, b, h, H, T, d, d3, Td3, dh);
+  }
 
   // Every score of one query row the same in states A and B (attn_head_forward: a ghost
   // induction over each dot, as attn_row_forward's).
@@ -207,6 +284,59 @@
                            integer d, integer d3, integer dh, integer T) =
     \forall integer k; rC + hd <= k < rC + hd + dh ==>
       cb[k] == attn_ctx_at(Pb + rP, attn_am_row(am, rP), scale, qb, 2 * d + k - rC, d3, T);
+  axiomatic AttnScoreFrameF64 {
+    // n entries from x the same in A and B: over x itself, the reads the unfolding of lin_dot(x, ., n)
+    // makes (Qed normalizes (p + a)[k] to p[a + k] in a statement, not inside a predicate's body)
+    predicate attn_mem_same{A, B}(double *x, integer n) = \forall integer k; 0 <= k < n ==> \at(x[k], A) == \at(x[k], B);
+    predicate attn_dot_same{A, B}(double *x, double *y, integer n) = lin_dot{A}(x, y, n) == lin_dot{B}(x, y, n);
+    lemma attn_dot_unfold_f64{L}: \forall double *x, double *y, integer n; 0 < n ==>
+      lin_dot(x, y, n) == lin_dot(x, y, n - 1) + attn_mul(x[n - 1], y[n - 1]);
+    lemma attn_dot_frame_f64{A, B}: \forall double *x, double *y, integer n; 0 <= n ==>
+      (\forall integer k; 0 <= k < n ==> \at(x[k], A) == \at(x[k], B)) ==>
+      (\forall integer k; 0 <= k < n ==> \at(y[k], A) == \at(y[k], B)) ==>
+      attn_dot_same{A, B}(x, y, n);
+    // (the same with its hypotheses as atoms: a goal that has them as ground facts needs no
+    // quantified reasoning to apply it)
+    lemma attn_dot_frame_m_f64{A, B}: \forall double *x, double *y, integer n; 0 <= n ==>
+      attn_mem_same{A, B}(x, n) ==> attn_mem_same{A, B}(y, n) ==> attn_dot_same{A, B}(x, y, n);
+    predicate attn_score_same{A, B}(double *qb, integer qo, integer ko, integer d3, integer dh, integer j) =
+      attn_score{A}(qb, qo, ko, d3, dh, j) == attn_score{B}(qb, qo, ko, d3, dh, j);
+    // (qb = p + o: the dot's slices written from p, as the drivers' frames state them)
+    lemma attn_score_of_dot_f64{A, B}: \forall double *p, integer o, qo, ko, d3, dh, j; 0 <= j ==>
+      attn_dot_same{A, B}(p + (o + qo), p + (o + (attn_rs(j, d3) + ko)), dh) ==>
+      attn_score_same{A, B}(p + o, qo, ko, d3, dh, j);
+  }
+  // Head h of batch element b (the drivers): every query row i of its [T, T] block of att (at L2)
+  // is the softmax of the scores of its query over the element's rows of qkv (at L1), as attn_head_p:
+  //   att[b, h, i, j] = softmax_j(q[b, i, h]·k[b, j, h]),  q already divided by sqrt(dh).
+  // (The block starts at attn_blk(b·H + h, T), the element's rows of qkv at b·Td3, Td3 = T·d3, the
+  // head's columns at h·dh: each through attn_rs.)
+  predicate attn_bh_att{L1, L2}(double *att, double *qkv, integer b, integer h, integer H, integer T, integer d,
+                                integer d3, integer Td3, integer dh) =
+    \forall integer i; 0 <= i < T ==>
+      attn_head_p{L1, L2}(att + attn_blk(attn_rs(b, H) + h, T), qkv + attn_rs(b, Td3), attn_rs(i, T), attn_rs(i, d3),
+                          attn_rs(h, dh), d, d3, dh, T);
+  // One row of a head's weights, over qkv as at L1 rather than L0 (its softmax row the same there).
+  // (Keyed by attn_p_same_at, which has attn_p_same's body: attn_p_same's family, which the head
+  // helper's goals use, is left as it is.)
+  axiomatic AttnHeadRelabelF64 {
+    predicate attn_p_same_at{A, B}(double *qb, integer qo, integer ko, integer d3, integer dh, integer T) =
+      \forall integer j; 0 <= j < T ==> attn_p{A}(qb, qo, ko, d3, dh, T, j) == attn_p{B}(qb, qo, ko, d3, dh, T, j);
+    lemma attn_head_p_relabel_f64{L0, L1, L2}: \forall double *Pb, double *qb, integer rP, rQ, hd, d, d3, dh, T;
+      attn_p_same_at{L0, L1}(qb, rQ + hd, d + hd, d3, dh, T) ==>
+      attn_head_p{L0, L2}(Pb, qb, rP, rQ, hd, d, d3, dh, T) ==> attn_head_p{L1, L2}(Pb, qb, rP, rQ, hd, d, d3, dh, T);
+  }
+  // A head's statement across writes elsewhere (the later heads, the out-projection): its block of
+  // att the same in A and B (keyed by attn_blk_same: the other goals do not meet the lemma).
+  axiomatic AttnBhFrameF64 {
+    // (over a bare index k: a quantified j only in rs + j gives the solvers no trigger)
+    predicate attn_blk_same{A, B}(double *p, integer T) =
+      \forall integer k; 0 <= k < T * T ==> \at(p[k], A) == \at(p[k], B);
+    lemma attn_bh_frame_f64{L1, A, B}: \forall double *att, double *qkv, integer b, h, H, T, d, d3, Td3, dh;
+      attn_rows_before(T, T) ==> attn_rs(T, T) == T * T ==>
+      attn_blk_same{A, B}(att + attn_blk(attn_rs(b, H) + h, T), T) ==>
+      attn_bh_att{L1, A}(att, qkv, b, h, H, T, d, d3, Td3, dh) ==> attn_bh_att{L1, B}(att, qkv, b, h, H, T, d, d3, Td3, dh);
+  }
 */
 
 /*@ ensures unmasked: causal == 0 && kpm == \null ==> \result == \null; */
@@ -226,5 +356,20 @@ static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb
 static void attn_row_forward_f64(double *c, double *P, double *row, const double *qb, int qo, int ko,
                                  int vo, const double *kpm, const double *am, double scale, int i,
                                  int T, int dh, int d3, int causal);
+
+/* The drivers (rows run): every head's weights, no mask, over qkv as on return (the q columns
+   divided by sqrt(dh); nothing writes qkv after that). */
+/*@ ensures heads_att: causal == 0 && kpm == \null ==> \forall integer b, h; 0 <= b < B && 0 <= h < H ==>
+      attn_bh_att{Here, Here}(att, qkv, b, h, H, T, d, 3 * d, T * (3 * d), d / H); */
+void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
+                           const float *in_w, const float *in_b, const float *out_w,
+                           const float *out_b, const float *kpm, const float *amask, float p, int B,
+                           int T, int d, int H, int causal);
+/*@ ensures heads_att: causal == 0 && kpm == \null ==> \forall integer b, h; 0 <= b < B && 0 <= h < H ==>
+      attn_bh_att{Here, Here}(att, qkv, b, h, H, T, d, 3 * d, T * (3 * d), d / H); */
+void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, double *row, const double *x,
+                           const double *in_w, const double *in_b, const double *out_w,
+                           const double *out_b, const double *kpm, const double *amask, double p, int B,
+                           int T, int d, int H, int causal);
 
 #endif
