@@ -49,7 +49,11 @@ for t in f32 f64; do
   ATTN_ROWS_LEMMAS+=,attn_dot_unfold_$t,attn_dot_frame_$t,attn_dot_frame_m_$t,attn_score_of_dot_$t,attn_head_p_relabel_$t,attn_bh_frame_$t
 done
 # the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
-proof_wp_rows_begin ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows "$ATTN_ROWS_LEMMAS"
+# Its per-goal timeout is 40 s, not lib.sh's 20: two of the drivers' goals (attention_forward_f32's
+# oh1, CVC5 24 s; attn_head_forward_f32's fr_preserved, Z3 21 s, idle) take longer, and WP reads a
+# cached result whose time exceeds the timeout as a timeout.  A replay runs no solver on a cached goal.
+WP_TIMEOUT=${ATTN_ROWS_TIMEOUT:-40} \
+  proof_wp_rows_begin ref/attention.c "$ATTN_ROWS_FCT" proofs/session_attention_rows "$ATTN_ROWS_LEMMAS"
 proof_wp_real proofs/session_attention ref/attention.c
 proof_wp_rows_end
 PROOF_EXTRA_LOGS="$OUT/rows.log $OUT/rows_lemmas.log"
