@@ -278,8 +278,8 @@ prove-kernels: $(PROVE_KERNELS)
 	@echo "make prove-kernels: every proof of the kernels passed (the mutants: make prove)"
 
 # proofs/lib.sh's EVA gatekeeping (what EVA may leave unknown, the alarm and precondition counts)
-# on synthetic logs with known verdicts, and the EVA store's replay with a stub frama-c (~3 s;
-# proofs/selftest.sh).
+# on synthetic logs with known verdicts, the EVA store's replay with a stub frama-c, and that every
+# mutant of proofs/mutants/ still applies to ref/ (~3 s; proofs/selftest.sh).
 .PHONY: prove-selftest
 prove-selftest:
 	proofs/selftest.sh

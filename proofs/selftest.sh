@@ -2,7 +2,8 @@
 # `make prove-selftest` (in make prove and make check, ~3 s): the functions of proofs/lib.sh that
 # decide what EVA may leave unknown (proof_eva_no_unknown) and what a target's EVA verdict is
 # (eva_alarms, eva_pre_unknown), run on synthetic EVA logs with known answers; and the EVA store's
-# replay (proof_eva_start), with a stub frama-c.  EVA narrows its
+# replay (proof_eva_start), with a stub frama-c; and that every mutant of proofs/mutants/ still
+# applies to ref/ (the mutants themselves run in make prove only).  EVA narrows its
 # states by every property it leaves unknown, so a change that made these greps let one through
 # would make every EVA claim of make prove weaker without any proof failing (issue 13 item 5).
 source "$(dirname "$0")/lib.sh"
@@ -95,8 +96,24 @@ if [ ! -f "$OUT/started.txt" ] || [ "${#EVA_NEW[@]}" -ne 2 ]; then
 fi
 unset -f frama-c
 
+# Every proof-regression mutant still applies to ref/ as it is (patch --fuzz=0, as
+# proofs/mutants_fast.sh applies it) and declares its goal: the mutants run in make prove only, so
+# without this a change of ref/ that moves a mutant's context (block_pre_backward_norm1_at_ln1 after
+# the pre-LN FFN frames, 7 December 2026) would surface sessions later.  Dry runs, well under 1 s.
+nmut=0
+for p in proofs/mutants/*.patch; do
+  nmut=$((nmut + 1))
+  if ! patch -s --dry-run --fuzz=0 -p1 < "$p" > "$OUT/mutant_apply.txt" 2>&1; then
+    echo "prove-selftest: FAIL: $p no longer applies to ref/ (update the mutant: proofs/mutants/README.md)"
+    sed 's/^/    /' "$OUT/mutant_apply.txt"; fails=$((fails + 1))
+  fi
+  if ! grep -q '^expect: ' "$p" || ! grep -q '^counterexample: ' "$p"; then
+    echo "prove-selftest: FAIL: $p has no expect: or counterexample: line"; fails=$((fails + 1))
+  fi
+done
+
 if [ "$fails" -eq 0 ]; then
-  echo "prove-selftest: proofs/lib.sh's EVA checks give the expected verdict on every synthetic log, and the EVA store replays a stored run and only then"
+  echo "prove-selftest: proofs/lib.sh's EVA checks give the expected verdict on every synthetic log, the EVA store replays a stored run and only then, and all $nmut mutants apply to ref/"
 else
   echo "prove-selftest: FAILED ($fails)"; exit 1
 fi
