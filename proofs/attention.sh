@@ -39,16 +39,14 @@ fi
 # head_ctx: every query row of one (b, h), across the later rows' writes), with the lemmas of their
 # frames (ATTN_ROWS_LEMMAS: proved after the run, the inductions by the committed scripts of
 # proofs/session_attention_rows/script/).
-# The drivers' heads_att (every head's weights, no mask, over qkv as on return), heads_ctx (no
-# attention-dropout mask: every head's context columns, its weights times V as on return) and their
-# frame lemmas (specs/attention_rows.h, "the drivers"; attn_dot_frame_* by script).
+# The drivers' heads_att (every head's weights, no mask, over qkv as on return) and their frame
+# lemmas (specs/attention_rows.h, "the drivers"; attn_dot_frame_* by script).
 ATTN_ROWS_FCT=attn_mask_row_f32,attn_mask_row_f64,attn_ctx_row_f32,attn_ctx_row_f64,attn_row_forward_f32,attn_row_forward_f64,attn_ctx_eq_f32,attn_ctx_eq_f64,attn_head_forward_f32,attn_head_forward_f64,lemma_attn_blk,attention_forward_f32,attention_forward_f64
 ATTN_ROWS_LEMMAS=attn_rows_before_ok,attn_vidx_in_ok
 ATTN_ROWS_LEMMAS+=,attn_mul_mono,attn_blk_next,attn_rs_nonneg,attn_rs_mono,attn_blk_mono,attn_blks_before_ok
 for t in f32 f64; do
   ATTN_ROWS_LEMMAS+=,attn_smax_frame_$t,attn_ssum_frame_$t,attn_p_frame_$t,attn_ctx_at_eq_$t,attn_ctx_at_frame_$t
   ATTN_ROWS_LEMMAS+=,attn_dot_unfold_$t,attn_dot_frame_$t,attn_dot_frame_m_$t,attn_score_of_dot_$t,attn_head_p_relabel_$t,attn_bh_frame_$t
-  ATTN_ROWS_LEMMAS+=,attn_ctx_col_nest_$t
 done
 # the rows run beside the other runs (proof_wp_rows_begin in proofs/lib.sh: WP idles between polls)
 # Its per-goal timeout is 40 s, not lib.sh's 20: two of the drivers' goals (attention_forward_f32's

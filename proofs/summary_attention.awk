@@ -4,7 +4,7 @@ function kernel(g) {
   if (match(g, /^attention_(forward|backward)_f(32|64)/)) return substr(g, 1, RLENGTH)
   if (match(g, /^attn_(zero|nonzero|mask_row|div_row|scale_q|ctx_row|ctx_eq|row_forward|row_backward|head_forward)_f(32|64)/)) return substr(g, 1, RLENGTH)
   if (g ~ /^lemma_attn_(rows_before_ok|vidx_in_ok|smax_frame|ssum_frame|p_frame|ctx_at_eq|ctx_at_frame)/) return "lemmas_head_frames"
-  if (g ~ /^lemma_attn_(dot_unfold|dot_frame|score_of_dot|head_p_relabel|bh_frame|ctx_col_nest|mul_mono|blk_next|rs_nonneg|rs_mono|blk_mono|blks_before_ok)/) return "lemmas_drivers_frames"
+  if (g ~ /^lemma_attn_(dot_unfold|dot_frame|score_of_dot|head_p_relabel|bh_frame|mul_mono|blk_next|rs_nonneg|rs_mono|blk_mono|blks_before_ok)/) return "lemmas_drivers_frames"
   if (g ~ /^lemma_attn|attn_row_mono|attn_row_nonneg|attn_div_exact/) return "lemmas_index_products"
   return "other"
 }

@@ -342,8 +342,7 @@ static void attn_row_forward_f32(float *c, float *P, float *row, const float *qb
     ATTN_ROWS_CLAUSE(ensures head_att: causal == 0 && kpb == \null ==>
       \forall integer i; 0 <= i < T ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i, T), attn_rs(i, d3), hd, d, d3, dh, T);)
     ATTN_ROWS_CLAUSE(ensures head_ctx: \forall integer i; 0 <= i < T ==>
-      attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);)
-    ATTN_ROWS_CLAUSE(ensures head_keep: attn_keep_cols{Pre, Here}(cb, T, d, hd, dh);) */
+      attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);) */
 static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float *qb, const float *kpb,
                                   const float *amb, float scale, int hd, int T, int d, int dh, int d3,
                                   int causal)
@@ -353,9 +352,6 @@ static void attn_head_forward_f32(float *cb, float *Pb, float *row, const float 
           \forall integer i2; 0 <= i2 < i ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i2, T), attn_rs(i2, d3), hd, d, d3, dh, T);)
         ATTN_ROWS_CLAUSE(loop invariant ctx_done: \forall integer i2; 0 <= i2 < i ==>
           attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i2, d), attn_rs(i2, T), hd, d, d3, dh, T);)
-        ATTN_ROWS_CLAUSE(loop invariant keep_done: \forall integer i2, k; 0 <= i2 < i && attn_rs(i2, d) <= k < attn_rs(i2, d) + d &&
-          (k < attn_rs(i2, d) + hd || attn_rs(i2, d) + hd + dh <= k) ==> cb[k] == \at(cb[k], Pre);)
-        ATTN_ROWS_CLAUSE(loop invariant keep_rest: \forall integer k; attn_rs(i, d) <= k < T * d ==> cb[k] == \at(cb[k], Pre);)
         loop assigns i, cb[0 .. T * d - 1], Pb[0 .. T * T - 1], row[0 .. 2 * T - 1];
         loop variant T - i; */
     for (int i = 0; i < T; i++) {
@@ -507,8 +503,6 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
     /*@ loop invariant b_range: 0 <= b <= B;
         ATTN_ROWS_CLAUSE(loop invariant att_b: causal == 0 && kpm == \null ==> \forall integer b2, h2;
           0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
-        ATTN_ROWS_CLAUSE(loop invariant ctx_b: \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
-          attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);)
         loop assigns b, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
     for (int b = 0; b < B; b++) {
@@ -525,10 +519,6 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
               0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
             ATTN_ROWS_CLAUSE(loop invariant att_h: causal == 0 && kpm == \null ==> \forall integer h2;
               0 <= h2 < h ==> attn_bh_att{scaled, Here}(att, qkv, b, h2, H, T, d, d3, Td3, dh);)
-            ATTN_ROWS_CLAUSE(loop invariant ctx_b: \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
-              attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);)
-            ATTN_ROWS_CLAUSE(loop invariant ctx_h: \forall integer h2; 0 <= h2 < h ==>
-              attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);)
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
@@ -536,7 +526,6 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
             int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
             //@ ghost lemma_attn_row(bh, BH, T);
             int bhT = bh * T; /* the head's first score row [B, H, T] */
-            const float *amb = amask ? amask + bhT * T : 0; /* the head's block of the mask */
             //@ ghost lemma_attn_span(bhT, T, BHT, T);
 #ifdef RESNORM_WP_ROWS
             /*@ assert ix_h: attn_rs(h, dh) == hd; */
@@ -568,8 +557,8 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
 #ifdef RESNORM_WP_ROWS
           head: /* (a label for the rows run's frames only) */
 #endif
-            attn_head_forward_f32(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0, amb,
-                                  scale, hd, T, d, dh, d3, causal);
+            attn_head_forward_f32(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0,
+                                  amask ? amask + bhT * T : 0, scale, hd, T, d, dh, d3, causal);
 #ifdef RESNORM_WP_ROWS
             /* This head's rows: the call's head_att, over qkv as at `scaled` (pi).  The heads before
                it: the call wrote none of their blocks (bb). */
@@ -650,203 +639,8 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
             */
             /*@ assert att_ob: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
                   attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
-            /* The context side (every mask): this head's columns of ctx are its context (the call's
-               head_ctx, row by row); the heads before it keep theirs: the call wrote neither their
-               columns of ctx (head_keep: other columns of the element's rows; the element's rows only)
-               nor their blocks of att, nor qkv or the mask (a ghost nest over (b2, h2, i, column),
-               each step one ground instance of attn_ctx_at_frame).  In a loop run once: its body's
-               facts do not reach the loops' invariant goals.  (The ghost counters' range invariants
-               have no upper bound: with one, a loop's exit equates the counter with its bound, Qed
-               then substitutes one for the other in some terms of a goal and not in others, and the
-               memory after the call gets two forms the solvers do not equate.) */
-            /* (the equalities of index symbols with C values are asserted where they are used, in the
-               loops' bodies: asserted here, Qed rewrites the goals with them but not the bodies of
-               attn_bh_ctx, and the folds fail) */
-            /*@ assert cx0: attn_rows_before(b, T * d) && attn_rows_before(T, d) && attn_rs(T, d) == T * d &&
-                  attn_rows_before(h, dh) && attn_rows_before(H, dh) && attn_rs(H, dh) == d && attn_vidx_in(T, d3); */
-            /*@ ghost
-              int cone = 0;
-              /@ loop invariant cone_range: 0 <= cone <= 1;
-                 loop invariant cone_h: cone == 1 ==> \forall integer h2; 0 <= h2 < h ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);
-                 loop invariant cone_n: cone == 1 ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h, H, T, d, d3, Td3, T * d, dh);
-                 loop invariant cone_b: cone == 1 ==> \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-                 loop assigns cone;
-                 loop variant 1 - cone; @/
-              while (cone < 1) {
-                int ni = 0;
-                /@ loop invariant ni_range: 0 <= ni;
-                   loop invariant cni: \forall integer i2; 0 <= i2 < ni ==>
-                     attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + h, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + h, T)),
-                                 scale, qkv + attn_rs(b, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(h, dh), d, d3, dh, T);
-                   loop assigns ni;
-                   loop variant T - ni; @/
-                while (ni < T) {
-                  /@ assert cn_x: attn_rs(b, T * d) == bT * d && attn_blk(attn_rs(b, H) + h, T) == bhT * T &&
-                                  attn_rs(b, Td3) == b * Td3 && attn_rs(h, dh) == hd && amb == attn_am_row(amask, bhT * T); @/
-                  /@ assert cn_i: attn_head_c(ctx + bT * d, att + bhT * T, amb, scale, qkv + b * Td3, attn_rs(ni, d), attn_rs(ni, T), hd, d, d3, dh, T); @/
-                  /@ assert cn_j: attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + h, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + h, T)),
-                                              scale, qkv + attn_rs(b, Td3), attn_rs(ni, d), attn_rs(ni, T), attn_rs(h, dh), d, d3, dh, T); @/
-                  ni++;
-                }
-                /@ assert cn: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(b, T * d), attn_blk(attn_rs(b, H) + h, T), attn_rs(b, Td3), attn_rs(h, dh), d, d3, dh, T); @/
-                /@ assert cnw: attn_bh_ctx(ctx, att, amask, scale, qkv, b, h, H, T, d, d3, Td3, T * d, dh); @/
-                int ch = 0;
-                /@ loop invariant ch_range: 0 <= ch;
-                   loop invariant cho: \forall integer h2; 0 <= h2 < ch ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);
-                   loop assigns ch;
-                   loop variant h - ch; @/
-                while (ch < h) {
-                  /@ assert ch_hd: attn_rs(ch, dh) == ch * dh && 0 <= attn_rs(ch, dh) && attn_rs(ch, dh) + dh <= hd; @/
-                  /@ assert ch_r: 0 <= attn_rs(b, H) + ch < bh; @/
-                  /@ assert ch_o: attn_bh_ctx{head}(ctx, att, amask, scale, qkv, b, ch, H, T, d, d3, Td3, T * d, dh); @/
-                  /@ assert ch_o2: attn_bh_ctx_at{head}(ctx, att, amask, scale, qkv, attn_rs(b, T * d), attn_blk(attn_rs(b, H) + ch, T), attn_rs(b, Td3), attn_rs(ch, dh), d, d3, dh, T); @/
-                  int ia = 0;
-                  /@ loop invariant ia_range: 0 <= ia;
-                     loop invariant fia: \forall integer i2; 0 <= i2 < ia ==>
-                       attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(ch, dh), d, d3, dh, T);
-                     loop assigns ia;
-                     loop variant T - ia; @/
-                  while (ia < T) {
-                    /@ assert f_ra: 0 <= attn_rs(ia, d) && attn_rs(ia, d) + d <= T * d && 0 <= attn_rs(ia, T) && attn_rs(ia, T) + T <= T * T; @/
-                    /@ assert f_oa: attn_head_c{head}(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, d), attn_rs(ia, T), attn_rs(ch, dh), d, d3, dh, T); @/
-                    /@ assert f_xa: attn_rs(b, T * d) == bT * d; @/
-                    /@ assert f_ca: attn_cells_same{Here, head}(ctx + attn_rs(b, T * d), attn_rs(ia, d) + attn_rs(ch, dh), dh); @/
-                    /@ assert f_pa: attn_row_same{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T), T); @/
-                    /@ assert f_ma: amask != \null ==> attn_row_same{Here, head}(attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T)), T); @/
-                    /@ assert f_aa: \let p0 = att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T); \let a0 = attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T));
-                         \forall integer j; 0 <= j < T ==> attn_a(p0, a0, scale, j) == \at(attn_a(p0, a0, scale, j), head); @/
-                    // (a loop run once: the frame lemmas' facts do not reach the goals after it)
-                    int oa = 0;
-                    /@ loop invariant oa_range: 0 <= oa <= 1;
-                       loop invariant frra: oa == 1 ==> attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, T), 2 * d + attn_rs(ch, dh), dh, d3, T);
-                       loop assigns oa;
-                       loop variant 1 - oa; @/
-                    while (oa < 1) {
-                      /@ assert faa: attn_a_same{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T)), scale, T); @/
-                      /@ assert fqa: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, head}(qkv + attn_rs(b, Td3), vc, d3, T); @/
-                      int va = 2 * d + ch * dh;
-                      /@ loop invariant va_range: 2 * d + attn_rs(ch, dh) <= va;
-                         loop invariant fva: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, T), 2 * d + attn_rs(ch, dh), va - (2 * d + attn_rs(ch, dh)), d3, T);
-                         loop assigns va;
-                         loop variant 2 * d + attn_rs(ch, dh) + dh - va; @/
-                      while (va < 2 * d + ch * dh + dh) {
-                        /@ assert fv1a: attn_v_same{Here, head}(qkv + attn_rs(b, Td3), va, d3, T); @/
-                        /@ assert fc1a: attn_ctx_same{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T)), scale, qkv + attn_rs(b, Td3), va, d3, T); @/
-                        /@ assert fc2a: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, T), va, 1, d3, T); @/
-                        va++;
-                      }
-                      oa = 1;
-                    }
-                    /@ assert f_ia: attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, d), attn_rs(ia, T), attn_rs(ch, dh), d, d3, dh, T); @/
-                    ia++;
-                  }
-
-                  /@ assert ch1: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(b, T * d), attn_blk(attn_rs(b, H) + ch, T), attn_rs(b, Td3), attn_rs(ch, dh), d, d3, dh, T); @/
-                  /@ assert ch1w: attn_bh_ctx(ctx, att, amask, scale, qkv, b, ch, H, T, d, d3, Td3, T * d, dh); @/
-                  ch++;
-                }
-                int cb3 = 0;
-                /@ loop invariant cb3_range: 0 <= cb3;
-                   loop invariant cbo: \forall integer b2, h2; 0 <= b2 < cb3 && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-                   loop assigns cb3;
-                   loop variant b - cb3; @/
-                while (cb3 < b) {
-                  /@ assert cb_r: 0 <= attn_rs(cb3, T * d) && attn_rs(cb3, T * d) + T * d <= attn_rs(b, T * d) &&
-                                  0 <= attn_rs(cb3, H) && attn_rs(cb3, H) + H <= b * H; @/
-                  int cq = 0;
-                  /@ loop invariant cq_range: 0 <= cq;
-                     loop invariant cqo: \forall integer h2; 0 <= h2 < cq ==> attn_bh_ctx(ctx, att, amask, scale, qkv, cb3, h2, H, T, d, d3, Td3, T * d, dh);
-                     loop assigns cq;
-                     loop variant H - cq; @/
-                  while (cq < H) {
-                    /@ assert cq_hd: attn_rs(cq, dh) == cq * dh && 0 <= attn_rs(cq, dh) && attn_rs(cq, dh) + dh <= d; @/
-                    /@ assert cq_r: 0 <= attn_rs(cb3, H) + cq < bh; @/
-                    /@ assert cq_o: attn_bh_ctx{head}(ctx, att, amask, scale, qkv, cb3, cq, H, T, d, d3, Td3, T * d, dh); @/
-                    /@ assert cq_o2: attn_bh_ctx_at{head}(ctx, att, amask, scale, qkv, attn_rs(cb3, T * d), attn_blk(attn_rs(cb3, H) + cq, T), attn_rs(cb3, Td3), attn_rs(cq, dh), d, d3, dh, T); @/
-                    int ib = 0;
-                    /@ loop invariant ib_range: 0 <= ib;
-                       loop invariant fib: \forall integer i2; 0 <= i2 < ib ==>
-                         attn_head_c(ctx + attn_rs(cb3, T * d), att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(cq, dh), d, d3, dh, T);
-                       loop assigns ib;
-                       loop variant T - ib; @/
-                    while (ib < T) {
-                      /@ assert f_rb: 0 <= attn_rs(ib, d) && attn_rs(ib, d) + d <= T * d && 0 <= attn_rs(ib, T) && attn_rs(ib, T) + T <= T * T; @/
-                      /@ assert f_ob: attn_head_c{head}(ctx + attn_rs(cb3, T * d), att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, d), attn_rs(ib, T), attn_rs(cq, dh), d, d3, dh, T); @/
-                      /@ assert f_xb: attn_rs(b, T * d) == bT * d; @/
-                      /@ assert f_cb: attn_cells_same{Here, head}(ctx + attn_rs(cb3, T * d), attn_rs(ib, d) + attn_rs(cq, dh), dh); @/
-                      /@ assert f_pb: attn_row_same{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T), T); @/
-                      /@ assert f_mb: amask != \null ==> attn_row_same{Here, head}(attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T)), T); @/
-                      /@ assert f_ab: \let p0 = att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T); \let a0 = attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T));
-                           \forall integer j; 0 <= j < T ==> attn_a(p0, a0, scale, j) == \at(attn_a(p0, a0, scale, j), head); @/
-                      // (a loop run once: the frame lemmas' facts do not reach the goals after it)
-                      int ob = 0;
-                      /@ loop invariant ob_range: 0 <= ob <= 1;
-                         loop invariant frrb: ob == 1 ==> attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, T), 2 * d + attn_rs(cq, dh), dh, d3, T);
-                         loop assigns ob;
-                         loop variant 1 - ob; @/
-                      while (ob < 1) {
-                        /@ assert fab: attn_a_same{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T)), scale, T); @/
-                        /@ assert fqb: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, head}(qkv + attn_rs(cb3, Td3), vc, d3, T); @/
-                        int vb = 2 * d + cq * dh;
-                        /@ loop invariant vb_range: 2 * d + attn_rs(cq, dh) <= vb;
-                           loop invariant fvb: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, T), 2 * d + attn_rs(cq, dh), vb - (2 * d + attn_rs(cq, dh)), d3, T);
-                           loop assigns vb;
-                           loop variant 2 * d + attn_rs(cq, dh) + dh - vb; @/
-                        while (vb < 2 * d + cq * dh + dh) {
-                          /@ assert fv1b: attn_v_same{Here, head}(qkv + attn_rs(cb3, Td3), vb, d3, T); @/
-                          /@ assert fc1b: attn_ctx_same{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T)), scale, qkv + attn_rs(cb3, Td3), vb, d3, T); @/
-                          /@ assert fc2b: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, T), vb, 1, d3, T); @/
-                          vb++;
-                        }
-                        ob = 1;
-                      }
-                      /@ assert f_ib: attn_head_c(ctx + attn_rs(cb3, T * d), att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, d), attn_rs(ib, T), attn_rs(cq, dh), d, d3, dh, T); @/
-                      ib++;
-                    }
-
-                    /@ assert cq1: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(cb3, T * d), attn_blk(attn_rs(cb3, H) + cq, T), attn_rs(cb3, Td3), attn_rs(cq, dh), d, d3, dh, T); @/
-                    /@ assert cq1w: attn_bh_ctx(ctx, att, amask, scale, qkv, cb3, cq, H, T, d, d3, Td3, T * d, dh); @/
-                    cq++;
-                  }
-                  cb3++;
-                }
-                cone = 1;
-              }
-              // (head by head: each step one ground instance of cone_h or cone_n)
-              int ck = 0;
-              /@ loop invariant ck_range: 0 <= ck;
-                 loop invariant cko: \forall integer h2; 0 <= h2 < ck ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);
-                 loop assigns ck;
-                 loop variant h + 1 - ck; @/
-              while (ck < h + 1) {
-                /@ assert ck1: attn_bh_ctx(ctx, att, amask, scale, qkv, b, ck, H, T, d, d3, Td3, T * d, dh); @/
-                ck++;
-              }
-            */
 #endif
         }
-#ifdef RESNORM_WP_ROWS
-        /* (element by element, head by head: each step one ground instance of ctx_b or ctx_h) */
-        /*@ ghost
-          int kb = 0;
-          /@ loop invariant kb_range: 0 <= kb;
-             loop invariant kbo: \forall integer b2, h2; 0 <= b2 < kb && b2 <= b && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-             loop assigns kb;
-             loop variant b + 1 - kb; @/
-          while (kb < b + 1) {
-            int kh = 0;
-            /@ loop invariant kh_range: 0 <= kh;
-               loop invariant kho: \forall integer h2; 0 <= h2 < kh && h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, kb, h2, H, T, d, d3, Td3, T * d, dh);
-               loop assigns kh;
-               loop variant H - kh; @/
-            while (kh < H) {
-              /@ assert kb1: attn_bh_ctx(ctx, att, amask, scale, qkv, kb, kh, H, T, d, d3, Td3, T * d, dh); @/
-              kh++;
-            }
-            kb++;
-          }
-        */
-#endif
     }
 #ifdef RESNORM_WP_ROWS
   heads: ;
@@ -931,80 +725,6 @@ void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *
     */
     /*@ assert fin: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==>
           attn_bh_att{Here, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
-    /* The context side at the return (no attention-dropout mask: the contract does not separate
-       amask from y): the out-projection wrote y only, so every head's columns of ctx, its block of
-       att and qkv are as after the heads (the same ghost nest as in the (b, h) body). */
-    /*@ assert fx0: attn_rows_before(B, T * d) && attn_rs(B, T * d) == B * T * d && attn_rows_before(T, d) &&
-          attn_rs(T, d) == T * d && attn_rows_before(H, dh) && attn_rs(H, dh) == d && attn_vidx_in(T, d3); */
-    /*@ ghost
-      if (!amask) {
-        int fb = 0;
-        /@ loop invariant fb_range: 0 <= fb;
-           loop invariant fbo: \forall integer b2, h2; 0 <= b2 < fb && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-           loop assigns fb;
-           loop variant B - fb; @/
-        while (fb < B) {
-          /@ assert fb_r: 0 <= attn_rs(fb, T * d) && attn_rs(fb, T * d) + T * d <= B * T * d &&
-                          0 <= attn_rs(fb, H) && attn_rs(fb, H) + H <= BH; @/
-          int fh = 0;
-          /@ loop invariant fh_range: 0 <= fh;
-             loop invariant fho: \forall integer h2; 0 <= h2 < fh ==> attn_bh_ctx(ctx, att, amask, scale, qkv, fb, h2, H, T, d, d3, Td3, T * d, dh);
-             loop assigns fh;
-             loop variant H - fh; @/
-          while (fh < H) {
-            /@ assert fh_hd: attn_rs(fh, dh) == fh * dh && 0 <= attn_rs(fh, dh) && attn_rs(fh, dh) + dh <= d; @/
-            /@ assert fh_r: 0 <= attn_rs(fb, H) + fh < BH; @/
-            /@ assert fh_o: attn_bh_ctx{heads}(ctx, att, amask, scale, qkv, fb, fh, H, T, d, d3, Td3, T * d, dh); @/
-            /@ assert fh_o2: attn_bh_ctx_at{heads}(ctx, att, amask, scale, qkv, attn_rs(fb, T * d), attn_blk(attn_rs(fb, H) + fh, T), attn_rs(fb, Td3), attn_rs(fh, dh), d, d3, dh, T); @/
-            int ic = 0;
-            /@ loop invariant ic_range: 0 <= ic;
-               loop invariant fic: \forall integer i2; 0 <= i2 < ic ==>
-                 attn_head_c(ctx + attn_rs(fb, T * d), att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(fh, dh), d, d3, dh, T);
-               loop assigns ic;
-               loop variant T - ic; @/
-            while (ic < T) {
-              /@ assert f_rc: 0 <= attn_rs(ic, d) && attn_rs(ic, d) + d <= T * d && 0 <= attn_rs(ic, T) && attn_rs(ic, T) + T <= T * T; @/
-              /@ assert f_oc: attn_head_c{heads}(ctx + attn_rs(fb, T * d), att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, d), attn_rs(ic, T), attn_rs(fh, dh), d, d3, dh, T); @/
-              /@ assert f_cc: attn_cells_same{Here, heads}(ctx + attn_rs(fb, T * d), attn_rs(ic, d) + attn_rs(fh, dh), dh); @/
-              /@ assert f_pc: attn_row_same{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T), T); @/
-              /@ assert f_mc: amask != \null ==> attn_row_same{Here, heads}(attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T)), T); @/
-              /@ assert f_ac: \let p0 = att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T); \let a0 = attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T));
-                   \forall integer j; 0 <= j < T ==> attn_a(p0, a0, scale, j) == \at(attn_a(p0, a0, scale, j), heads); @/
-              // (a loop run once: the frame lemmas' facts do not reach the goals after it)
-              int oc = 0;
-              /@ loop invariant oc_range: 0 <= oc <= 1;
-                 loop invariant frrc: oc == 1 ==> attn_ctx_row_fr{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, T), 2 * d + attn_rs(fh, dh), dh, d3, T);
-                 loop assigns oc;
-                 loop variant 1 - oc; @/
-              while (oc < 1) {
-                /@ assert fac: attn_a_same{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T)), scale, T); @/
-                /@ assert fqc: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, heads}(qkv + attn_rs(fb, Td3), vc, d3, T); @/
-                int vc = 2 * d + fh * dh;
-                /@ loop invariant vc_range: 2 * d + attn_rs(fh, dh) <= vc;
-                   loop invariant fvc: attn_ctx_row_fr{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, T), 2 * d + attn_rs(fh, dh), vc - (2 * d + attn_rs(fh, dh)), d3, T);
-                   loop assigns vc;
-                   loop variant 2 * d + attn_rs(fh, dh) + dh - vc; @/
-                while (vc < 2 * d + fh * dh + dh) {
-                  /@ assert fv1c: attn_v_same{Here, heads}(qkv + attn_rs(fb, Td3), vc, d3, T); @/
-                  /@ assert fc1c: attn_ctx_same{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T)), scale, qkv + attn_rs(fb, Td3), vc, d3, T); @/
-                  /@ assert fc2c: attn_ctx_row_fr{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, T), vc, 1, d3, T); @/
-                  vc++;
-                }
-                oc = 1;
-              }
-              /@ assert f_ic: attn_head_c(ctx + attn_rs(fb, T * d), att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, d), attn_rs(ic, T), attn_rs(fh, dh), d, d3, dh, T); @/
-              ic++;
-            }
-
-            /@ assert fh1: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(fb, T * d), attn_blk(attn_rs(fb, H) + fh, T), attn_rs(fb, Td3), attn_rs(fh, dh), d, d3, dh, T); @/
-            /@ assert fh1w: attn_bh_ctx(ctx, att, amask, scale, qkv, fb, fh, H, T, d, d3, Td3, T * d, dh); @/
-            fh++;
-          }
-          fb++;
-        }
-      }
-    */
-    /*@ assert fin_c: amask == \null ==> \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh); */
 #endif
 }
 
@@ -1417,8 +1137,7 @@ static void attn_row_forward_f64(double *c, double *P, double *row, const double
     ATTN_ROWS_CLAUSE(ensures head_att: causal == 0 && kpb == \null ==>
       \forall integer i; 0 <= i < T ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i, T), attn_rs(i, d3), hd, d, d3, dh, T);)
     ATTN_ROWS_CLAUSE(ensures head_ctx: \forall integer i; 0 <= i < T ==>
-      attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);)
-    ATTN_ROWS_CLAUSE(ensures head_keep: attn_keep_cols{Pre, Here}(cb, T, d, hd, dh);) */
+      attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);) */
 static void attn_head_forward_f64(double *cb, double *Pb, double *row, const double *qb, const double *kpb,
                                   const double *amb, double scale, int hd, int T, int d, int dh, int d3,
                                   int causal)
@@ -1428,9 +1147,6 @@ static void attn_head_forward_f64(double *cb, double *Pb, double *row, const dou
           \forall integer i2; 0 <= i2 < i ==> attn_head_p{Pre, Here}(Pb, qb, attn_rs(i2, T), attn_rs(i2, d3), hd, d, d3, dh, T);)
         ATTN_ROWS_CLAUSE(loop invariant ctx_done: \forall integer i2; 0 <= i2 < i ==>
           attn_head_c(cb, Pb, amb, scale, qb, attn_rs(i2, d), attn_rs(i2, T), hd, d, d3, dh, T);)
-        ATTN_ROWS_CLAUSE(loop invariant keep_done: \forall integer i2, k; 0 <= i2 < i && attn_rs(i2, d) <= k < attn_rs(i2, d) + d &&
-          (k < attn_rs(i2, d) + hd || attn_rs(i2, d) + hd + dh <= k) ==> cb[k] == \at(cb[k], Pre);)
-        ATTN_ROWS_CLAUSE(loop invariant keep_rest: \forall integer k; attn_rs(i, d) <= k < T * d ==> cb[k] == \at(cb[k], Pre);)
         loop assigns i, cb[0 .. T * d - 1], Pb[0 .. T * T - 1], row[0 .. 2 * T - 1];
         loop variant T - i; */
     for (int i = 0; i < T; i++) {
@@ -1582,8 +1298,6 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
     /*@ loop invariant b_range: 0 <= b <= B;
         ATTN_ROWS_CLAUSE(loop invariant att_b: causal == 0 && kpm == \null ==> \forall integer b2, h2;
           0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
-        ATTN_ROWS_CLAUSE(loop invariant ctx_b: \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
-          attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);)
         loop assigns b, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
         loop variant B - b; */
     for (int b = 0; b < B; b++) {
@@ -1600,10 +1314,6 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
               0 <= b2 < b && 0 <= h2 < H ==> attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh);)
             ATTN_ROWS_CLAUSE(loop invariant att_h: causal == 0 && kpm == \null ==> \forall integer h2;
               0 <= h2 < h ==> attn_bh_att{scaled, Here}(att, qkv, b, h2, H, T, d, d3, Td3, dh);)
-            ATTN_ROWS_CLAUSE(loop invariant ctx_b: \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
-              attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);)
-            ATTN_ROWS_CLAUSE(loop invariant ctx_h: \forall integer h2; 0 <= h2 < h ==>
-              attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);)
             loop assigns h, att[0 .. B * H * T * T - 1], ctx[0 .. B * T * d - 1], row[0 .. 2 * T - 1];
             loop variant H - h; */
         for (int h = 0; h < H; h++) {
@@ -1611,7 +1321,6 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
             int bh = b * H + h, hd = h * dh; /* the [B, H] index; the head's first column */
             //@ ghost lemma_attn_row(bh, BH, T);
             int bhT = bh * T; /* the head's first score row [B, H, T] */
-            const double *amb = amask ? amask + bhT * T : 0; /* the head's block of the mask */
             //@ ghost lemma_attn_span(bhT, T, BHT, T);
 #ifdef RESNORM_WP_ROWS
             /*@ assert ix_h: attn_rs(h, dh) == hd; */
@@ -1643,8 +1352,8 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
 #ifdef RESNORM_WP_ROWS
           head: /* (a label for the rows run's frames only) */
 #endif
-            attn_head_forward_f64(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0, amb,
-                                  scale, hd, T, d, dh, d3, causal);
+            attn_head_forward_f64(ctx + bT * d, att + bhT * T, row, qkv + b * Td3, kpm ? kpm + bT : 0,
+                                  amask ? amask + bhT * T : 0, scale, hd, T, d, dh, d3, causal);
 #ifdef RESNORM_WP_ROWS
             /* This head's rows: the call's head_att, over qkv as at `scaled` (pi).  The heads before
                it: the call wrote none of their blocks (bb). */
@@ -1725,203 +1434,8 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
             */
             /*@ assert att_ob: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==>
                   attn_bh_att{scaled, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
-            /* The context side (every mask): this head's columns of ctx are its context (the call's
-               head_ctx, row by row); the heads before it keep theirs: the call wrote neither their
-               columns of ctx (head_keep: other columns of the element's rows; the element's rows only)
-               nor their blocks of att, nor qkv or the mask (a ghost nest over (b2, h2, i, column),
-               each step one ground instance of attn_ctx_at_frame).  In a loop run once: its body's
-               facts do not reach the loops' invariant goals.  (The ghost counters' range invariants
-               have no upper bound: with one, a loop's exit equates the counter with its bound, Qed
-               then substitutes one for the other in some terms of a goal and not in others, and the
-               memory after the call gets two forms the solvers do not equate.) */
-            /* (the equalities of index symbols with C values are asserted where they are used, in the
-               loops' bodies: asserted here, Qed rewrites the goals with them but not the bodies of
-               attn_bh_ctx, and the folds fail) */
-            /*@ assert cx0: attn_rows_before(b, T * d) && attn_rows_before(T, d) && attn_rs(T, d) == T * d &&
-                  attn_rows_before(h, dh) && attn_rows_before(H, dh) && attn_rs(H, dh) == d && attn_vidx_in(T, d3); */
-            /*@ ghost
-              int cone = 0;
-              /@ loop invariant cone_range: 0 <= cone <= 1;
-                 loop invariant cone_h: cone == 1 ==> \forall integer h2; 0 <= h2 < h ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);
-                 loop invariant cone_n: cone == 1 ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h, H, T, d, d3, Td3, T * d, dh);
-                 loop invariant cone_b: cone == 1 ==> \forall integer b2, h2; 0 <= b2 < b && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-                 loop assigns cone;
-                 loop variant 1 - cone; @/
-              while (cone < 1) {
-                int ni = 0;
-                /@ loop invariant ni_range: 0 <= ni;
-                   loop invariant cni: \forall integer i2; 0 <= i2 < ni ==>
-                     attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + h, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + h, T)),
-                                 scale, qkv + attn_rs(b, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(h, dh), d, d3, dh, T);
-                   loop assigns ni;
-                   loop variant T - ni; @/
-                while (ni < T) {
-                  /@ assert cn_x: attn_rs(b, T * d) == bT * d && attn_blk(attn_rs(b, H) + h, T) == bhT * T &&
-                                  attn_rs(b, Td3) == b * Td3 && attn_rs(h, dh) == hd && amb == attn_am_row(amask, bhT * T); @/
-                  /@ assert cn_i: attn_head_c(ctx + bT * d, att + bhT * T, amb, scale, qkv + b * Td3, attn_rs(ni, d), attn_rs(ni, T), hd, d, d3, dh, T); @/
-                  /@ assert cn_j: attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + h, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + h, T)),
-                                              scale, qkv + attn_rs(b, Td3), attn_rs(ni, d), attn_rs(ni, T), attn_rs(h, dh), d, d3, dh, T); @/
-                  ni++;
-                }
-                /@ assert cn: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(b, T * d), attn_blk(attn_rs(b, H) + h, T), attn_rs(b, Td3), attn_rs(h, dh), d, d3, dh, T); @/
-                /@ assert cnw: attn_bh_ctx(ctx, att, amask, scale, qkv, b, h, H, T, d, d3, Td3, T * d, dh); @/
-                int ch = 0;
-                /@ loop invariant ch_range: 0 <= ch;
-                   loop invariant cho: \forall integer h2; 0 <= h2 < ch ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);
-                   loop assigns ch;
-                   loop variant h - ch; @/
-                while (ch < h) {
-                  /@ assert ch_hd: attn_rs(ch, dh) == ch * dh && 0 <= attn_rs(ch, dh) && attn_rs(ch, dh) + dh <= hd; @/
-                  /@ assert ch_r: 0 <= attn_rs(b, H) + ch < bh; @/
-                  /@ assert ch_o: attn_bh_ctx{head}(ctx, att, amask, scale, qkv, b, ch, H, T, d, d3, Td3, T * d, dh); @/
-                  /@ assert ch_o2: attn_bh_ctx_at{head}(ctx, att, amask, scale, qkv, attn_rs(b, T * d), attn_blk(attn_rs(b, H) + ch, T), attn_rs(b, Td3), attn_rs(ch, dh), d, d3, dh, T); @/
-                  int ia = 0;
-                  /@ loop invariant ia_range: 0 <= ia;
-                     loop invariant fia: \forall integer i2; 0 <= i2 < ia ==>
-                       attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(ch, dh), d, d3, dh, T);
-                     loop assigns ia;
-                     loop variant T - ia; @/
-                  while (ia < T) {
-                    /@ assert f_ra: 0 <= attn_rs(ia, d) && attn_rs(ia, d) + d <= T * d && 0 <= attn_rs(ia, T) && attn_rs(ia, T) + T <= T * T; @/
-                    /@ assert f_oa: attn_head_c{head}(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, d), attn_rs(ia, T), attn_rs(ch, dh), d, d3, dh, T); @/
-                    /@ assert f_xa: attn_rs(b, T * d) == bT * d; @/
-                    /@ assert f_ca: attn_cells_same{Here, head}(ctx + attn_rs(b, T * d), attn_rs(ia, d) + attn_rs(ch, dh), dh); @/
-                    /@ assert f_pa: attn_row_same{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T), T); @/
-                    /@ assert f_ma: amask != \null ==> attn_row_same{Here, head}(attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T)), T); @/
-                    /@ assert f_aa: \let p0 = att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T); \let a0 = attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T));
-                         \forall integer j; 0 <= j < T ==> attn_a(p0, a0, scale, j) == \at(attn_a(p0, a0, scale, j), head); @/
-                    // (a loop run once: the frame lemmas' facts do not reach the goals after it)
-                    int oa = 0;
-                    /@ loop invariant oa_range: 0 <= oa <= 1;
-                       loop invariant frra: oa == 1 ==> attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, T), 2 * d + attn_rs(ch, dh), dh, d3, T);
-                       loop assigns oa;
-                       loop variant 1 - oa; @/
-                    while (oa < 1) {
-                      /@ assert faa: attn_a_same{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T)), scale, T); @/
-                      /@ assert fqa: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, head}(qkv + attn_rs(b, Td3), vc, d3, T); @/
-                      int va = 2 * d + ch * dh;
-                      /@ loop invariant va_range: 2 * d + attn_rs(ch, dh) <= va;
-                         loop invariant fva: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, T), 2 * d + attn_rs(ch, dh), va - (2 * d + attn_rs(ch, dh)), d3, T);
-                         loop assigns va;
-                         loop variant 2 * d + attn_rs(ch, dh) + dh - va; @/
-                      while (va < 2 * d + ch * dh + dh) {
-                        /@ assert fv1a: attn_v_same{Here, head}(qkv + attn_rs(b, Td3), va, d3, T); @/
-                        /@ assert fc1a: attn_ctx_same{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T) + attn_rs(ia, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), attn_rs(ia, T)), scale, qkv + attn_rs(b, Td3), va, d3, T); @/
-                        /@ assert fc2a: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, T), va, 1, d3, T); @/
-                        va++;
-                      }
-                      oa = 1;
-                    }
-                    /@ assert f_ia: attn_head_c(ctx + attn_rs(b, T * d), att + attn_blk(attn_rs(b, H) + ch, T), attn_am_row(amask, attn_blk(attn_rs(b, H) + ch, T)), scale, qkv + attn_rs(b, Td3), attn_rs(ia, d), attn_rs(ia, T), attn_rs(ch, dh), d, d3, dh, T); @/
-                    ia++;
-                  }
-
-                  /@ assert ch1: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(b, T * d), attn_blk(attn_rs(b, H) + ch, T), attn_rs(b, Td3), attn_rs(ch, dh), d, d3, dh, T); @/
-                  /@ assert ch1w: attn_bh_ctx(ctx, att, amask, scale, qkv, b, ch, H, T, d, d3, Td3, T * d, dh); @/
-                  ch++;
-                }
-                int cb3 = 0;
-                /@ loop invariant cb3_range: 0 <= cb3;
-                   loop invariant cbo: \forall integer b2, h2; 0 <= b2 < cb3 && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-                   loop assigns cb3;
-                   loop variant b - cb3; @/
-                while (cb3 < b) {
-                  /@ assert cb_r: 0 <= attn_rs(cb3, T * d) && attn_rs(cb3, T * d) + T * d <= attn_rs(b, T * d) &&
-                                  0 <= attn_rs(cb3, H) && attn_rs(cb3, H) + H <= b * H; @/
-                  int cq = 0;
-                  /@ loop invariant cq_range: 0 <= cq;
-                     loop invariant cqo: \forall integer h2; 0 <= h2 < cq ==> attn_bh_ctx(ctx, att, amask, scale, qkv, cb3, h2, H, T, d, d3, Td3, T * d, dh);
-                     loop assigns cq;
-                     loop variant H - cq; @/
-                  while (cq < H) {
-                    /@ assert cq_hd: attn_rs(cq, dh) == cq * dh && 0 <= attn_rs(cq, dh) && attn_rs(cq, dh) + dh <= d; @/
-                    /@ assert cq_r: 0 <= attn_rs(cb3, H) + cq < bh; @/
-                    /@ assert cq_o: attn_bh_ctx{head}(ctx, att, amask, scale, qkv, cb3, cq, H, T, d, d3, Td3, T * d, dh); @/
-                    /@ assert cq_o2: attn_bh_ctx_at{head}(ctx, att, amask, scale, qkv, attn_rs(cb3, T * d), attn_blk(attn_rs(cb3, H) + cq, T), attn_rs(cb3, Td3), attn_rs(cq, dh), d, d3, dh, T); @/
-                    int ib = 0;
-                    /@ loop invariant ib_range: 0 <= ib;
-                       loop invariant fib: \forall integer i2; 0 <= i2 < ib ==>
-                         attn_head_c(ctx + attn_rs(cb3, T * d), att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(cq, dh), d, d3, dh, T);
-                       loop assigns ib;
-                       loop variant T - ib; @/
-                    while (ib < T) {
-                      /@ assert f_rb: 0 <= attn_rs(ib, d) && attn_rs(ib, d) + d <= T * d && 0 <= attn_rs(ib, T) && attn_rs(ib, T) + T <= T * T; @/
-                      /@ assert f_ob: attn_head_c{head}(ctx + attn_rs(cb3, T * d), att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, d), attn_rs(ib, T), attn_rs(cq, dh), d, d3, dh, T); @/
-                      /@ assert f_xb: attn_rs(b, T * d) == bT * d; @/
-                      /@ assert f_cb: attn_cells_same{Here, head}(ctx + attn_rs(cb3, T * d), attn_rs(ib, d) + attn_rs(cq, dh), dh); @/
-                      /@ assert f_pb: attn_row_same{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T), T); @/
-                      /@ assert f_mb: amask != \null ==> attn_row_same{Here, head}(attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T)), T); @/
-                      /@ assert f_ab: \let p0 = att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T); \let a0 = attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T));
-                           \forall integer j; 0 <= j < T ==> attn_a(p0, a0, scale, j) == \at(attn_a(p0, a0, scale, j), head); @/
-                      // (a loop run once: the frame lemmas' facts do not reach the goals after it)
-                      int ob = 0;
-                      /@ loop invariant ob_range: 0 <= ob <= 1;
-                         loop invariant frrb: ob == 1 ==> attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, T), 2 * d + attn_rs(cq, dh), dh, d3, T);
-                         loop assigns ob;
-                         loop variant 1 - ob; @/
-                      while (ob < 1) {
-                        /@ assert fab: attn_a_same{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T)), scale, T); @/
-                        /@ assert fqb: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, head}(qkv + attn_rs(cb3, Td3), vc, d3, T); @/
-                        int vb = 2 * d + cq * dh;
-                        /@ loop invariant vb_range: 2 * d + attn_rs(cq, dh) <= vb;
-                           loop invariant fvb: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, T), 2 * d + attn_rs(cq, dh), vb - (2 * d + attn_rs(cq, dh)), d3, T);
-                           loop assigns vb;
-                           loop variant 2 * d + attn_rs(cq, dh) + dh - vb; @/
-                        while (vb < 2 * d + cq * dh + dh) {
-                          /@ assert fv1b: attn_v_same{Here, head}(qkv + attn_rs(cb3, Td3), vb, d3, T); @/
-                          /@ assert fc1b: attn_ctx_same{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T) + attn_rs(ib, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), attn_rs(ib, T)), scale, qkv + attn_rs(cb3, Td3), vb, d3, T); @/
-                          /@ assert fc2b: attn_ctx_row_fr{Here, head}(att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, T), vb, 1, d3, T); @/
-                          vb++;
-                        }
-                        ob = 1;
-                      }
-                      /@ assert f_ib: attn_head_c(ctx + attn_rs(cb3, T * d), att + attn_blk(attn_rs(cb3, H) + cq, T), attn_am_row(amask, attn_blk(attn_rs(cb3, H) + cq, T)), scale, qkv + attn_rs(cb3, Td3), attn_rs(ib, d), attn_rs(ib, T), attn_rs(cq, dh), d, d3, dh, T); @/
-                      ib++;
-                    }
-
-                    /@ assert cq1: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(cb3, T * d), attn_blk(attn_rs(cb3, H) + cq, T), attn_rs(cb3, Td3), attn_rs(cq, dh), d, d3, dh, T); @/
-                    /@ assert cq1w: attn_bh_ctx(ctx, att, amask, scale, qkv, cb3, cq, H, T, d, d3, Td3, T * d, dh); @/
-                    cq++;
-                  }
-                  cb3++;
-                }
-                cone = 1;
-              }
-              // (head by head: each step one ground instance of cone_h or cone_n)
-              int ck = 0;
-              /@ loop invariant ck_range: 0 <= ck;
-                 loop invariant cko: \forall integer h2; 0 <= h2 < ck ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b, h2, H, T, d, d3, Td3, T * d, dh);
-                 loop assigns ck;
-                 loop variant h + 1 - ck; @/
-              while (ck < h + 1) {
-                /@ assert ck1: attn_bh_ctx(ctx, att, amask, scale, qkv, b, ck, H, T, d, d3, Td3, T * d, dh); @/
-                ck++;
-              }
-            */
 #endif
         }
-#ifdef RESNORM_WP_ROWS
-        /* (element by element, head by head: each step one ground instance of ctx_b or ctx_h) */
-        /*@ ghost
-          int kb = 0;
-          /@ loop invariant kb_range: 0 <= kb;
-             loop invariant kbo: \forall integer b2, h2; 0 <= b2 < kb && b2 <= b && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-             loop assigns kb;
-             loop variant b + 1 - kb; @/
-          while (kb < b + 1) {
-            int kh = 0;
-            /@ loop invariant kh_range: 0 <= kh;
-               loop invariant kho: \forall integer h2; 0 <= h2 < kh && h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, kb, h2, H, T, d, d3, Td3, T * d, dh);
-               loop assigns kh;
-               loop variant H - kh; @/
-            while (kh < H) {
-              /@ assert kb1: attn_bh_ctx(ctx, att, amask, scale, qkv, kb, kh, H, T, d, d3, Td3, T * d, dh); @/
-              kh++;
-            }
-            kb++;
-          }
-        */
-#endif
     }
 #ifdef RESNORM_WP_ROWS
   heads: ;
@@ -2006,80 +1520,6 @@ void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, dou
     */
     /*@ assert fin: causal == 0 && kpm == \null ==> \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==>
           attn_bh_att{Here, Here}(att, qkv, b2, h2, H, T, d, d3, Td3, dh); */
-    /* The context side at the return (no attention-dropout mask: the contract does not separate
-       amask from y): the out-projection wrote y only, so every head's columns of ctx, its block of
-       att and qkv are as after the heads (the same ghost nest as in the (b, h) body). */
-    /*@ assert fx0: attn_rows_before(B, T * d) && attn_rs(B, T * d) == B * T * d && attn_rows_before(T, d) &&
-          attn_rs(T, d) == T * d && attn_rows_before(H, dh) && attn_rs(H, dh) == d && attn_vidx_in(T, d3); */
-    /*@ ghost
-      if (!amask) {
-        int fb = 0;
-        /@ loop invariant fb_range: 0 <= fb;
-           loop invariant fbo: \forall integer b2, h2; 0 <= b2 < fb && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh);
-           loop assigns fb;
-           loop variant B - fb; @/
-        while (fb < B) {
-          /@ assert fb_r: 0 <= attn_rs(fb, T * d) && attn_rs(fb, T * d) + T * d <= B * T * d &&
-                          0 <= attn_rs(fb, H) && attn_rs(fb, H) + H <= BH; @/
-          int fh = 0;
-          /@ loop invariant fh_range: 0 <= fh;
-             loop invariant fho: \forall integer h2; 0 <= h2 < fh ==> attn_bh_ctx(ctx, att, amask, scale, qkv, fb, h2, H, T, d, d3, Td3, T * d, dh);
-             loop assigns fh;
-             loop variant H - fh; @/
-          while (fh < H) {
-            /@ assert fh_hd: attn_rs(fh, dh) == fh * dh && 0 <= attn_rs(fh, dh) && attn_rs(fh, dh) + dh <= d; @/
-            /@ assert fh_r: 0 <= attn_rs(fb, H) + fh < BH; @/
-            /@ assert fh_o: attn_bh_ctx{heads}(ctx, att, amask, scale, qkv, fb, fh, H, T, d, d3, Td3, T * d, dh); @/
-            /@ assert fh_o2: attn_bh_ctx_at{heads}(ctx, att, amask, scale, qkv, attn_rs(fb, T * d), attn_blk(attn_rs(fb, H) + fh, T), attn_rs(fb, Td3), attn_rs(fh, dh), d, d3, dh, T); @/
-            int ic = 0;
-            /@ loop invariant ic_range: 0 <= ic;
-               loop invariant fic: \forall integer i2; 0 <= i2 < ic ==>
-                 attn_head_c(ctx + attn_rs(fb, T * d), att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(i2, d), attn_rs(i2, T), attn_rs(fh, dh), d, d3, dh, T);
-               loop assigns ic;
-               loop variant T - ic; @/
-            while (ic < T) {
-              /@ assert f_rc: 0 <= attn_rs(ic, d) && attn_rs(ic, d) + d <= T * d && 0 <= attn_rs(ic, T) && attn_rs(ic, T) + T <= T * T; @/
-              /@ assert f_oc: attn_head_c{heads}(ctx + attn_rs(fb, T * d), att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, d), attn_rs(ic, T), attn_rs(fh, dh), d, d3, dh, T); @/
-              /@ assert f_cc: attn_cells_same{Here, heads}(ctx + attn_rs(fb, T * d), attn_rs(ic, d) + attn_rs(fh, dh), dh); @/
-              /@ assert f_pc: attn_row_same{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T), T); @/
-              /@ assert f_mc: amask != \null ==> attn_row_same{Here, heads}(attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T)), T); @/
-              /@ assert f_ac: \let p0 = att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T); \let a0 = attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T));
-                   \forall integer j; 0 <= j < T ==> attn_a(p0, a0, scale, j) == \at(attn_a(p0, a0, scale, j), heads); @/
-              // (a loop run once: the frame lemmas' facts do not reach the goals after it)
-              int oc = 0;
-              /@ loop invariant oc_range: 0 <= oc <= 1;
-                 loop invariant frrc: oc == 1 ==> attn_ctx_row_fr{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, T), 2 * d + attn_rs(fh, dh), dh, d3, T);
-                 loop assigns oc;
-                 loop variant 1 - oc; @/
-              while (oc < 1) {
-                /@ assert fac: attn_a_same{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T)), scale, T); @/
-                /@ assert fqc: \forall integer vc; 0 <= vc < d3 ==> attn_v_same{Here, heads}(qkv + attn_rs(fb, Td3), vc, d3, T); @/
-                int vc = 2 * d + fh * dh;
-                /@ loop invariant vc_range: 2 * d + attn_rs(fh, dh) <= vc;
-                   loop invariant fvc: attn_ctx_row_fr{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, T), 2 * d + attn_rs(fh, dh), vc - (2 * d + attn_rs(fh, dh)), d3, T);
-                   loop assigns vc;
-                   loop variant 2 * d + attn_rs(fh, dh) + dh - vc; @/
-                while (vc < 2 * d + fh * dh + dh) {
-                  /@ assert fv1c: attn_v_same{Here, heads}(qkv + attn_rs(fb, Td3), vc, d3, T); @/
-                  /@ assert fc1c: attn_ctx_same{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T) + attn_rs(ic, T), attn_am_row(attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), attn_rs(ic, T)), scale, qkv + attn_rs(fb, Td3), vc, d3, T); @/
-                  /@ assert fc2c: attn_ctx_row_fr{Here, heads}(att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, T), vc, 1, d3, T); @/
-                  vc++;
-                }
-                oc = 1;
-              }
-              /@ assert f_ic: attn_head_c(ctx + attn_rs(fb, T * d), att + attn_blk(attn_rs(fb, H) + fh, T), attn_am_row(amask, attn_blk(attn_rs(fb, H) + fh, T)), scale, qkv + attn_rs(fb, Td3), attn_rs(ic, d), attn_rs(ic, T), attn_rs(fh, dh), d, d3, dh, T); @/
-              ic++;
-            }
-
-            /@ assert fh1: attn_bh_ctx_at(ctx, att, amask, scale, qkv, attn_rs(fb, T * d), attn_blk(attn_rs(fb, H) + fh, T), attn_rs(fb, Td3), attn_rs(fh, dh), d, d3, dh, T); @/
-            /@ assert fh1w: attn_bh_ctx(ctx, att, amask, scale, qkv, fb, fh, H, T, d, d3, Td3, T * d, dh); @/
-            fh++;
-          }
-          fb++;
-        }
-      }
-    */
-    /*@ assert fin_c: amask == \null ==> \forall integer b2, h2; 0 <= b2 < B && 0 <= h2 < H ==> attn_bh_ctx(ctx, att, amask, scale, qkv, b2, h2, H, T, d, d3, Td3, T * d, dh); */
 #endif
 }
 

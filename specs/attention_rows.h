@@ -227,47 +227,6 @@
       attn_blk_same{A, B}(att + attn_blk(attn_rs(b, H) + h, T), T) ==>
       attn_bh_att{L1, A}(att, qkv, b, h, H, T, d, d3, Td3, dh) ==> attn_bh_att{L1, B}(att, qkv, b, h, H, T, d, d3, Td3, dh);
   }
-  // ---- the drivers' contexts (sixth round) ----
-  // The head helper's other columns: every row of cb [T, d] outside the head's columns hd .. hd + dh - 1
-  // the same in A and B (the helper writes only its head's columns; its assigns cover whole rows).
-  predicate attn_keep_cols{A, B}(float *cb, integer T, integer d, integer hd, integer dh) =
-    \forall integer i, k; 0 <= i < T && attn_rs(i, d) <= k < attn_rs(i, d) + d &&
-      (k < attn_rs(i, d) + hd || attn_rs(i, d) + hd + dh <= k) ==> \at(cb[k], A) == \at(cb[k], B);
-  // n cells from p + lo the same in A and B (over a bare index k).
-  predicate attn_cells_same{A, B}(float *p, integer lo, integer n) =
-    \forall integer k; lo <= k < lo + n ==> \at(p[k], A) == \at(p[k], B);
-  // Columns lo .. lo + n - 1 of a row's context sums (the row of a head's block Pb of weights from rP,
-  // as attn_head_c forms it) the same in A and B; and the step from one column's attn_ctx_same, whose
-  // weights pointer is written from the array's base (Qed's form of (p + o) + rP in a statement), to
-  // that form (p + o, then + rP inside the body: the form attn_head_c's body reads; the solvers do not
-  // equate the two inside a quantified fact, as attn_score_of_dot).
-  axiomatic AttnCtxRowFrF32 {
-    predicate attn_ctx_row_fr{A, B}(float *Pb, float *am, real scale, float *qb, integer rP, integer lo, integer n,
-                                    integer d3, integer T) =
-      \forall integer vc; lo <= vc < lo + n ==>
-        attn_ctx_at{A}(Pb + rP, attn_am_row(am, rP), scale, qb, vc, d3, T) ==
-        attn_ctx_at{B}(Pb + rP, attn_am_row(am, rP), scale, qb, vc, d3, T);
-    lemma attn_ctx_col_nest_f32{A, B}: \forall float *p, integer o, float *am, real scale, float *qb, integer rP, vc, d3, T;
-      attn_ctx_same{A, B}(p + (o + rP), attn_am_row(am, rP), scale, qb, vc, d3, T) ==>
-      attn_ctx_row_fr{A, B}(p + o, am, scale, qb, rP, vc, 1, d3, T);
-  }
-  // One head of the drivers: every query row i of the head's columns of ctx (the batch element's rows
-  // from rC, the head's first column hd) is its weights (the head's block of att from rP, with that
-  // block of the attention-dropout mask am, scale) times V over the element's rows of qkv (from rQ),
-  // as attn_head_c:  ctx[b, i, h·dh + cc] = sum_j A[b, h, i, j]·v[b, j, h·dh + cc], A = att or its
-  // dropout, for rC = b·T·d, rP = (b·H + h)·T·T, rQ = b·T·d3, hd = h·dh (each through attn_rs).
-  // (The offsets are arguments: Qed rewrites the goals' index terms with the index equalities in
-  // their context, but not a predicate's body, and the solvers do not equate the two forms.)
-  predicate attn_bh_ctx_at{L}(float *ctx, float *att, float *am, real scale, float *qkv, integer rC, integer rP, integer rQ,
-                               integer hd, integer d, integer d3, integer dh, integer T) =
-    \forall integer i; 0 <= i < T ==>
-      attn_head_c{L}(ctx + rC, att + rP, attn_am_row(am, rP), scale, qkv + rQ, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);
-  // Head h of batch element b: rC = b·Td (Td = T·d), rP = attn_blk(b·H + h, T), rQ = b·Td3, hd = h·dh.
-  // (The quantified facts over heads are stated with this one: b and h are bare arguments.)
-  predicate attn_bh_ctx{L}(float *ctx, float *att, float *am, real scale, float *qkv, integer b, integer h, integer H,
-                            integer T, integer d, integer d3, integer Td3, integer Td, integer dh) =
-    attn_bh_ctx_at{L}(ctx, att, am, scale, qkv, attn_rs(b, Td), attn_blk(attn_rs(b, H) + h, T), attn_rs(b, Td3),
-                      attn_rs(h, dh), d, d3, dh, T);
 
   // Every score of one query row the same in states A and B (attn_head_forward: a ghost
   // induction over each dot, as attn_row_forward's).
@@ -378,47 +337,6 @@
       attn_blk_same{A, B}(att + attn_blk(attn_rs(b, H) + h, T), T) ==>
       attn_bh_att{L1, A}(att, qkv, b, h, H, T, d, d3, Td3, dh) ==> attn_bh_att{L1, B}(att, qkv, b, h, H, T, d, d3, Td3, dh);
   }
-  // ---- the drivers' contexts (sixth round) ----
-  // The head helper's other columns: every row of cb [T, d] outside the head's columns hd .. hd + dh - 1
-  // the same in A and B (the helper writes only its head's columns; its assigns cover whole rows).
-  predicate attn_keep_cols{A, B}(double *cb, integer T, integer d, integer hd, integer dh) =
-    \forall integer i, k; 0 <= i < T && attn_rs(i, d) <= k < attn_rs(i, d) + d &&
-      (k < attn_rs(i, d) + hd || attn_rs(i, d) + hd + dh <= k) ==> \at(cb[k], A) == \at(cb[k], B);
-  // n cells from p + lo the same in A and B (over a bare index k).
-  predicate attn_cells_same{A, B}(double *p, integer lo, integer n) =
-    \forall integer k; lo <= k < lo + n ==> \at(p[k], A) == \at(p[k], B);
-  // Columns lo .. lo + n - 1 of a row's context sums (the row of a head's block Pb of weights from rP,
-  // as attn_head_c forms it) the same in A and B; and the step from one column's attn_ctx_same, whose
-  // weights pointer is written from the array's base (Qed's form of (p + o) + rP in a statement), to
-  // that form (p + o, then + rP inside the body: the form attn_head_c's body reads; the solvers do not
-  // equate the two inside a quantified fact, as attn_score_of_dot).
-  axiomatic AttnCtxRowFrF64 {
-    predicate attn_ctx_row_fr{A, B}(double *Pb, double *am, real scale, double *qb, integer rP, integer lo, integer n,
-                                    integer d3, integer T) =
-      \forall integer vc; lo <= vc < lo + n ==>
-        attn_ctx_at{A}(Pb + rP, attn_am_row(am, rP), scale, qb, vc, d3, T) ==
-        attn_ctx_at{B}(Pb + rP, attn_am_row(am, rP), scale, qb, vc, d3, T);
-    lemma attn_ctx_col_nest_f64{A, B}: \forall double *p, integer o, double *am, real scale, double *qb, integer rP, vc, d3, T;
-      attn_ctx_same{A, B}(p + (o + rP), attn_am_row(am, rP), scale, qb, vc, d3, T) ==>
-      attn_ctx_row_fr{A, B}(p + o, am, scale, qb, rP, vc, 1, d3, T);
-  }
-  // One head of the drivers: every query row i of the head's columns of ctx (the batch element's rows
-  // from rC, the head's first column hd) is its weights (the head's block of att from rP, with that
-  // block of the attention-dropout mask am, scale) times V over the element's rows of qkv (from rQ),
-  // as attn_head_c:  ctx[b, i, h·dh + cc] = sum_j A[b, h, i, j]·v[b, j, h·dh + cc], A = att or its
-  // dropout, for rC = b·T·d, rP = (b·H + h)·T·T, rQ = b·T·d3, hd = h·dh (each through attn_rs).
-  // (The offsets are arguments: Qed rewrites the goals' index terms with the index equalities in
-  // their context, but not a predicate's body, and the solvers do not equate the two forms.)
-  predicate attn_bh_ctx_at{L}(double *ctx, double *att, double *am, real scale, double *qkv, integer rC, integer rP, integer rQ,
-                               integer hd, integer d, integer d3, integer dh, integer T) =
-    \forall integer i; 0 <= i < T ==>
-      attn_head_c{L}(ctx + rC, att + rP, attn_am_row(am, rP), scale, qkv + rQ, attn_rs(i, d), attn_rs(i, T), hd, d, d3, dh, T);
-  // Head h of batch element b: rC = b·Td (Td = T·d), rP = attn_blk(b·H + h, T), rQ = b·Td3, hd = h·dh.
-  // (The quantified facts over heads are stated with this one: b and h are bare arguments.)
-  predicate attn_bh_ctx{L}(double *ctx, double *att, double *am, real scale, double *qkv, integer b, integer h, integer H,
-                            integer T, integer d, integer d3, integer Td3, integer Td, integer dh) =
-    attn_bh_ctx_at{L}(ctx, att, am, scale, qkv, attn_rs(b, Td), attn_blk(attn_rs(b, H) + h, T), attn_rs(b, Td3),
-                      attn_rs(h, dh), d, d3, dh, T);
 */
 
 /*@ ensures unmasked: causal == 0 && kpm == \null ==> \result == \null; */
@@ -440,22 +358,15 @@ static void attn_row_forward_f64(double *c, double *P, double *row, const double
                                  int T, int dh, int d3, int causal);
 
 /* The drivers (rows run): every head's weights, no mask, over qkv as on return (the q columns
-   divided by sqrt(dh); nothing writes qkv after that), and, without attention dropout (amask null;
-   masked or not), every head's context columns: its weights as on return times V over qkv as on
-   return (with a dropout mask the contract does not separate amask from y, which the out-projection
-   writes after the heads). */
+   divided by sqrt(dh); nothing writes qkv after that). */
 /*@ ensures heads_att: causal == 0 && kpm == \null ==> \forall integer b, h; 0 <= b < B && 0 <= h < H ==>
-      attn_bh_att{Here, Here}(att, qkv, b, h, H, T, d, 3 * d, T * (3 * d), d / H);
-    ensures heads_ctx: amask == \null ==> \forall integer b, h; 0 <= b < B && 0 <= h < H ==>
-      attn_bh_ctx{Here}(ctx, att, amask, 1.0, qkv, b, h, H, T, d, 3 * d, T * (3 * d), T * d, d / H); */
+      attn_bh_att{Here, Here}(att, qkv, b, h, H, T, d, 3 * d, T * (3 * d), d / H); */
 void attention_forward_f32(float *y, float *qkv, float *att, float *ctx, float *row, const float *x,
                            const float *in_w, const float *in_b, const float *out_w,
                            const float *out_b, const float *kpm, const float *amask, float p, int B,
                            int T, int d, int H, int causal);
 /*@ ensures heads_att: causal == 0 && kpm == \null ==> \forall integer b, h; 0 <= b < B && 0 <= h < H ==>
-      attn_bh_att{Here, Here}(att, qkv, b, h, H, T, d, 3 * d, T * (3 * d), d / H);
-    ensures heads_ctx: amask == \null ==> \forall integer b, h; 0 <= b < B && 0 <= h < H ==>
-      attn_bh_ctx{Here}(ctx, att, amask, 1.0, qkv, b, h, H, T, d, 3 * d, T * (3 * d), T * d, d / H); */
+      attn_bh_att{Here, Here}(att, qkv, b, h, H, T, d, 3 * d, T * (3 * d), d / H); */
 void attention_forward_f64(double *y, double *qkv, double *att, double *ctx, double *row, const double *x,
                            const double *in_w, const double *in_b, const double *out_w,
                            const double *out_b, const double *kpm, const double *amask, double p, int B,
