@@ -45,13 +45,9 @@
  * the composed kernels (each call's postcondition: one dot product, one softmax row, one dropout
  * row in the real model) and, in a rows run of its own (specs/attention_rows.h), the formula above
  * for one query row of one head: P = softmax(q_i·Kᵀ) over qkv as at entry when nothing is masked
- * (att_row), and ctx = A·V with A = P or its dropout (ctx_row); one head's T query rows (the helper
- * attn_head_forward: head_att, head_ctx, and head_keep: it writes only its head's columns of ctx);
- * and the drivers' loops over (b, h): attention_forward_* ensure there heads_att (no mask: every
- * (b, h) block of att is softmax(q·kᵀ) over qkv as on return) and heads_ctx (no attention-dropout
- * mask, masked or not: every ctx row's head-h columns are sum_j att·v over att and qkv as on
- * return), each head's statement carried across the later heads' writes and the out-projection.
- * The backward is not composed.
+ * (att_row), and ctx = A·V with A = P or its dropout (ctx_row); one head's rows (attn_head_forward);
+ * the drivers' heads_att (no mask: each (b, h) block of att is softmax(q·kᵀ) over qkv as on return).
+ * Not composed: every head's context in the drivers (heads_ctx, proofs/attempts/), the backward.
  * Every goal is proved (proofs/results/attention.json; `make prove-attention`, one of `make prove`'s
  * targets).  Not stated:
  * attn_zero_* (a[k] = 0) has no functional postcondition, and the mask test kpm[j] != 0 is a helper
