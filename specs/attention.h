@@ -45,9 +45,9 @@
  * the composed kernels (each call's postcondition: one dot product, one softmax row, one dropout
  * row in the real model) and, in a rows run of its own (specs/attention_rows.h), the formula above
  * for one query row of one head: P = softmax(q_i·Kᵀ) over qkv as at entry when nothing is masked
- * (att_row), and ctx = A·V with A = P or its dropout (ctx_row); one head's rows (attn_head_forward);
- * the drivers' heads_att (no mask: each (b, h) block of att is softmax(q·kᵀ) over qkv as on return).
- * Not composed: every head's context in the drivers (heads_ctx, proofs/attempts/), the backward.
+ * (att_row), and ctx = A·V with A = P or its dropout (ctx_row).  The drivers' loops over (b, h, i)
+ * are not composed: attention_forward has no postcondition over att and ctx (each row's statement
+ * would need a frame of the recursive models across the other rows' writes), nor the backward.
  * Every goal is proved (proofs/results/attention.json; `make prove-attention`, one of `make prove`'s
  * targets).  Not stated:
  * attn_zero_* (a[k] = 0) has no functional postcondition, and the mask test kpm[j] != 0 is a helper
