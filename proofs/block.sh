@@ -62,12 +62,14 @@ BLK_BWD_PROPS+=,dw2_rs,dw1_rs,col_rs,dw2_rng,dw1_rng,dl_k1,dl_k2,dw2_in,db2_ffn,
 BLK_BWD_PROPS+=,dl_k3,dl_k4,dl_k5,dl_k6,sep_attf,dl_k7,sep_ln1f,dl_k8,db2_pre,dw2_pre,dw1_pre,db1_pre
 # post-LN's FFN parameter gradients (db2_post, dw1_post, db1_post): the FFN's values after its call
 # (db2_ffnp, dw1_ffnp, db1_ffnp) are the post-LN FFN pass's below; here their frame from entry to the
-# call (dlp_k1..3) and from the call to return (dlp_k4..9, restated after the add: *_at1), with the
+# call (dlp_k1..3) and from the call to return (dlp_k4..9, restated after the first add, *_at1, and
+# before the last, *_at2), with the
 # wrappers' ffn_kept (pointwise: post-LN's norm1 backward writes d.norm1, inside the range [4d² + 4d, o))
 BLK_BWD_PROPS+=,dlp_k1,dlp_k2,dlp_k3,dw1_rsp,col_rsp,dw1_rngp,sep_ln1p,dlp_k4,db2_at1,dw1_at1,db1_at1
-BLK_BWD_PROPS+=,g2off_eq,dlp_k5,dlp_k6,dlp_k7,sep_attp,dlp_k8,sep_resp,dlp_k9,db2_post,dw1_post,db1_post
-# The backward rows passes' per-goal timeout is 40 s, not lib.sh's 20: post-LN's frames across the
-# attention's backward and the last add (dlp_k8, dlp_k9) take 10-12 s idle, and WP reads a cached
+BLK_BWD_PROPS+=,g2off_eq,dlp_k5,dlp_k6,dlp_k7,sep_attp,dlp_k8,sep_resp,db2_at2,dw1_at2,db1_at2,dlp_k9
+BLK_BWD_PROPS+=,db2_post,dw1_post,db1_post
+# The backward rows passes' per-goal timeout is 40 s, not lib.sh's 20: post-LN's frame across the
+# attention's backward (dlp_k8) takes 10-12 s idle (more under load), and WP reads a cached
 # result whose time exceeds the timeout as a timeout.
 for t in f32 f64; do
   WP_TIMEOUT=${BLK_BWD_TIMEOUT:-40} ROWS_PROPS=$BLK_BWD_PROPS ROWS_CPP_EXTRA=-DRESNORM_WP_BWD=${t#f} \

@@ -712,8 +712,17 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         /*@ assert dlp_k8: BLK_GRADS_FFN_SAME(ln1_in); */
         /*@ assert sep_resp: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
               \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1)); */
+        /* restated before the last add, whose frame is then one step (from ln1_in, across the
+           attention's backward too, dlp_k9 took 11 s idle and was unknown at load 9) */
+        /*@ assert db2_at2: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_at2: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_at2: BLK_DB1_AT(Here, dh, pffn_done); */
+        res2_in:;
 #endif
         residual_forward_f32(dx, dx, ga, n);
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k9: BLK_GRADS_FFN_SAME(res2_in); */
+#endif
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k9: BLK_GRADS_TAIL_SAME(ln2_done); */
         /* the rows run: norm2's parameter gradients (ln2_done) at return: every later step writes
@@ -723,7 +732,6 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         /*@ assert dgb2_end: BLK_DGB2_AT(Here); */
 #endif
 #if defined(RESNORM_WP_BWD)
-        /*@ assert dlp_k9: BLK_GRADS_FFN_SAME(ln1_in); */
         /* the FFN's parameter gradients at return: their values at entry plus the FFN's sums, over
            its output gradient gf at its call (pffn_in: norm2's backward of dy after dropout2's); over
            dz (dh at the FFN's return, pffn_done) and its input ln1 (norm1's output) */
@@ -1402,8 +1410,17 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         /*@ assert dlp_k8: BLK_GRADS_FFN_SAME(ln1_in); */
         /*@ assert sep_resp: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
               \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1)); */
+        /* restated before the last add, whose frame is then one step (from ln1_in, across the
+           attention's backward too, dlp_k9 took 11 s idle and was unknown at load 9) */
+        /*@ assert db2_at2: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_at2: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_at2: BLK_DB1_AT(Here, dh, pffn_done); */
+        res2_in:;
 #endif
         residual_forward_f64(dx, dx, ga, n);
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k9: BLK_GRADS_FFN_SAME(res2_in); */
+#endif
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k9: BLK_GRADS_TAIL_SAME(ln2_done); */
         /* the rows run: norm2's parameter gradients (ln2_done) at return: every later step writes
@@ -1413,7 +1430,6 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         /*@ assert dgb2_end: BLK_DGB2_AT(Here); */
 #endif
 #if defined(RESNORM_WP_BWD)
-        /*@ assert dlp_k9: BLK_GRADS_FFN_SAME(ln1_in); */
         /* the FFN's parameter gradients at return: their values at entry plus the FFN's sums, over
            its output gradient gf at its call (pffn_in: norm2's backward of dy after dropout2's); over
            dz (dh at the FFN's return, pffn_done) and its input ln1 (norm1's output) */
