@@ -2,7 +2,8 @@
 # ref/block.c (proofs/block.sh).
 #   make prove-block                   replay the committed cache (proofs/session_block/: f32, f64, rows_f32,
 #                                      rows_f64, rows_backward_f32/_f64,
-#                                      rows_bwd_ffn_f32/_f64, rows_lemmas_f32/_f64)
+#                                      rows_bwd_ffn_f32/_f64, rows_bwd_post_f32/_f64,
+#                                      rows_lemmas_f32/_f64)
 #   make prove-block WP_CACHE=update   ... and store new results (then commit the session)
 .PHONY: prove-block
 prove-block:

@@ -60,8 +60,20 @@ BLK_BWD_PROPS+=,dgb1_end,dgb1_pre,dgb_call,dg_kept,in_same,stats_same,col_rng,in
 BLK_BWD_PROPS+=,sep_mask_db,ffn_kept,bwd_kept,rows_nonneg,n_pos
 BLK_BWD_PROPS+=,dw2_rs,dw1_rs,col_rs,dw2_rng,dw1_rng,dl_k1,dl_k2,dw2_in,db2_ffn,dw2_call,dw2_ffn,dw1_ffn,db1_ffn,sep_ln2f
 BLK_BWD_PROPS+=,dl_k3,dl_k4,dl_k5,dl_k6,sep_attf,dl_k7,sep_ln1f,dl_k8,db2_pre,dw2_pre,dw1_pre,db1_pre
+# post-LN's FFN parameter gradients (db2_post, dw1_post, db1_post): the FFN's values after its call
+# (db2_ffnp, dw1_ffnp, db1_ffnp) are the post-LN FFN pass's below; here their frame from entry to the
+# call (dlp_k1..3) and from the call to return (dlp_k4..9, restated after the first add, *_at1, and
+# before the last, *_at2), with the
+# wrappers' ffn_kept (pointwise: post-LN's norm1 backward writes d.norm1, inside the range [4d² + 4d, o))
+BLK_BWD_PROPS+=,dlp_k1,dlp_k2,dlp_k3,dw1_rsp,col_rsp,dw1_rngp,sep_ln1p,dlp_k4,db2_at1,dw1_at1,db1_at1
+BLK_BWD_PROPS+=,g2off_eq,dlp_k5,dlp_k6,dlp_k7,sep_attp,dlp_k8,sep_resp,db2_at2,dw1_at2,db1_at2,dlp_k9
+BLK_BWD_PROPS+=,db2_post,dw1_post,db1_post
+# The backward rows passes' per-goal timeout is 40 s, not lib.sh's 20: post-LN's frame across the
+# attention's backward (dlp_k8) takes 10-12 s idle (more under load), and WP reads a cached
+# result whose time exceeds the timeout as a timeout.
 for t in f32 f64; do
-  ROWS_PROPS=$BLK_BWD_PROPS ROWS_CPP_EXTRA=-DRESNORM_WP_BWD=${t#f} proof_wp_rows_start "$OUT/rows_backward_$t.log" \
+  WP_TIMEOUT=${BLK_BWD_TIMEOUT:-40} ROWS_PROPS=$BLK_BWD_PROPS ROWS_CPP_EXTRA=-DRESNORM_WP_BWD=${t#f} \
+    proof_wp_rows_start "$OUT/rows_backward_$t.log" \
     ref/block.c "block_backward_$t,$(bwd_helpers "$t")" "proofs/session_block/rows_backward_$t"
 done
 # The FFN wrapper's d.linear* clauses (ffn_db2, ffn_dw2, ffn_dw1, ffn_db1, and the callee's sep_mask_db
@@ -74,6 +86,15 @@ for t in f32 f64; do
   ROWS_CPP_EXTRA="-DRESNORM_WP_BWD=${t#f} -DRESNORM_WP_BWD_FFN" proof_wp_rows_start "$OUT/rows_bwd_ffn_$t.log" \
     ref/block.c "block_ffn_backward_$t" "proofs/session_block/rows_bwd_ffn_$t"
 done
+# Post-LN's FFN parameter gradients after its call (db2_ffnp, dw1_ffnp, db1_ffnp, and the callee's
+# sep_mask_db at both calls): post-LN calls ffn_backward_* directly, so its rows clauses
+# (specs/ffn_bwd_rows.h) are read in a pass of its own on the driver, -DRESNORM_WP_BWD_FFN; the backward
+# rows pass above carries the values to return (the same assertions' text in both passes).
+for t in f32 f64; do
+  WP_TIMEOUT=${BLK_BWD_TIMEOUT:-40} ROWS_PROPS=sep_mask_db,db2_ffnp,dw1_ffnp,db1_ffnp \
+  ROWS_CPP_EXTRA="-DRESNORM_WP_BWD=${t#f} -DRESNORM_WP_BWD_FFN" proof_wp_rows_start "$OUT/rows_bwd_post_$t.log" \
+    ref/block.c "block_backward_$t" "proofs/session_block/rows_bwd_post_$t"
+done
 proof_wp_real_wait
 proof_wp_rows_wait
 [ "$rows_rc" -eq 0 ] || { echo "$PROOF_NAME: a rows run failed (see $OUT/rows_*.log)"; status=1; }
@@ -84,5 +105,6 @@ for t in f32 f64; do
 done
 PROOF_EXTRA_LOGS="$OUT/rows_f32.log $OUT/rows_f64.log $OUT/rows_backward_f32.log $OUT/rows_backward_f64.log"
 PROOF_EXTRA_LOGS+=" $OUT/rows_lemmas_f32.log $OUT/rows_lemmas_f64.log $OUT/rows_bwd_ffn_f32.log $OUT/rows_bwd_ffn_f64.log"
+PROOF_EXTRA_LOGS+=" $OUT/rows_bwd_post_f32.log $OUT/rows_bwd_post_f64.log"
 proof_summary proofs/results/block.json proofs/summary_block.awk
 proof_finish "all goals proved"

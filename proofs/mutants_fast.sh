@@ -14,6 +14,7 @@
 #                rows    real model, -DRESNORM_WP_ROWS (ln_rows_run in proofs/layernorm_float.sh,
 #                        rms_rows_run in proofs/rmsnorm_float.sh)
 #                bwd32   rows with -DRESNORM_WP_BWD=32 (the block's f32 backward rows pass, proofs/block.sh)
+#                bwdffn32  bwd32 with -DRESNORM_WP_BWD_FFN (the block's f32 FFN wrapper and post-LN FFN passes)
 #   FILE       the translation unit(s) given to frama-c (paths in the repository: ref/layernorm.c)
 #   FUNCTIONS  -wp-fct (comma-separated); PROPS -wp-prop (names, comma-separated); PROVERS -wp-prover
 #
@@ -69,6 +70,7 @@ wp_select() {
     real)  opts=(-cpp-extra-args="$CPP" -wp -wp-rte -wp-model real);;
     rows)  opts=(-cpp-extra-args="$CPP -DRESNORM_WP_ROWS" -wp -wp-model real);;
     bwd32) opts=(-cpp-extra-args="$CPP -DRESNORM_WP_ROWS -DRESNORM_WP_BWD=32" -wp -wp-model real);;
+    bwdffn32) opts=(-cpp-extra-args="$CPP -DRESNORM_WP_ROWS -DRESNORM_WP_BWD=32 -DRESNORM_WP_BWD_FFN" -wp -wp-model real);;
   esac
   # shellcheck disable=SC2046
   (cd "$dir" && WHY3CONFIG="$dir/proofs/why3.conf" frama-c "${opts[@]}" $(tr , ' ' <<< "$files") \
@@ -169,9 +171,9 @@ for p in "${patches[@]}"; do
       eva_selection "$m" "$k" "$files" "$fct"; continue
     fi
     if [ -z "$provers" ] || [ -n "$extra" ] || [ "$mode" = "$run" ] ||
-       ! [[ $mode =~ ^(float|real|rows|bwd32)$ ]]; then
+       ! [[ $mode =~ ^(float|real|rows|bwd32|bwdffn32)$ ]]; then
       echo "$m: FAIL: malformed line 'expect: $run $fct $props $provers $extra'"
-      echo "    (want: expect: float|real|rows|bwd32:FILE[,FILE] FUNCTIONS PROPS PROVERS)"; ok=0; continue
+      echo "    (want: expect: float|real|rows|bwd32|bwdffn32:FILE[,FILE] FUNCTIONS PROPS PROVERS)"; ok=0; continue
     fi
     for f in $(tr , ' ' <<< "$files"); do
       [ -f "$CONTROL/$f" ] || { echo "$m: FAIL: expect: no file $f"; ok=0; continue 2; }

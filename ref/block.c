@@ -606,9 +606,15 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         ln2_done:;
         /*@ assert dgb2_here: BLK_DGB2_AT(Here); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k1: BLK_GRADS_FFN_SAME(Pre); */
+#endif
         const float *gf = block_dropout_grad_f32(gb, ga, d2mask, scale, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k1: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k2: BLK_GRADS_FFN_SAME(Pre); */
 #endif
         block_fill_f32(dx, 0.0f, n);
 #ifdef RESNORM_WP_ROWS
@@ -617,13 +623,44 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
               \separated(grads + k, dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
               dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k3: BLK_GRADS_FFN_SAME(Pre); */
+        /* the rows of dw1 [ff, d] fit in it (rows_fit), as in pre-LN's branch */
+        //@ ghost blk_lemma_rows_fit(ff, d);
+        /*@ assert dw1_rsp: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_row_start(j, d) + k < d * ff; */
+        /*@ assert col_rsp: \forall integer j, s, k; 0 <= j ==> lin_col_idx(j, s, k) == lin_row_start(j, s) + k; */
+        /*@ assert dw1_rngp: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_col_idx(j, d, k) < d * ff; */
+        pffn_in:;
+#endif
         ffn_backward_f32(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k3: BLK_GRADS_TAIL_SAME(ln2_done); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        pffn_done:;
+        /* the post-LN FFN pass (-DRESNORM_WP_BWD_FFN): d.linear2.bias, d.linear1.* after the FFN's
+           backward (ffn_backward_*'s rows clauses, specs/ffn_bwd_rows.h: its output gradient gf,
+           norm2's backward after dropout2's, at the call; its input ln1, norm1's output); the
+           backward rows pass carries them to return.  d.linear2.weight is not carried: its dw2_sum is
+           the predicate lin_dw_rows, which cvc5 and z3 did not unfold in this context (60 s). */
+        /*@ assert db2_ffnp: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_ffnp: BLK_DW1_AT(Here, dh, ln1, Here); */
+        /*@ assert db1_ffnp: BLK_DB1_AT(Here, dh, Here); */
+        /*@ assert sep_ln1p: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1),
+              db1n + (0 .. d - 1)); */
+#endif
         residual_forward_f32(dx, dx, ga, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k4: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k4: BLK_GRADS_FFN_SAME(pffn_done); */
+        /* the FFN's parameter gradients as the add leaves them; each later frame is from ln1_in (a
+           frame from pffn_done across the add and norm1's backward: cvc5 unknown, z3 timeout at 60 s) */
+        /*@ assert db2_at1: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_at1: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_at1: BLK_DB1_AT(Here, dh, pffn_done); */
 #endif
         /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
 #ifdef RESNORM_WP_ROWS
@@ -631,13 +668,25 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
               \separated(grads + k, ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1), db1n + (0 .. d - 1)); */
 #endif
         //@ ghost int g2off = (int)(dg2 - grads);
+#if defined(RESNORM_WP_BWD)
+        /*@ assert g2off_eq: g2off == BLK_G2_OFF; */
+#endif
+#if defined(RESNORM_WP_BWD)
+        ln1_in:;
+#endif
         block_layernorm_backward_f32(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d) /*@ ghost (grads, g2off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k5: BLK_GRADS_TAIL_SAME(ln2_done); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k5: BLK_GRADS_FFN_SAME(ln1_in); */
+#endif
         const float *gd = block_dropout_grad_f32(gb, ga, d1mask, scale, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k6: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k6: BLK_GRADS_FFN_SAME(ln1_in); */
 #endif
         block_fill_f32(dx, 0.0f, n);
 #ifdef RESNORM_WP_ROWS
@@ -647,12 +696,33 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
               din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
               dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k7: BLK_GRADS_FFN_SAME(ln1_in); */
+        /*@ assert sep_attp: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
         block_attention_backward_f32(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w,
                                      qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g2off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k8: BLK_GRADS_TAIL_SAME(ln2_done); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k8: BLK_GRADS_FFN_SAME(ln1_in); */
+        /*@ assert sep_resp: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1)); */
+        /* restated before the last add, whose frame is then one step (from ln1_in, across the
+           attention's backward too, dlp_k9 took 11 s idle and was unknown at load 9) */
+        /*@ assert db2_at2: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_at2: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_at2: BLK_DB1_AT(Here, dh, pffn_done); */
+        res2_in:;
+#endif
         residual_forward_f32(dx, dx, ga, n);
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k9: BLK_GRADS_FFN_SAME(res2_in); */
+#endif
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k9: BLK_GRADS_TAIL_SAME(ln2_done); */
         /* the rows run: norm2's parameter gradients (ln2_done) at return: every later step writes
@@ -660,6 +730,14 @@ void block_backward_f32(float *dx, float *grads, float *ws, const float *dy, con
         /*@ assert dg2_same: BLK_SAME(dg2, d, ln2_done); */
         /*@ assert db2n_same: BLK_SAME(db2n, d, ln2_done); */
         /*@ assert dgb2_end: BLK_DGB2_AT(Here); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /* the FFN's parameter gradients at return: their values at entry plus the FFN's sums, over
+           its output gradient gf at its call (pffn_in: norm2's backward of dy after dropout2's); over
+           dz (dh at the FFN's return, pffn_done) and its input ln1 (norm1's output) */
+        /*@ assert db2_post: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_post: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_post: BLK_DB1_AT(Here, dh, pffn_done); */
 #endif
     }
 }
@@ -1226,9 +1304,15 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         ln2_done:;
         /*@ assert dgb2_here: BLK_DGB2_AT(Here); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k1: BLK_GRADS_FFN_SAME(Pre); */
+#endif
         const double *gf = block_dropout_grad_f64(gb, ga, d2mask, scale, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k1: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k2: BLK_GRADS_FFN_SAME(Pre); */
 #endif
         block_fill_f64(dx, 0.0, n);
 #ifdef RESNORM_WP_ROWS
@@ -1237,13 +1321,44 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
               \separated(grads + k, dx + (0 .. rows * d - 1), dw1 + (0 .. d * ff - 1), db1 + (0 .. ff - 1),
               dw2 + (0 .. d * ff - 1), db2 + (0 .. d - 1), dh + (0 .. rows * ff - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k3: BLK_GRADS_FFN_SAME(Pre); */
+        /* the rows of dw1 [ff, d] fit in it (rows_fit), as in pre-LN's branch */
+        //@ ghost blk_lemma_rows_fit(ff, d);
+        /*@ assert dw1_rsp: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_row_start(j, d) + k < d * ff; */
+        /*@ assert col_rsp: \forall integer j, s, k; 0 <= j ==> lin_col_idx(j, s, k) == lin_row_start(j, s) + k; */
+        /*@ assert dw1_rngp: \forall integer j, k; 0 <= j < ff ==> 0 <= k < d ==> 0 <= lin_col_idx(j, d, k) < d * ff; */
+        pffn_in:;
+#endif
         ffn_backward_f64(dx, dw1, db1, dw2, db2, dh, gf, ln1, z, hh, w1, w2, dmask, p, act, rows, d, ff);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k3: BLK_GRADS_TAIL_SAME(ln2_done); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        pffn_done:;
+        /* the post-LN FFN pass (-DRESNORM_WP_BWD_FFN): d.linear2.bias, d.linear1.* after the FFN's
+           backward (ffn_backward_*'s rows clauses, specs/ffn_bwd_rows.h: its output gradient gf,
+           norm2's backward after dropout2's, at the call; its input ln1, norm1's output); the
+           backward rows pass carries them to return.  d.linear2.weight is not carried: its dw2_sum is
+           the predicate lin_dw_rows, which cvc5 and z3 did not unfold in this context (60 s). */
+        /*@ assert db2_ffnp: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_ffnp: BLK_DW1_AT(Here, dh, ln1, Here); */
+        /*@ assert db1_ffnp: BLK_DB1_AT(Here, dh, Here); */
+        /*@ assert sep_ln1p: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1),
+              db1n + (0 .. d - 1)); */
+#endif
         residual_forward_f64(dx, dx, ga, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k4: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k4: BLK_GRADS_FFN_SAME(pffn_done); */
+        /* the FFN's parameter gradients as the add leaves them; each later frame is from ln1_in (a
+           frame from pffn_done across the add and norm1's backward: cvc5 unknown, z3 timeout at 60 s) */
+        /*@ assert db2_at1: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_at1: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_at1: BLK_DB1_AT(Here, dh, pffn_done); */
 #endif
         /* ds1 = norm1ᵀ(dh) at s1; dx = attnᵀ(drop1ᵀ(ds1)) + ds1 */
 #ifdef RESNORM_WP_ROWS
@@ -1251,13 +1366,25 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
               \separated(grads + k, ga + (0 .. rows * d - 1), dg1 + (0 .. d - 1), db1n + (0 .. d - 1)); */
 #endif
         //@ ghost int g2off = (int)(dg2 - grads);
+#if defined(RESNORM_WP_BWD)
+        /*@ assert g2off_eq: g2off == BLK_G2_OFF; */
+#endif
+#if defined(RESNORM_WP_BWD)
+        ln1_in:;
+#endif
         block_layernorm_backward_f64(ga, dg1, db1n, dx, s1, g1, mean1, rstd1, rows, d) /*@ ghost (grads, g2off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k5: BLK_GRADS_TAIL_SAME(ln2_done); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k5: BLK_GRADS_FFN_SAME(ln1_in); */
+#endif
         const double *gd = block_dropout_grad_f64(gb, ga, d1mask, scale, n);
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k6: BLK_GRADS_TAIL_SAME(ln2_done); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k6: BLK_GRADS_FFN_SAME(ln1_in); */
 #endif
         block_fill_f64(dx, 0.0, n);
 #ifdef RESNORM_WP_ROWS
@@ -1267,12 +1394,33 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
               din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
               dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k7: BLK_GRADS_FFN_SAME(ln1_in); */
+        /*@ assert sep_attp: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. B * T * d - 1), din_w + (0 .. 3 * d * d - 1),
+              din_b + (0 .. 3 * d - 1), dout_w + (0 .. d * d - 1), dout_b + (0 .. d - 1),
+              dqkv + (0 .. B * T * 3 * d - 1), dctx + (0 .. B * T * d - 1), ws_row + (0 .. 2 * T - 1)); */
+#endif
         block_attention_backward_f64(dx, din_w, din_b, dout_w, dout_b, dqkv, dctx, ws_row, gd, x, in_w, out_w,
                                      qkv, att, ctx, amask, p, B, T, d, H) /*@ ghost (grads, g2off) */;
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k8: BLK_GRADS_TAIL_SAME(ln2_done); */
 #endif
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k8: BLK_GRADS_FFN_SAME(ln1_in); */
+        /*@ assert sep_resp: \forall integer k; BLK_W1_OFF <= k < BLK_G1_OFF ==>
+              \separated(grads + k, dx + (0 .. rows * d - 1), ga + (0 .. rows * d - 1)); */
+        /* restated before the last add, whose frame is then one step (from ln1_in, across the
+           attention's backward too, dlp_k9 took 11 s idle and was unknown at load 9) */
+        /*@ assert db2_at2: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_at2: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_at2: BLK_DB1_AT(Here, dh, pffn_done); */
+        res2_in:;
+#endif
         residual_forward_f64(dx, dx, ga, n);
+#if defined(RESNORM_WP_BWD)
+        /*@ assert dlp_k9: BLK_GRADS_FFN_SAME(res2_in); */
+#endif
 #ifdef RESNORM_WP_ROWS
         /*@ assert dg2_k9: BLK_GRADS_TAIL_SAME(ln2_done); */
         /* the rows run: norm2's parameter gradients (ln2_done) at return: every later step writes
@@ -1280,6 +1428,14 @@ void block_backward_f64(double *dx, double *grads, double *ws, const double *dy,
         /*@ assert dg2_same: BLK_SAME(dg2, d, ln2_done); */
         /*@ assert db2n_same: BLK_SAME(db2n, d, ln2_done); */
         /*@ assert dgb2_end: BLK_DGB2_AT(Here); */
+#endif
+#if defined(RESNORM_WP_BWD)
+        /* the FFN's parameter gradients at return: their values at entry plus the FFN's sums, over
+           its output gradient gf at its call (pffn_in: norm2's backward of dy after dropout2's); over
+           dz (dh at the FFN's return, pffn_done) and its input ln1 (norm1's output) */
+        /*@ assert db2_post: BLK_DB2_AT(Here, gf, pffn_in); */
+        /*@ assert dw1_post: BLK_DW1_AT(Here, dh, ln1, pffn_done); */
+        /*@ assert db1_post: BLK_DB1_AT(Here, dh, pffn_done); */
 #endif
     }
 }

@@ -254,14 +254,15 @@ static inline long block_scratch_size(long B, long T, long d, long ff)
 #else
 #define BLK_BWD_CLAUSE(...)
 #endif
-/* ffn_kept (the backward rows pass): if every gr[k] for k in [4d² + 4d, o) is separated from the
-   outputs OUT, they are unchanged.  With o the offset of d.norm1 (pre-LN), that range is the FFN's
-   parameter gradients (d.linear1.*, d.linear2.*), which the caller carries across the call; with o
-   the offset of d.norm2 (post-LN's norm1) the hypothesis is false and the clause says nothing. */
+/* ffn_kept (the backward rows pass): each gr[k], k in [4d² + 4d, o), separated from the outputs
+   OUT is unchanged.  The FFN's parameter gradients (d.linear1.*, d.linear2.*) are
+   gr[4d² + 4d .. o - 1] with o the offset of d.norm1 (pre-LN) and gr[4d² + 4d .. o - 2d - 1] with
+   o the offset of d.norm2 (post-LN, whose norm1 backward writes d.norm1 in between): the caller
+   carries them across the call (pointwise, so that the clause holds for the part of the range the
+   call does not write). */
 #define BLK_FFN_KEPT(...)                                                                          \
-    BLK_BWD_CLAUSE(ensures ffn_kept: (\forall integer k; 4 * (d * d) + 4 * d <= k < o ==>           \
-      \separated(gr + k, __VA_ARGS__)) ==>                                                         \
-      \forall integer k; 4 * (d * d) + 4 * d <= k < o ==> gr[k] == \old(gr[k]);)
+    BLK_BWD_CLAUSE(ensures ffn_kept: \forall integer k; 4 * (d * d) + 4 * d <= k < o ==>            \
+      \separated(gr + k, __VA_ARGS__) ==> gr[k] == \old(gr[k]);)
 
 /* A LayerNorm backward with the norm's contract but none of its rows clauses (ref/block.c's
    block_layernorm_backward_*) and, in the rows run, the ghost frame of gr[o .. o + 2d - 1] (the

@@ -48,9 +48,10 @@
 #include "ffn_rows.h"
 #include "layernorm_rows.h"
 #if defined(RESNORM_WP_BWD_FFN)
-/* the FFN wrapper's pass only (block_ffn_backward_*, proofs/block.sh): the FFN backward's rows
-   clauses (dw2_sum, db2_sum, dw1_sum, db1_sum, ..., with the rows-only precondition sep_mask_db),
-   from which the wrapper's ffn_db2, ffn_dw2, ffn_dw1, ffn_db1 are proved.  Not in the driver's
+/* the FFN wrapper's pass and the post-LN FFN pass only (block_ffn_backward_*, block_backward_*'s
+   db2_ffnp, dw1_ffnp, db1_ffnp; proofs/block.sh): the FFN backward's rows clauses (dw2_sum, db2_sum,
+   dw1_sum, db1_sum, ..., with the rows-only precondition sep_mask_db), from which the wrapper's
+   ffn_db2, ffn_dw2, ffn_dw1, ffn_db1 are proved.  Not in the driver's
    backward rows pass: there the clauses would sit in the context of post-LN's direct call of
    ffn_backward_*, and its frame step dg2_k3 (cvc5 4 s without them) timed out at 90 s. */
 #include "ffn_bwd_rows.h"
@@ -160,8 +161,13 @@
    (gf is dropout2's backward of dy, in the scratch that later steps overwrite: a postcondition needs
    it as a formula of dy and the mask at entry; dh survives to return, but carrying its sums to Post
    needs the frame lemmas of lin_csum and lin_dw_sum, which sit in ffn_bwd_rows.h, kept out of this
-   pass), dh as a formula (the FFN's dz_rows), post-LN's FFN gradients (its FFN reads norm2's backward
-   of dy, overwritten by norm1's), the attention's and the other norm's gradients, dx. */
+   pass), dh as a formula (the FFN's dz_rows), post-LN's FFN gradients as postconditions (its FFN
+   reads norm2's backward of dy, overwritten by norm1's), the attention's and the other norm's
+   gradients, dx.  Post-LN: d.linear2.bias, d.linear1.weight, d.linear1.bias at return, assertions
+   db2_post, dw1_post, db1_post at the end of its branch (the same macros; gf its FFN's output
+   gradient at the call, label pffn_in; dh at its return, pffn_done; the input ln1), from
+   ffn_backward_*'s rows clauses at its direct call, read in the post-LN FFN pass
+   (-DRESNORM_WP_BWD_FFN, proofs/block.sh).  Not d.linear2.weight: proofs/README-block.md. */
 #define BLK_DG2 (grads + (4 * (d * d) + 7 * d + 2 * (d * ff) + ff))
 #define BLK_DB2N (grads + (4 * (d * d) + 8 * d + 2 * (d * ff) + ff))
 /* One norm's two gradients, grads[O .. O + 2d - 1] (weight then bias), as at label L, indexed from
