@@ -603,3 +603,17 @@ proof_finish() {
   [ "$status" -eq 0 ] && echo "$PROOF_NAME: $1" || echo "$PROOF_NAME: FAILED"
   exit "$status"
 }
+
+# mutant_applies PATCH DIR LOG [PATCH OPTION...]: the proof-regression mutant PATCH
+# (proofs/mutants/*.patch) has its expect: and counterexample: lines and applies to the tree DIR with
+# patch --fuzz=0 (a mutant whose context no longer matches ref/ exactly is stale: update it); patch's
+# messages go to LOG.  Prints why not and returns 1 otherwise.  One test for both users:
+# mutants_fast.sh applies the mutant to its copy, selftest.sh (make check) dry-runs it on the tree.
+mutant_applies() {
+  local p=$1 dir=$2 log=$3; shift 3
+  : > "$log"
+  grep -q '^expect: ' "$p" || { echo "no 'expect:' line in $p"; return 1; }
+  grep -q '^counterexample: ' "$p" || { echo "no 'counterexample:' line in $p"; return 1; }
+  patch -s --fuzz=0 --no-backup-if-mismatch -d "$dir" -p1 "$@" < "$p" > "$log" 2>&1 ||
+    { echo "$p does not apply to ref/ (update the mutant: proofs/mutants/README.md; patch says: $log)"; return 1; }
+}

@@ -96,19 +96,17 @@ if [ ! -f "$OUT/started.txt" ] || [ "${#EVA_NEW[@]}" -ne 2 ]; then
 fi
 unset -f frama-c
 
-# Every proof-regression mutant still applies to ref/ as it is (patch --fuzz=0, as
-# proofs/mutants_fast.sh applies it) and declares its goal: the mutants run in make prove only, so
-# without this a change of ref/ that moves a mutant's context (block_pre_backward_norm1_at_ln1 after
-# the pre-LN FFN frames, 7 December 2026) would surface sessions later.  Dry runs, well under 1 s.
+# Every proof-regression mutant still applies to ref/ as it is and declares its goal (lib.sh's
+# mutant_applies, the test proofs/mutants_fast.sh makes before it runs one): the mutants run in
+# make prove only, so without this a change of ref/ that moves a mutant's context
+# (block_pre_backward_norm1_at_ln1 after the pre-LN FFN frames, 7 December 2026) would surface
+# sessions later.  Dry runs, well under 1 s.
 nmut=0
 for p in proofs/mutants/*.patch; do
   nmut=$((nmut + 1))
-  if ! patch -s --dry-run --fuzz=0 -p1 < "$p" > "$OUT/mutant_apply.txt" 2>&1; then
-    echo "prove-selftest: FAIL: $p no longer applies to ref/ (update the mutant: proofs/mutants/README.md)"
+  if ! why=$(mutant_applies "$p" . "$OUT/mutant_apply.txt" --dry-run); then
+    echo "prove-selftest: FAIL: $why"
     sed 's/^/    /' "$OUT/mutant_apply.txt"; fails=$((fails + 1))
-  fi
-  if ! grep -q '^expect: ' "$p" || ! grep -q '^counterexample: ' "$p"; then
-    echo "prove-selftest: FAIL: $p has no expect: or counterexample: line"; fails=$((fails + 1))
   fi
 done
 
