@@ -7,4 +7,4 @@
 #   make prove-block WP_CACHE=update   ... and store new results (then commit the session)
 .PHONY: prove-block
 prove-block:
-	WP_CACHE=$(or $(WP_CACHE),replay) proofs/block.sh
+	WP_CACHE=$(or $(WP_CACHE),replay) PROVE_LANE=$(PROVE_LANE) proofs/block.sh

@@ -71,6 +71,7 @@ proof_init() {
   PROOF_WP_PIDS=(); PROOF_WP_LOGS=(); PROOF_EVA_PIDS=(); PROOF_EVA_LOGS=()
   PROOF_ROWS_PIDS=(); PROOF_ROWS_LOGS=(); PROOF_ROWS_PROPS=()
   ROWS_BG_FILES=""; ROWS_BG_SESSION=""; ROWS_BG_LEMMAS=""
+  ROWS_LEDGER=proofs/rows_ledger/$PROOF_NAME.txt; ROWS_NEW=(); ROWS_NOTES=(); ROWS_VOUCHED_LOGS=()
   t0=$(date +%s)
 }
 
@@ -400,6 +401,37 @@ proof_wp_lemmas() {
   [ "$(grep -cE '^\[wp\] \[[^]]*\] Goal typed_real_lemma_[A-Za-z0-9_]* : Valid' "$log")" -eq "$want" ]
 }
 
+# ---- rows runs vouched for in make check: each run once per input --------------------------------
+# Why: the block's and the attention's rows runs (the forward and backward composed) are ~22 min of
+# CPU of make check's replays (7 December 2026, idle: prove-block 1480 s of CPU, 965 s of it rows
+# runs; prove-attention 683 s, its rows run 377 s), and make check (proofs and tests side by side)
+# had grown to 53 min of CI's 45.  A target that sets ROWS_VOUCH=1 (proofs/block.sh,
+# proofs/attention.sh) skips, in make check's proof lane only (PROVE_LANE=check), each rows run whose
+# inputs are exactly those of a run that passed: proofs/rows_ledger/TARGET.txt holds one line per
+# rows run, "RUN KEY DATE", KEY a SHA-256 of everything the run reads (smoke_key's: the tool versions,
+# proofs/why3.conf and the drivers, the run's options and preprocessor flags, its sources with every
+# local header they include) and of its session (the committed cache it replays).  So a change to
+# ref/, specs/, a setting, a tool or a session makes make check run the rows run again (and, on a
+# pass, record it); only an unchanged run is skipped.  make prove runs every rows run and records it.
+# The lemma runs (seconds) always run.
+# rows_key INPUT_KEY SESSION: the ledger key of a rows run, from smoke_key's key of its inputs and
+# the session's files as they are now (rows_record hashes them after the run: a recording run
+# updates its session).
+rows_key() {
+  { echo "$1"; find "$2" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum; } | sha256sum | cut -c1-64
+}
+
+# rows_record: after a passing target, the ledger lines of the rows runs that ran.
+rows_record() {
+  local entry run ikey session lines=()
+  [ "${#ROWS_NEW[@]}" -eq 0 ] && return 0
+  for entry in "${ROWS_NEW[@]}"; do
+    read -r run ikey session <<< "$entry"
+    lines+=("$run $(rows_key "$ikey" "$session") $(date -u +%Y-%m-%d)")
+  done
+  ledger_update "$ROWS_LEDGER" "# RUN KEY DATE: rows runs of $PROOF_NAME that passed on the inputs (and the session) hashed in KEY; make check skips a run whose key is here (proofs/lib.sh, rows_key; proofs/README.md)" "${lines[@]}"
+}
+
 # proof_wp_rows_start LOG FILES FCT SESSION: proof_wp_rows's frama-c run (ROWS_PROPS as there; ROWS_CPP_EXTRA:
 # further preprocessor flags), started
 # in the background with its log LOG, so that several rows runs (e.g. one per dtype, each its own
@@ -408,11 +440,21 @@ proof_wp_lemmas() {
 # goal, and with ROWS_PROPS a proved goal for each name).  The smoke ledger is read and written by
 # this shell (smoke_select here, smoke_record at proof_finish).
 proof_wp_rows_start() {
-  local log=$1 fct=$3 session=$4 files
+  local log=$1 fct=$3 session=$4 files ikey line
   read -ra files <<< "$2"
   local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
+  [ -n "${ROWS_PROPS:-}" ] && opts+=(-wp-prop "$ROWS_PROPS")
+  ikey=$(smoke_key "$CPP -DRESNORM_WP_ROWS ${ROWS_CPP_EXTRA:-}" "${files[@]}" -- "${opts[@]}")
+  rm -f "$log"
+  if [ "${ROWS_VOUCH:-0}" = 1 ] && [ "${PROVE_LANE:-}" = check ] && [ -f "$ROWS_LEDGER" ] &&
+     line=$(grep -m1 "^${session##*/} $(rows_key "$ikey" "$session") " "$ROWS_LEDGER"); then
+    ROWS_VOUCHED_LOGS+=("$log")
+    ROWS_NOTES+=("${session##*/}: not run (make check): the same inputs passed on $(cut -d' ' -f3- <<< "$line") ($ROWS_LEDGER; make prove runs it)")
+    return 0
+  fi
+  ROWS_NEW+=("${session##*/} $ikey $session")
   if [ -n "${ROWS_PROPS:-}" ]; then
-    opts+=(-wp-prop "$ROWS_PROPS"); SMOKE_OPTS=()
+    SMOKE_OPTS=()
   else
     smoke_select "${session##*/}" "$log" "$CPP -DRESNORM_WP_ROWS" "${files[@]}" -- "${opts[@]}"
   fi
@@ -564,6 +606,13 @@ proof_summary() {
   [ "$PROOF_FLOAT" -eq 1 ] && logs+=("$OUT/float_gappa.log" "$OUT/float_smt.log" "$OUT/float_lemmas.log")
   # further WP logs of the family's own runs (e.g. LayerNorm's rows run: $OUT/rows.log)
   [ -n "${PROOF_EXTRA_LOGS:-}" ] && logs+=(${PROOF_EXTRA_LOGS})
+  # a rows run make check skipped (rows_key) has no log: its goals are not counted
+  local l keep=() v
+  for l in "${logs[@]}"; do
+    for v in "${ROWS_VOUCHED_LOGS[@]}"; do [ "$l" = "$v" ] && continue 2; done
+    keep+=("$l")
+  done
+  logs=("${keep[@]}")
   t1=$(date +%s)
   local smoke_set=full
   if [ "$SMOKE_LITE" -gt 0 ]; then
@@ -598,7 +647,8 @@ proof_finish() {
   local note
   for note in "${SMOKE_NOTES[@]}"; do echo "$PROOF_NAME: smoke tests, $note"; done
   for note in "${EVA_NOTES[@]}"; do echo "$PROOF_NAME: EVA, $note"; done
-  if [ "$status" -eq 0 ] && [ "$WP_CACHE" != offline ]; then smoke_record; fi
+  for note in "${ROWS_NOTES[@]}"; do echo "$PROOF_NAME: rows run $note"; done
+  if [ "$status" -eq 0 ] && [ "$WP_CACHE" != offline ]; then smoke_record; rows_record; fi
   if [ "$status" -eq 0 ]; then eva_record; fi
   [ "$status" -eq 0 ] && echo "$PROOF_NAME: $1" || echo "$PROOF_NAME: FAILED"
   exit "$status"

@@ -96,6 +96,32 @@ if [ ! -f "$OUT/started.txt" ] || [ "${#EVA_NEW[@]}" -ne 2 ]; then
 fi
 unset -f frama-c
 
+# The rows ledger (proof_wp_rows_start, rows_record): in make check's lane (PROVE_LANE=check) a
+# target with ROWS_VOUCH=1 skips a rows run whose sources, options and session are those of a
+# recorded pass, and runs it after any change to its source or its session, or outside that lane.
+# frama-c is the stub above's kind: it only marks that it ran.
+frama-c() { touch "$OUT/started.txt"; }
+ROWS_LEDGER=$OUT/rows_ledger.txt; rsess=$OUT/rows_session; rm -rf "$ROWS_LEDGER" "$rsess"
+mkdir -p "$rsess"; echo '{"cached": 1}' > "$rsess/goal.json"
+# rows_try WANT: one rows run on the store test's source; WANT is ran or skipped
+rows_try() {
+  local got=skipped
+  rm -f "$OUT/started.txt"; PROOF_ROWS_PIDS=(); ROWS_VOUCHED_LOGS=(); ROWS_NEW=()
+  ROWS_VOUCH=1 ROWS_PROPS=p proof_wp_rows_start "$OUT/rows_t.log" "$src" f "$rsess"
+  wait
+  [ -f "$OUT/started.txt" ] && [ "${#ROWS_NEW[@]}" -eq 1 ] && [ "${#ROWS_VOUCHED_LOGS[@]}" -eq 0 ] && got=ran
+  [ "$got" = "$1" ] || { echo "prove-selftest: FAIL: rows ledger, $2: the run $got (want: $1)"; fails=$((fails + 1)); }
+}
+PROVE_LANE=check
+rows_try ran "no ledger yet"; rows_record
+rows_try skipped "the recorded inputs"
+echo '{"cached": 2}' > "$rsess/goal.json"; rows_try ran "a changed session"; rows_record
+rows_try skipped "the new session, recorded"
+PROVE_LANE=; rows_try ran "recorded inputs outside make check's lane"
+PROVE_LANE=check; echo '/* changed */' >> "$src"; rows_try ran "a changed source"
+PROVE_LANE=
+unset -f frama-c
+
 # Every proof-regression mutant still applies to ref/ as it is and declares its goal (lib.sh's
 # mutant_applies, the test proofs/mutants_fast.sh makes before it runs one): the mutants run in
 # make prove only, so without this a change of ref/ that moves a mutant's context
@@ -111,7 +137,7 @@ for p in proofs/mutants/*.patch; do
 done
 
 if [ "$fails" -eq 0 ]; then
-  echo "prove-selftest: proofs/lib.sh's EVA checks give the expected verdict on every synthetic log, the EVA store replays a stored run and only then, and all $nmut mutants apply to ref/"
+  echo "prove-selftest: proofs/lib.sh's EVA checks give the expected verdict on every synthetic log, the EVA store replays a stored run and only then, the rows ledger skips a rows run in make check on recorded inputs only, and all $nmut mutants apply to ref/"
 else
   echo "prove-selftest: FAILED ($fails)"; exit 1
 fi
