@@ -444,15 +444,18 @@ proof_wp_rows_start() {
   read -ra files <<< "$2"
   local opts=(-wp -wp-model real -wp-fct "$fct" -wp-prover qed,cvc5,z3 -wp-timeout "$WP_TIMEOUT")
   [ -n "${ROWS_PROPS:-}" ] && opts+=(-wp-prop "$ROWS_PROPS")
-  ikey=$(smoke_key "$CPP -DRESNORM_WP_ROWS ${ROWS_CPP_EXTRA:-}" "${files[@]}" -- "${opts[@]}")
   rm -f "$log"
-  if [ "${ROWS_VOUCH:-0}" = 1 ] && [ "${PROVE_LANE:-}" = check ] && [ -f "$ROWS_LEDGER" ] &&
-     line=$(grep -m1 "^${session##*/} $(rows_key "$ikey" "$session") " "$ROWS_LEDGER"); then
-    ROWS_VOUCHED_LOGS+=("$log")
-    ROWS_NOTES+=("${session##*/}: not run (make check): the same inputs passed on $(cut -d' ' -f3- <<< "$line") ($ROWS_LEDGER; make prove runs it)")
-    return 0
+  # the rows ledger (rows_key above): only the targets that read it key and record their runs
+  if [ "${ROWS_VOUCH:-0}" = 1 ]; then
+    ikey=$(smoke_key "$CPP -DRESNORM_WP_ROWS ${ROWS_CPP_EXTRA:-}" "${files[@]}" -- "${opts[@]}")
+    if [ "${PROVE_LANE:-}" = check ] && [ -f "$ROWS_LEDGER" ] &&
+       line=$(grep -m1 "^${session##*/} $(rows_key "$ikey" "$session") " "$ROWS_LEDGER"); then
+      ROWS_VOUCHED_LOGS+=("$log")
+      ROWS_NOTES+=("${session##*/}: not run (make check): the same inputs passed on $(cut -d' ' -f3- <<< "$line") ($ROWS_LEDGER; make prove runs it)")
+      return 0
+    fi
+    ROWS_NEW+=("${session##*/} $ikey $session")
   fi
-  ROWS_NEW+=("${session##*/} $ikey $session")
   if [ -n "${ROWS_PROPS:-}" ]; then
     SMOKE_OPTS=()
   else
