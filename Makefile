@@ -274,8 +274,8 @@ prove: $(PROVE_ORDER)
 # of CPU less), and the block's and attention's rows runs are skipped when their inputs and session
 # are those of a recorded pass (proofs/rows_ledger/, ~22 min of CPU; any change runs them); make
 # prove runs them in full.  (A fresh make check took 50 min on 6 December 2026 on the AMD host,
-# both lanes over 40, and 53 min in CI on 7 December.)  Issue 13 has the mutants in make check "if it fits the
-# time, else in make prove", and `make prove` runs them.
+# both lanes over 40, and 53 min in CI on 7 December.)  Issue 13 has the mutants in make check "if
+# it fits the time, else in make prove", and `make prove` runs them.
 prove-kernels: $(PROVE_KERNELS)
 	@echo "make prove-kernels: every proof of the kernels passed (the mutants: make prove)"
 
